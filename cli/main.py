@@ -1,0 +1,35 @@
+"""Entry point of the ``tricktable`` command: one Typer app, one module per command.
+
+Each command module exposes ``register(app)``; adding a command is one line
+in :data:`COMMAND_MODULES`.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+app = typer.Typer(
+    name="tricktable",
+    help="Tricktable: trick-taking card games for bots (Twenty-Five, Forty-Five, All Fives, Cinq Cents).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+#: Modules that register a command on the app.
+COMMAND_MODULES: tuple[str, ...] = (
+)
+
+for _name in COMMAND_MODULES:
+    importlib.import_module(_name).register(app)
+
+
+def main() -> None:
+    """Run the command line."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,254 @@
+"""Actions: the decisions a seat makes, as frozen values.
+
+Names follow game-record.md's action ``type`` column: an action serialises to
+``{"type": "play", "card": "5H"}`` and back. The acting seat is not part of
+the action; the state knows whose turn it is and the record stores the seat
+beside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, ClassVar
+
+from rules.cards import Card, Suit, codes
+from rules.errors import NotationError
+
+
+class Denomination(StrEnum):
+    """A Cinq Cents bid's denomination, in the record's notation, low to high."""
+
+    SPADES = "S"
+    CLUBS = "C"
+    DIAMONDS = "D"
+    HEARTS = "H"
+    NO_TRUMP = "NT"
+
+    @property
+    def order(self) -> int:
+        """Rank among denominations: spades 0 < clubs < diamonds < hearts < no-trump 4."""
+        return _DENOMINATION_ORDER[self]
+
+    @property
+    def suit(self) -> Suit | None:
+        """The trump suit, or ``None`` at no-trump."""
+        return None if self is Denomination.NO_TRUMP else Suit(self.value)
+
+
+_DENOMINATION_ORDER = {d: i for i, d in enumerate(Denomination)}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Play:
+    """Play ``card`` to the current trick; ``suit`` only when leading a joker at no-trump."""
+
+    type: ClassVar[str] = "play"
+    card: Card
+    suit: Suit | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rob:
+    """Take the turn-up and bury ``card`` from the hand as dealt (Spoil Five family)."""
+
+    type: ClassVar[str] = "rob"
+    card: Card
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PassRob:
+    """The dealer, with an ace of trumps turned up, declines to rob."""
+
+    type: ClassVar[str] = "pass_rob"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Jink:
+    """Forty-Five with ``jink``: declare that the side will take all five tricks."""
+
+    type: ClassVar[str] = "jink"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PassJink:
+    """Forty-Five with ``jink``: do not declare."""
+
+    type: ClassVar[str] = "pass_jink"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stand:
+    """All Fives: eldest hand accepts the proposed trump."""
+
+    type: ClassVar[str] = "stand"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Beg:
+    """All Fives: eldest hand asks for another trump."""
+
+    type: ClassVar[str] = "beg"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Gift:
+    """All Fives: the dealer gives eldest hand one point and the trump stays."""
+
+    type: ClassVar[str] = "gift"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Run:
+    """All Fives: the dealer runs the pack.
+
+    A seat chooses ``Run()``; the cards it turned (``exposed``) are a result
+    the rules compute from the deck, filled in when the action is recorded.
+    Checking compares ``exposed`` only when it is given (record replay).
+    """
+
+    type: ClassVar[str] = "run"
+    exposed: tuple[Card, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Bid:
+    """Cinq Cents: bid ``tricks`` (6-10) in ``denomination``."""
+
+    type: ClassVar[str] = "bid"
+    tricks: int
+    denomination: Denomination
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pass:
+    """Cinq Cents: no bid."""
+
+    type: ClassVar[str] = "pass"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Discard:
+    """Cinq Cents: the declarer's six discards after taking the kitty (order carries no meaning)."""
+
+    type: ClassVar[str] = "discard"
+    cards: tuple[Card, ...]
+
+
+Action = Play | Rob | PassRob | Jink | PassJink | Stand | Beg | Gift | Run | Bid | Pass | Discard
+
+_ACTION_CLASSES: tuple[type[Action], ...] = (
+    Play, Rob, PassRob, Jink, PassJink, Stand, Beg, Gift, Run, Bid, Pass, Discard
+)
+_TYPE_ORDER: dict[str, int] = {cls.type: i for i, cls in enumerate(_ACTION_CLASSES)}
+
+
+def action_sort_key(action: Action) -> tuple[int, ...]:
+    """Deterministic order for ``legal_actions()``: by type, then by card or bid."""
+    head = _TYPE_ORDER[action.type]
+    if isinstance(action, Play):
+        return (head, action.card.index, -1 if action.suit is None else "CDHS".index(action.suit))
+    if isinstance(action, Rob):
+        return (head, action.card.index)
+    if isinstance(action, Bid):
+        return (head, action.tricks, action.denomination.order)
+    if isinstance(action, Discard):
+        return (head, *sorted(c.index for c in action.cards))
+    return (head,)
+
+
+def action_to_json(action: Action) -> dict[str, Any]:
+    """The record form of an action, without its seat."""
+    out: dict[str, Any] = {"type": action.type}
+    if isinstance(action, Play):
+        out["card"] = action.card.code
+        if action.suit is not None:
+            out["suit"] = action.suit.value
+    elif isinstance(action, Rob):
+        out["card"] = action.card.code
+    elif isinstance(action, Run):
+        if action.exposed is not None:
+            out["exposed"] = codes(action.exposed)
+    elif isinstance(action, Bid):
+        out["tricks"] = action.tricks
+        out["suit"] = action.denomination.value
+    elif isinstance(action, Discard):
+        out["cards"] = codes(action.cards)
+    return out
+
+
+_SIMPLE: dict[str, type[Any]] = {
+    "pass_rob": PassRob,
+    "jink": Jink,
+    "pass_jink": PassJink,
+    "stand": Stand,
+    "beg": Beg,
+    "gift": Gift,
+    "pass": Pass,
+}
+
+
+def action_from_json(data: object) -> Action:
+    """Parse an action from its record form (extra keys such as ``seat`` are ignored).
+
+    Raises:
+        NotationError: naming the missing or malformed field.
+    """
+    if not isinstance(data, dict):
+        raise NotationError(f"an action must be a JSON object, not {data!r}")
+    kind = data.get("type")
+    if kind in _SIMPLE:
+        simple: Action = _SIMPLE[kind]()
+        return simple
+    if kind == "play":
+        suit = data.get("suit")
+        return Play(card=Card.parse(_field(data, "card")),
+                    suit=None if suit is None else Suit.parse(suit))
+    if kind == "rob":
+        return Rob(card=Card.parse(_field(data, "card")))
+    if kind == "run":
+        exposed = data.get("exposed")
+        if exposed is None:
+            return Run()
+        if not isinstance(exposed, list):
+            raise NotationError(f"run: 'exposed' must be a list of cards, not {exposed!r}")
+        return Run(exposed=tuple(Card.parse(c) for c in exposed))
+    if kind == "bid":
+        tricks = data.get("tricks")
+        if not isinstance(tricks, int) or isinstance(tricks, bool):
+            raise NotationError(f"bid: 'tricks' must be an integer, not {tricks!r}")
+        try:
+            denomination = Denomination(str(data.get("suit")))
+        except ValueError:
+            raise NotationError(
+                f"bid: 'suit' must be one of S, C, D, H, NT, not {data.get('suit')!r}"
+            ) from None
+        return Bid(tricks=tricks, denomination=denomination)
+    if kind == "discard":
+        items = data.get("cards")
+        if not isinstance(items, list):
+            raise NotationError(f"discard: 'cards' must be a list of cards, not {items!r}")
+        return Discard(cards=tuple(Card.parse(c) for c in items))
+    raise NotationError(f"unknown action type {kind!r}")
+
+
+def _field(data: dict[str, Any], name: str) -> str:
+    value = data.get(name)
+    if not isinstance(value, str):
+        raise NotationError(f"{data.get('type')}: field {name!r} must be a string, not {value!r}")
+    return value
+
+
+def describe(action: Action) -> str:
+    """A short readable name for an action ("play 5H", "bid 7 NT", "rob, bury 2C")."""
+    if isinstance(action, Play):
+        return f"play {action.card.code}" + (f" naming {action.suit.value}" if action.suit else "")
+    if isinstance(action, Rob):
+        return f"rob, bury {action.card.code}"
+    if isinstance(action, Bid):
+        return f"bid {action.tricks} {action.denomination.value}"
+    if isinstance(action, Discard):
+        return "discard " + " ".join(codes(action.cards))
+    if isinstance(action, Run) and action.exposed:
+        return "run, exposing " + " ".join(codes(action.exposed))
+    return action.type.replace("_", " ")

@@ -1,0 +1,175 @@
+"""A match: deals in sequence until a game's end rule says it is over.
+
+The match is game-agnostic. It owns what rules.md's common rules say: the
+first dealer (option or drawn from the seed), the deal passing left, a void
+deal redealt by the same dealer, running scores per side, and the record.
+The game module owns everything inside a deal and the end condition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from rules.actions import Action
+from rules.errors import ErrorCode, RuleError
+from rules.game import DealState, GameConfig, GameRules, Result, Seat, SeatView
+from rules.shuffle import DeckSource, draw_first_dealer
+
+RECORD_FORMAT = "tricktable-record/1"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Match:
+    """An immutable match state. Build it with :meth:`start`; ``apply`` returns a new one."""
+
+    rules: GameRules
+    config: GameConfig
+    decks: DeckSource
+    first_dealer: Seat
+    #: Finished deals, each with the side totals before it.
+    finished: tuple[tuple[DealState, tuple[int, ...]], ...]
+    deal: DealState
+    #: Side totals before the current deal.
+    scores_before: tuple[int, ...]
+    result: Result | None = None
+
+    @classmethod
+    def start(
+        cls,
+        rules: GameRules,
+        options: Mapping[str, Any],
+        decks: DeckSource,
+        *,
+        seed: str | None = None,
+    ) -> Match:
+        """Validate ``options`` and deal the first deal.
+
+        The first dealer is the ``first_dealer`` option, or drawn from ``seed``
+        when unset (the record then writes the seat drawn).
+
+        Raises:
+            OptionsError: for bad options, or no first dealer and no seed to draw one.
+        """
+        config = rules.config(options)
+        first = config.first_dealer
+        if first is None:
+            if seed is None:
+                from rules.errors import OptionsError
+
+                raise OptionsError(f"{rules.name}: first_dealer is unset and there is no seed to draw it")
+            first = draw_first_dealer(seed, config.players)
+        zero = tuple(0 for _ in config.sides)
+        deal = rules.start_deal(
+            config, number=1, dealer=first, deck=decks.deck(0, config.deck()), scores=zero,
+            redeal=False,
+        )
+        return cls(rules=rules, config=config, decks=decks, first_dealer=first, finished=(),
+                   deal=deal, scores_before=zero)
+
+    # --- state -----------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        """True once the match has a result (finished or aborted)."""
+        return self.result is not None
+
+    @property
+    def to_act(self) -> Seat | None:
+        """The seat that must act, or None when the match is over."""
+        return None if self.result is not None else self.deal.to_act
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Running side totals, including what the current deal has scored so far."""
+        if self.result is not None:
+            return self.result.scores
+        return tuple(a + b for a, b in zip(self.scores_before, self.deal.points, strict=True))
+
+    def legal_actions(self) -> list[Action]:
+        """The sorted legal actions of the seat to act; empty once the match is over."""
+        return [] if self.result is not None else self.deal.legal_actions()
+
+    def check(self, action: Action, seat: Seat | None = None) -> None:
+        """Raise :class:`RuleError` unless ``seat`` (default: the seat to act) may take ``action``."""
+        if self.result is not None:
+            raise RuleError(ErrorCode.GAME_OVER, "the game is over")
+        self.deal.check(action, seat)
+
+    def apply(self, action: Action, seat: Seat | None = None) -> Match:
+        """Check ``action`` and return the match after it (the next deal dealt when one ends).
+
+        Raises:
+            RuleError: the action is refused; this match is unchanged.
+        """
+        self.check(action, seat)
+        deal = self.deal.apply(action, seat)
+        if not deal.is_over:
+            return replace(self, deal=deal)
+        return self._after_deal(deal)
+
+    def _after_deal(self, deal: DealState) -> Match:
+        scores = tuple(a + b for a, b in zip(self.scores_before, deal.points, strict=True))
+        finished = (*self.finished, (deal, self.scores_before))
+        result = None if deal.is_void else self.rules.match_result(self.config, deal, scores)
+        if result is not None:
+            return replace(self, deal=deal, finished=finished, scores_before=scores, result=result)
+        dealer = deal.dealer if deal.is_void else (deal.dealer + 1) % self.config.players
+        index = len(finished)
+        nxt = self.rules.start_deal(
+            self.config, number=index + 1, dealer=dealer,
+            deck=self.decks.deck(index, self.config.deck()), scores=scores, redeal=deal.is_void,
+        )
+        return replace(self, deal=nxt, finished=finished, scores_before=scores)
+
+    def abort(self, reason: str) -> Match:
+        """End the match as aborted: no winners, the scores as the rules had scored them."""
+        if self.result is not None:
+            return self
+        return replace(self, result=Result(status="aborted", winners=(), scores=self.scores,
+                                           reason=reason))
+
+    def view(self, seat: Seat) -> SeatView:
+        """What ``seat`` may know now (rules.md, "What each player may know")."""
+        if not 0 <= seat < self.config.players:
+            raise ValueError(f"no seat {seat} at a {self.config.players}-player table")
+        base = self.deal.view(seat, self.scores_before)
+        if self.result is None:
+            return base
+        return replace(base, to_act=None, legal_actions=(), result=self.result,
+                       scores=self.result.scores)
+
+    # --- record ----------------------------------------------------------
+
+    def all_deals(self) -> list[tuple[DealState, tuple[int, ...]]]:
+        """Every deal with the totals before it: finished ones, then the current one if unfinished."""
+        deals = list(self.finished)
+        if not any(d is self.deal for d, _ in deals):
+            deals.append((self.deal, self.scores_before))
+        return deals
+
+    def to_record(
+        self, *, seed: str | None = None, names: Sequence[str] | None = None
+    ) -> dict[str, Any]:
+        """The game record (game-record.md, format 1). Deals of an unfinished match are written as they stand."""
+        options = self.config.to_options()
+        options["first_dealer"] = self.first_dealer
+        names = list(names) if names is not None else [f"seat-{s}" for s in range(self.config.players)]
+        record: dict[str, Any] = {
+            "format": RECORD_FORMAT,
+            "game": self.rules.name,
+            "options": options,
+            "seed": seed,
+            "seats": [{"seat": s, "name": names[s]} for s in range(self.config.players)],
+            "sides": [list(side) for side in self.config.sides],
+            "deals": [d.to_record(before) for d, before in self.all_deals()],
+        }
+        if self.result is not None:
+            record["result"] = {
+                "status": self.result.status,
+                "winners": list(self.result.winners),
+                "scores": list(self.result.scores),
+                "reason": self.result.reason,
+            }
+        return record
