@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from rules.cards import Card
+from rules.cards import Card, Suit
 from rules.game import Seat, Trick
 
 
@@ -34,3 +34,17 @@ def remove_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
     """The hand without ``card`` (which must be in it)."""
     i = hand.index(card)
     return hand[:i] + hand[i + 1:]
+
+
+def follow_suit_plays(hand: Sequence[Card], led: Suit | None,
+                      suit_of: Callable[[Card], Suit | None] = lambda c: c.suit) -> list[Card]:
+    """Strict follow: the cards of ``hand`` in suit ``led``, or the whole hand when it holds none.
+
+    ``led`` None (the seat leads) allows the whole hand. ``suit_of`` gives a
+    card's suit for following, for games where a card follows another suit
+    than its own (Cinq Cents' second bower and jokers).
+    """
+    if led is None:
+        return list(hand)
+    following = [c for c in hand if suit_of(c) is led]
+    return following or list(hand)

@@ -1,0 +1,535 @@
+"""All Fives (the All Fours family), section 2 of rules.md.
+
+Rule choices, and where rules.md rules them:
+
+- Players 2 (default) or 3, each alone: side ``k`` is seat ``k`` (2.1).
+- 52 cards; every suit, trump included, ranks A K Q J 10 9 ... 2 (2.1).
+- Target 61, option ``target`` (2.1); options are ``players``, ``target``
+  and ``first_dealer`` (common rules), all written out by ``to_options``.
+- Deal 3 each then 3 each, eldest hand first, the dealer last, then expose
+  the next card, the ``turn_up``: its suit is proposed as trump; it joins no
+  hand (2.2, common rules on dealing).
+- Eldest hand (dealer + 1) ``stand``s (the proposed suit is trump) or
+  ``beg``s (2.2).
+- After a beg the dealer ``gift``s (eldest scores 1 at once, trump stays)
+  or ``run``s the pack. The gift is refused (``GIFT_NOT_ALLOWED``) when
+  eldest's total before the deal plus one reaches the target: the dealer
+  must run (2.2, Ruling after Foster's Hoyle).
+- Running the pack: 3 more each, then expose the next card; repeat while
+  the exposed suit is the proposed (refused) suit; the first exposed card
+  of another suit sets trump; no second beg (2.2). The recorded ``run``
+  lists every card it turned, in order (game-record.md).
+- Before each round of a run, the first included, the deck must hold 3
+  cards per player plus one to expose, else the deal is void and the same
+  dealer deals again; the match marks the next deal ``redeal`` (2.2,
+  common rules). A void deal scores nothing, not even a gift (none can
+  have been given: a run follows a beg that was not gifted).
+- Exposed cards join no hand; hands hold 6, 9, 12 ... cards (2.2).
+- Eldest hand leads the first trick; a player holding the suit led must
+  follow it; a player void in it may play any card, a trump or not (2.3).
+- Highest trump wins the trick, else the highest card of the suit led; the
+  winner leads the next; all cards are played out (2.3, common rules).
+- Each player scores the trumps in the tricks they won: A 4, K 3, Q 2, J 1,
+  10 10, 5 5 (25 in all, less trumps not dealt); no other card counts
+  (2.4). The trick points are added when the last trick is won; the gift
+  shows in ``points`` as soon as it is given (2.4 "gift points count in
+  the deal they were given"; game-record.md: an aborted deal counts only a
+  gift given).
+- After each deal, if any player has reached the target, the game ends and
+  the players with the highest total win, several sharing on a tie (2.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+from rules.actions import Action, Beg, Gift, Play, Run, Stand, action_sort_key, action_to_json
+from rules.cards import ACE, JACK, KING, QUEEN, Card, Suit, codes, sort_cards, standard_deck
+from rules.dealing import deal
+from rules.errors import ErrorCode, OptionsError, RecordError, RuleError
+from rules.game import GameConfig, Result, Seat, SeatView, Trick
+from rules.tricks import follow_suit_plays, next_to_play, remove_card, trick_winner
+
+GAME = "all_fives"
+
+#: Trump counting cards by rank (rules.md 2.4): A 4, K 3, Q 2, J 1, 10 10, 5 5.
+COUNTING_VALUES: Mapping[int, int] = {ACE: 4, KING: 3, QUEEN: 2, JACK: 1, 10: 10, 5: 5}
+
+#: Cards dealt to each seat per round: the deal is two rounds, a run adds one per exposure.
+ROUND = 3
+
+
+def _options_error(message: str) -> OptionsError:
+    return OptionsError(f"{GAME}: {message}")
+
+
+def _is_int(value: object) -> bool:
+    # bool is a subclass of int, but a flag is not a number in a record (game-record.md: typed strictly).
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AllFivesConfig:
+    """All Fives table options, validated (rules.md 2.1 and common rules).
+
+    Build it with :meth:`from_options`, which refuses unknown keys, wrong
+    types and bad values with :class:`OptionsError`.
+    """
+
+    players: int = 2
+    target: int = 61
+    first_dealer: Seat | None = None
+
+    def __post_init__(self) -> None:
+        if not _is_int(self.players) or self.players not in (2, 3):
+            raise _options_error(f"players must be 2 or 3 (got {self.players!r})")
+        if not _is_int(self.target) or self.target < 1:
+            raise _options_error(f"target must be a positive integer (got {self.target!r})")
+        if self.first_dealer is not None and (
+            not _is_int(self.first_dealer) or not 0 <= self.first_dealer < self.players
+        ):
+            raise _options_error(
+                f"first_dealer must be a seat from 0 to {self.players - 1} or null (got {self.first_dealer!r})"
+            )
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> AllFivesConfig:
+        """Validate a table's options and resolve the defaults.
+
+        Raises:
+            OptionsError: an unknown key, a wrong type or a bad value, named in the message.
+        """
+        if not isinstance(options, Mapping):
+            raise _options_error(f"options must be a mapping, not {options!r}")
+        unknown = sorted(str(k) for k in options if k not in _OPTION_NAMES)
+        if unknown:
+            raise _options_error(
+                f"unknown option(s) {', '.join(unknown)} (options: {', '.join(_OPTION_NAMES)})"
+            )
+        return cls(**dict(options))
+
+    @property
+    def game(self) -> str:
+        """The game name, ``all_fives``."""
+        return GAME
+
+    @property
+    def sides(self) -> tuple[tuple[Seat, ...], ...]:
+        """Every player alone: side ``k`` is seat ``k`` (rules.md 2.1)."""
+        return tuple((s,) for s in range(self.players))
+
+    def to_options(self) -> dict[str, Any]:
+        """Every option with its value, as the record writes them."""
+        return {"players": self.players, "target": self.target, "first_dealer": self.first_dealer}
+
+    def deck(self) -> tuple[Card, ...]:
+        """The 52-card deck (rules.md 2.1)."""
+        return standard_deck()
+
+
+_OPTION_NAMES = ("players", "target", "first_dealer")
+
+
+class Phase(StrEnum):
+    """The step of a deal: who must decide what."""
+
+    STAND_OR_BEG = "stand_or_beg"
+    """Eldest hand stands or begs."""
+    GIFT_OR_RUN = "gift_or_run"
+    """After a beg, the dealer gifts or runs the pack."""
+    PLAY = "play"
+    OVER = "over"
+    """All cards played; the deal is scored."""
+    VOID = "void"
+    """The pack ran out during a run: the same dealer deals again."""
+
+
+def counting_points(cards: Sequence[Card], trump: Suit) -> int:
+    """What ``cards`` are worth to the player who won them: trump counting cards only (rules.md 2.4)."""
+    return sum(COUNTING_VALUES.get(c.rank, 0) for c in cards if c.suit is trump)
+
+
+def _strength(card: Card, trump: Suit, led: Suit | None) -> int:
+    # Rules.md 2.3: a trump beats any non-trump; else the suit led; other cards cannot win.
+    if card.suit is trump:
+        return 200 + card.rank
+    if card.suit is led:
+        return 100 + card.rank
+    return card.rank
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AllFivesDeal:
+    """One All Fives deal, immutable: :meth:`apply` returns a new deal.
+
+    Build it with :meth:`start` (or ``RULES.start_deal``). Side ``k`` is seat
+    ``k``, so ``points`` and ``scores_before`` are indexed by seat.
+    """
+
+    config: AllFivesConfig
+    number: int
+    dealer: Seat
+    deck: tuple[Card, ...]
+    redeal: bool
+    scores_before: tuple[int, ...]
+    #: The six-card hands as first dealt (the record's ``hands``).
+    dealt_hands: tuple[tuple[Card, ...], ...]
+    #: Hands now: run cards added, played cards removed.
+    hands: tuple[tuple[Card, ...], ...]
+    #: Every exposed card, the turn-up first.
+    exposed: tuple[Card, ...]
+    #: Cards of ``deck`` dealt or exposed so far; the rest is the stock nobody sees.
+    used: int
+    phase: Phase
+    trump: Suit | None = None
+    gift: bool = False
+    history: tuple[tuple[Seat, Action], ...] = ()
+    tricks: tuple[Trick, ...] = ()
+    current: Trick | None = None
+    #: Points per seat so far (see :attr:`points`).
+    scored: tuple[int, ...] = ()
+
+    @classmethod
+    def start(cls, config: AllFivesConfig, *, number: int, dealer: Seat, deck: Sequence[Card],
+              scores: Sequence[int], redeal: bool) -> AllFivesDeal:
+        """Deal 3 each then 3 each and expose the turn-up (rules.md 2.2).
+
+        Raises:
+            RecordError: ``deck`` is not an ordering of the 52 cards.
+            ValueError: ``dealer`` is not a seat or ``scores`` has the wrong length.
+        """
+        deck = tuple(deck)
+        if len(deck) != 52 or set(deck) != set(config.deck()):
+            raise RecordError(f"{GAME}: the deck must hold each of the 52 cards once (got {len(deck)} cards)")
+        if not 0 <= dealer < config.players:
+            raise ValueError(f"{GAME}: no seat {dealer} at a {config.players}-player table")
+        if len(scores) != config.players:
+            raise ValueError(f"{GAME}: {len(scores)} scores for {config.players} players")
+        dealt = deal(deck, config.players, dealer, [ROUND, ROUND])
+        return cls(
+            config=config, number=number, dealer=dealer, deck=deck, redeal=redeal,
+            scores_before=tuple(scores), dealt_hands=dealt.hands, hands=dealt.hands,
+            exposed=(deck[dealt.used],), used=dealt.used + 1, phase=Phase.STAND_OR_BEG,
+            scored=tuple(0 for _ in range(config.players)),
+        )
+
+    # --- public state ------------------------------------------------------
+
+    @property
+    def players(self) -> int:
+        """Number of seats at the table."""
+        return self.config.players
+
+    @property
+    def eldest(self) -> Seat:
+        """Eldest hand, the dealer's left."""
+        return (self.dealer + 1) % self.players
+
+    @property
+    def turn_up(self) -> Card:
+        """The first exposed card; its suit is the proposed trump."""
+        return self.exposed[0]
+
+    @property
+    def proposed(self) -> Suit:
+        """The suit proposed as trump by the turn-up."""
+        suit = self.turn_up.suit
+        assert suit is not None  # a 52-card deck has no jokers
+        return suit
+
+    @property
+    def is_over(self) -> bool:
+        """Played out or void."""
+        return self.phase in (Phase.OVER, Phase.VOID)
+
+    @property
+    def is_void(self) -> bool:
+        """The pack ran out during a run (rules.md 2.2): the same dealer deals again."""
+        return self.phase is Phase.VOID
+
+    @property
+    def points(self) -> tuple[int, ...]:
+        """Points per seat scored by this deal so far: the gift at once, the trumps won once played out."""
+        return self.scored
+
+    @property
+    def leader(self) -> Seat:
+        """Who leads the current or next trick: eldest first, then each trick's winner."""
+        if self.current is not None:
+            return self.current.leader
+        if self.tricks:
+            winner = self.tricks[-1].winner
+            assert winner is not None
+            return winner
+        return self.eldest
+
+    @property
+    def to_act(self) -> Seat | None:
+        """The seat that must act, or None once the deal is over."""
+        if self.phase is Phase.STAND_OR_BEG:
+            return self.eldest
+        if self.phase is Phase.GIFT_OR_RUN:
+            return self.dealer
+        if self.phase is Phase.PLAY:
+            return self.leader if self.current is None else next_to_play(self.current, self.players)
+        return None
+
+    @property
+    def gift_allowed(self) -> bool:
+        """A gift may not bring eldest hand to the target (rules.md 2.2, Ruling)."""
+        return self.scores_before[self.eldest] + 1 < self.config.target
+
+    @property
+    def led_suit(self) -> Suit | None:
+        """The suit of the current trick's first card, or None before a lead."""
+        if self.current is None or not self.current.cards:
+            return None
+        return self.current.cards[0].suit
+
+    def legal_actions(self) -> list[Action]:
+        """Sorted legal actions of the seat to act; empty when the deal is over."""
+        actions: list[Action]
+        if self.phase is Phase.STAND_OR_BEG:
+            actions = [Stand(), Beg()]
+        elif self.phase is Phase.GIFT_OR_RUN:
+            actions = [Gift(), Run()] if self.gift_allowed else [Run()]
+        elif self.phase is Phase.PLAY:
+            seat = self.to_act
+            assert seat is not None
+            actions = [Play(card=c) for c in follow_suit_plays(self.hands[seat], self.led_suit)]
+        else:
+            actions = []
+        return sorted(actions, key=action_sort_key)
+
+    # --- checking ----------------------------------------------------------
+
+    def check(self, action: Action, seat: Seat | None = None) -> None:
+        """Raise :class:`RuleError` unless ``seat`` (default: the seat to act) may take ``action`` now.
+
+        Raises:
+            RuleError: ``WRONG_PHASE`` (deal over, or an action this step does not accept),
+                ``NOT_YOUR_TURN``, ``GIFT_NOT_ALLOWED``, ``MALFORMED_ACTION`` (a ``run`` whose
+                given ``exposed`` is not what the deck turns), ``BAD_NAMED_SUIT``,
+                ``CARD_NOT_IN_HAND``, ``MUST_FOLLOW_SUIT``.
+        """
+        to_act = self.to_act
+        if to_act is None:
+            raise RuleError(ErrorCode.WRONG_PHASE, f"deal {self.number} is over: no action is taken")
+        if seat is not None and seat != to_act:
+            raise RuleError(ErrorCode.NOT_YOUR_TURN, f"seat {seat} may not act: it is seat {to_act}'s turn")
+        expected = _PHASE_ACTIONS[self.phase]
+        if not isinstance(action, expected):
+            raise RuleError(ErrorCode.WRONG_PHASE, f"{action.type} is not allowed now: {_PHASE_WANTS[self.phase]}")
+        if isinstance(action, Gift) and not self.gift_allowed:
+            total = self.scores_before[self.eldest]
+            raise RuleError(
+                ErrorCode.GIFT_NOT_ALLOWED,
+                f"gift not allowed: it would bring seat {self.eldest} from {total} to {total + 1}, "
+                f"reaching the target {self.config.target}; the dealer must run the pack",
+            )
+        if isinstance(action, Run) and action.exposed is not None:
+            turned = self._run().exposed[len(self.exposed):]
+            if tuple(action.exposed) != turned:
+                raise RuleError(
+                    ErrorCode.MALFORMED_ACTION,
+                    f"run: the deck turns [{' '.join(codes(turned))}], "
+                    f"given exposed [{' '.join(codes(action.exposed))}]",
+                )
+        if isinstance(action, Play):
+            self._check_play(action, to_act)
+
+    def _check_play(self, action: Play, seat: Seat) -> None:
+        if action.suit is not None:
+            raise RuleError(ErrorCode.BAD_NAMED_SUIT,
+                            "a play names a suit only when a joker is led at no-trump (Cinq Cents)")
+        hand = self.hands[seat]
+        if action.card not in hand:
+            raise RuleError(ErrorCode.CARD_NOT_IN_HAND, f"seat {seat} does not hold {action.card.code}")
+        if action.card not in follow_suit_plays(hand, self.led_suit):
+            led = self.led_suit
+            assert led is not None
+            held = [c for c in sort_cards(hand) if c.suit is led]
+            raise RuleError(
+                ErrorCode.MUST_FOLLOW_SUIT,
+                f"seat {seat} must follow suit {led.value} (holds {' '.join(codes(held))}), "
+                f"not play {action.card.code}",
+            )
+
+    # --- applying ----------------------------------------------------------
+
+    def apply(self, action: Action, seat: Seat | None = None) -> AllFivesDeal:
+        """Check ``action``, then return the deal after it.
+
+        Raises:
+            RuleError: as :meth:`check`; this deal is unchanged.
+        """
+        self.check(action, seat)
+        actor = self.to_act
+        assert actor is not None
+        if isinstance(action, Stand):
+            return replace(self, phase=Phase.PLAY, trump=self.proposed,
+                           history=(*self.history, (actor, action)))
+        if isinstance(action, Beg):
+            return replace(self, phase=Phase.GIFT_OR_RUN, history=(*self.history, (actor, action)))
+        if isinstance(action, Gift):
+            points = list(self.scored)
+            points[self.eldest] += 1
+            return replace(self, phase=Phase.PLAY, trump=self.proposed, gift=True, scored=tuple(points),
+                           history=(*self.history, (actor, action)))
+        if isinstance(action, Run):
+            after = self._run()
+            recorded = Run(exposed=after.exposed[len(self.exposed):])
+            return replace(after, history=(*self.history, (actor, recorded)))
+        assert isinstance(action, Play)
+        return self._play(actor, action)
+
+    def _run(self) -> AllFivesDeal:
+        """Run the pack (rules.md 2.2): the state after the run, its action not yet recorded."""
+        hands = [list(h) for h in self.hands]
+        exposed = list(self.exposed)
+        used = self.used
+        need = ROUND * self.players + 1
+        while True:
+            if len(self.deck) - used < need:
+                return replace(self, hands=tuple(tuple(h) for h in hands), exposed=tuple(exposed), used=used,
+                               phase=Phase.VOID)
+            dealt = deal(self.deck, self.players, self.dealer, [ROUND], start=used)
+            for seat in range(self.players):
+                hands[seat].extend(dealt.hands[seat])
+            card = self.deck[dealt.used]
+            exposed.append(card)
+            used = dealt.used + 1
+            if card.suit is not self.proposed:
+                return replace(self, hands=tuple(tuple(h) for h in hands), exposed=tuple(exposed), used=used,
+                               phase=Phase.PLAY, trump=card.suit)
+
+    def _play(self, seat: Seat, action: Play) -> AllFivesDeal:
+        hands = list(self.hands)
+        hands[seat] = remove_card(hands[seat], action.card)
+        current = self.current or Trick(leader=seat, cards=())
+        current = replace(current, cards=(*current.cards, action.card))
+        history = (*self.history, (seat, action))
+        if len(current.cards) < self.players:
+            return replace(self, hands=tuple(hands), current=current, history=history)
+        trump, led = self.trump, current.cards[0].suit
+        assert trump is not None
+        winner = trick_winner(current.leader, current.cards, self.players, lambda c: _strength(c, trump, led))
+        tricks = (*self.tricks, replace(current, winner=winner))
+        if any(hands):
+            return replace(self, hands=tuple(hands), current=None, tricks=tricks, history=history)
+        points = list(self.scored)
+        for trick in tricks:
+            assert trick.winner is not None
+            points[trick.winner] += counting_points(trick.cards, trump)
+        return replace(self, hands=tuple(hands), current=None, tricks=tricks, history=history,
+                       phase=Phase.OVER, scored=tuple(points))
+
+    # --- views and records -------------------------------------------------
+
+    def recorded_action(self, index: int) -> dict[str, Any]:
+        """The ``index``-th action as the record writes it: seat first, a run with its ``exposed``."""
+        seat, action = self.history[index]
+        return {"seat": seat, **action_to_json(action)}
+
+    def view(self, seat: Seat, scores_before: Sequence[int]) -> SeatView:
+        """What ``seat`` may know: its own hand and everything public, never other hands or the stock.
+
+        Raises:
+            ValueError: ``seat`` is not at the table.
+        """
+        if not 0 <= seat < self.players:
+            raise ValueError(f"no seat {seat} at a {self.players}-player table")
+        to_act = self.to_act
+        scores = tuple(a + b for a, b in zip(scores_before, self.scored, strict=True))
+        return SeatView(
+            game=GAME, options=self.config.to_options(), seat=seat, players=self.players,
+            sides=self.config.sides, deal_number=self.number, dealer=self.dealer,
+            hand=tuple(sort_cards(self.hands[seat])), to_act=to_act,
+            legal_actions=tuple(self.legal_actions()) if seat == to_act else (),
+            scores=scores, deal_points=self.scored, trump=self.trump, turn_up=self.turn_up,
+            exposed=self.exposed, current_trick=self.current, tricks=self.tricks,
+            # Every All Fives action is public (rules.md, "What each player may know").
+            history=tuple(self.recorded_action(i) for i in range(len(self.history))),
+            hand_sizes=tuple(len(h) for h in self.hands),
+            extras={"phase": self.phase.value, "eldest": self.eldest, "gift": self.gift,
+                    "redeal": self.redeal},
+        )
+
+    def to_record(self, scores_before: Sequence[int]) -> dict[str, Any]:
+        """This deal as game-record.md's deal object (``redeal`` written only when true)."""
+        out: dict[str, Any] = {
+            "number": self.number,
+            "dealer": self.dealer,
+            "deck": codes(self.deck),
+            "hands": {str(s): codes(self.dealt_hands[s]) for s in range(self.players)},
+            "turn_up": self.turn_up.code,
+            "trump": None if self.trump is None or self.is_void else self.trump.value,
+            "actions": [self.recorded_action(i) for i in range(len(self.history))],
+            "tricks": [{"leader": t.leader, "cards": codes(t.cards), "winner": t.winner} for t in self.tricks],
+            "points": list(self.scored),
+            "scores": [a + b for a, b in zip(scores_before, self.scored, strict=True)],
+        }
+        if self.redeal:
+            out["redeal"] = True
+        return out
+
+
+_PHASE_ACTIONS: dict[Phase, type[Any] | tuple[type[Any], ...]] = {
+    Phase.STAND_OR_BEG: (Stand, Beg),
+    Phase.GIFT_OR_RUN: (Gift, Run),
+    Phase.PLAY: Play,
+}
+_PHASE_WANTS: dict[Phase, str] = {
+    Phase.STAND_OR_BEG: "eldest hand must stand or beg",
+    Phase.GIFT_OR_RUN: "the dealer must gift or run the pack",
+    Phase.PLAY: "the deal is in play: play a card",
+}
+
+
+class AllFivesRules:
+    """The All Fives game: options, deals and the end of the match (rules.md section 2)."""
+
+    @property
+    def name(self) -> str:
+        """``all_fives``."""
+        return GAME
+
+    def config(self, options: Mapping[str, Any]) -> AllFivesConfig:
+        """Validate ``options`` and resolve the defaults.
+
+        Raises:
+            OptionsError: an unknown key, a wrong type or a bad value.
+        """
+        return AllFivesConfig.from_options(options)
+
+    def start_deal(self, config: GameConfig, *, number: int, dealer: Seat, deck: Sequence[Card],
+                   scores: Sequence[int], redeal: bool) -> AllFivesDeal:
+        """Deal ``deck`` (top card first): 3 each, 3 each, expose the turn-up.
+
+        Raises:
+            TypeError: ``config`` is not an All Fives config.
+            RecordError: ``deck`` is not an ordering of the 52 cards.
+        """
+        if not isinstance(config, AllFivesConfig):
+            raise TypeError(f"{GAME}: expected an AllFivesConfig, got {type(config).__name__}")
+        return AllFivesDeal.start(config, number=number, dealer=dealer, deck=deck, scores=scores, redeal=redeal)
+
+    def match_result(self, config: GameConfig, deal: object, scores: Sequence[int]) -> Result | None:
+        """After a deal: if a player has reached the target, the highest totals win, shared on a tie (2.4)."""
+        if not isinstance(config, AllFivesConfig):
+            raise TypeError(f"{GAME}: expected an AllFivesConfig, got {type(config).__name__}")
+        if max(scores) < config.target:
+            return None
+        best = max(scores)
+        winners = tuple(s for s, total in enumerate(scores) if total == best)
+        return Result(status="finished", winners=winners, scores=tuple(scores), reason="target reached")
+
+
+#: The game object the registry finds.
+RULES = AllFivesRules()
+
+__all__ = ["COUNTING_VALUES", "RULES", "AllFivesConfig", "AllFivesDeal", "AllFivesRules", "Phase",
+           "counting_points"]
