@@ -8,7 +8,10 @@ PY := $(BIN)/python
 STAMP := $(VENV)/.installed-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: venv demo test check lint types golden bench clean
+.PHONY: venv demo test check lint types golden bench clean protos protos-check buf-lint
+
+# buf (protobuf lint), pinned, run from the npm registry.
+BUF := npx --yes @bufbuild/buf@1.75.0
 
 venv: $(STAMP)
 
@@ -30,7 +33,22 @@ lint: venv
 types: venv
 	$(BIN)/mypy rules cli bots client_sdk server
 
-check: lint types test
+check: lint types protos-check buf-lint test
+
+# Regenerate client_sdk/generated from protos/tricktable/v1/*.proto.
+protos: venv
+	$(PY) protos/generate.py
+
+# Fail when the committed generated code differs from a fresh generation.
+protos-check: venv
+	@tmp=$$(mktemp -d) && $(PY) protos/generate.py $$tmp >/dev/null 2>&1 && \
+	  diff -r -x __pycache__ client_sdk/generated $$tmp >/dev/null; \
+	  rc=$$?; rm -rf $$tmp; \
+	  if [ $$rc -ne 0 ]; then echo "client_sdk/generated is stale: run make protos"; exit 1; fi; \
+	  echo "generated protos are up to date"
+
+buf-lint:
+	cd protos && $(BUF) lint
 
 golden: venv
 	$(PY) -m tests.golden --regenerate
