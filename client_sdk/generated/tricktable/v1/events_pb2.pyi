@@ -4,10 +4,10 @@ isort:skip_file
 Tricktable protocol, version 1: events, what happened at a table.
 
 Design note:
-- Every event a table emits has a `sequence` number, strictly increasing
-  per table from 1, shared by all recipients: a seat, a spectator and a
-  resuming client agree on "event 42". A seat that reconnects joins with
-  the last sequence it saw and receives the events after it.
+- Every event has a `sequence` number, strictly increasing from 1 within
+  one audience's log: each seat has its own log, the spectators share one.
+  A seat that reconnects joins with the last sequence it saw on its own
+  log and receives the events after it.
 - Each recipient gets the event as it may see it (rules.md, "What each
   player may know"): a seat sees its own hand in DealStarted, its own
   buried card in Robbed, the kitty and discards only when it is the
@@ -34,6 +34,48 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+@_typing.final
+class TableStarted(_message.Message):
+    """Every seat has joined and play begins (the first event of a table)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    SEAT_NAMES_FIELD_NUMBER: _builtins.int
+    SEED_SHA256_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The table's id."""
+    game: _game_pb2.Game.ValueType
+    """The game."""
+    seed_sha256: _builtins.str
+    """SHA-256 of the seed, hex: the server commits to its decks before the first deal."""
+    @_builtins.property
+    def options(self) -> _game_pb2.TableOptions:
+        """The resolved options."""
+
+    @_builtins.property
+    def seat_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Display names by seat."""
+
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        game: _game_pb2.Game.ValueType = ...,
+        options: _game_pb2.TableOptions | None = ...,
+        seat_names: _abc.Iterable[_builtins.str] | None = ...,
+        seed_sha256: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "options", b"options", "seat_names", b"seat_names", "seed_sha256", b"seed_sha256", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TableStarted: _TypeAlias = TableStarted  # noqa: Y015
 
 @_typing.final
 class DealStarted(_message.Message):
@@ -744,8 +786,9 @@ class Event(_message.Message):
     SEAT_JOINED_FIELD_NUMBER: _builtins.int
     SEAT_DISCONNECTED_FIELD_NUMBER: _builtins.int
     ACTION_TIMED_OUT_FIELD_NUMBER: _builtins.int
+    TABLE_STARTED_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
-    """Position in the table's event sequence, from 1, the same for every recipient."""
+    """Position in this audience's event log, from 1."""
     time_unix_ms: _builtins.int
     """When the server emitted it, Unix time in milliseconds."""
     @_builtins.property
@@ -840,6 +883,10 @@ class Event(_message.Message):
     def action_timed_out(self) -> Global___ActionTimedOut:
         """A seat's decision timed out."""
 
+    @_builtins.property
+    def table_started(self) -> Global___TableStarted:
+        """Play began."""
+
     def __init__(
         self,
         *,
@@ -868,12 +915,13 @@ class Event(_message.Message):
         seat_joined: Global___SeatJoined | None = ...,
         seat_disconnected: Global___SeatDisconnected | None = ...,
         action_timed_out: Global___ActionTimedOut | None = ...,
+        table_started: Global___TableStarted | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action_timed_out", b"action_timed_out", "begged", b"begged", "bid_made", b"bid_made", "card_played", b"card_played", "contract_set", b"contract_set", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "discarded", b"discarded", "game_ended", b"game_ended", "gifted", b"gifted", "jink_passed", b"jink_passed", "jinked", b"jinked", "kind", b"kind", "kitty_taken", b"kitty_taken", "pack_run", b"pack_run", "passed", b"passed", "rob_passed", b"rob_passed", "robbed", b"robbed", "seat_disconnected", b"seat_disconnected", "seat_joined", b"seat_joined", "stood", b"stood", "trick_won", b"trick_won", "trump_set", b"trump_set"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action_timed_out", b"action_timed_out", "begged", b"begged", "bid_made", b"bid_made", "card_played", b"card_played", "contract_set", b"contract_set", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "discarded", b"discarded", "game_ended", b"game_ended", "gifted", b"gifted", "jink_passed", b"jink_passed", "jinked", b"jinked", "kind", b"kind", "kitty_taken", b"kitty_taken", "pack_run", b"pack_run", "passed", b"passed", "rob_passed", b"rob_passed", "robbed", b"robbed", "seat_disconnected", b"seat_disconnected", "seat_joined", b"seat_joined", "stood", b"stood", "table_started", b"table_started", "trick_won", b"trick_won", "trump_set", b"trump_set"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_timed_out", b"action_timed_out", "begged", b"begged", "bid_made", b"bid_made", "card_played", b"card_played", "contract_set", b"contract_set", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "discarded", b"discarded", "game_ended", b"game_ended", "gifted", b"gifted", "jink_passed", b"jink_passed", "jinked", b"jinked", "kind", b"kind", "kitty_taken", b"kitty_taken", "pack_run", b"pack_run", "passed", b"passed", "rob_passed", b"rob_passed", "robbed", b"robbed", "seat_disconnected", b"seat_disconnected", "seat_joined", b"seat_joined", "sequence", b"sequence", "stood", b"stood", "time_unix_ms", b"time_unix_ms", "trick_won", b"trick_won", "trump_set", b"trump_set"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_timed_out", b"action_timed_out", "begged", b"begged", "bid_made", b"bid_made", "card_played", b"card_played", "contract_set", b"contract_set", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "discarded", b"discarded", "game_ended", b"game_ended", "gifted", b"gifted", "jink_passed", b"jink_passed", "jinked", b"jinked", "kind", b"kind", "kitty_taken", b"kitty_taken", "pack_run", b"pack_run", "passed", b"passed", "rob_passed", b"rob_passed", "robbed", b"robbed", "seat_disconnected", b"seat_disconnected", "seat_joined", b"seat_joined", "sequence", b"sequence", "stood", b"stood", "table_started", b"table_started", "time_unix_ms", b"time_unix_ms", "trick_won", b"trick_won", "trump_set", b"trump_set"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["deal_started", "card_played", "robbed", "rob_passed", "jinked", "jink_passed", "stood", "begged", "gifted", "pack_run", "bid_made", "passed", "kitty_taken", "discarded", "contract_set", "trump_set", "trick_won", "deal_scored", "deal_voided", "game_ended", "seat_joined", "seat_disconnected", "action_timed_out"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["deal_started", "card_played", "robbed", "rob_passed", "jinked", "jink_passed", "stood", "begged", "gifted", "pack_run", "bid_made", "passed", "kitty_taken", "discarded", "contract_set", "trump_set", "trick_won", "deal_scored", "deal_voided", "game_ended", "seat_joined", "seat_disconnected", "action_timed_out", "table_started"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 

@@ -3,7 +3,7 @@
 isort:skip_file
 Tricktable protocol, version 1: the table service.
 
-Design note (flows):
+Design note (flows; events.proto and game.proto have their own notes):
 - Tables: CreateTable returns a table id, one secret join token per seat and
   the SHA-256 of the seed (the seed itself appears only in the record after
   the end). Or SeekGame: a server stream that reports waiting until enough
@@ -132,6 +132,8 @@ class _RejectionReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Rejec
     """A decide arrived on a Play stream before a successful join."""
     REJECTION_REASON_ALREADY_JOINED: _RejectionReason.ValueType  # 53
     """A second join arrived on a Play stream that has already joined."""
+    REJECTION_REASON_NOT_STARTED: _RejectionReason.ValueType  # 54
+    """The table has not started: not every seat has joined yet."""
 
 class RejectionReason(_RejectionReason, metaclass=_RejectionReasonEnumTypeWrapper):
     """Why a decision was refused: one reason per rules ErrorCode, then protocol-level reasons."""
@@ -178,6 +180,8 @@ REJECTION_REASON_NOT_JOINED: RejectionReason.ValueType  # 52
 """A decide arrived on a Play stream before a successful join."""
 REJECTION_REASON_ALREADY_JOINED: RejectionReason.ValueType  # 53
 """A second join arrived on a Play stream that has already joined."""
+REJECTION_REASON_NOT_STARTED: RejectionReason.ValueType  # 54
+"""The table has not started: not every seat has joined yet."""
 Global___RejectionReason: _TypeAlias = RejectionReason  # noqa: Y015
 
 @_typing.final

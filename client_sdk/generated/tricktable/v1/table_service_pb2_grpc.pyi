@@ -3,7 +3,7 @@
 isort:skip_file
 Tricktable protocol, version 1: the table service.
 
-Design note (flows):
+Design note (flows; events.proto and game.proto have their own notes):
 - Tables: CreateTable returns a table id, one secret join token per seat and
   the SHA-256 of the seed (the seed itself appears only in the record after
   the end). Or SeekGame: a server stream that reports waiting until enough
