@@ -1,0 +1,467 @@
+"""Twenty-Five and Forty-Five (rules.md section 1) as a compact, mutable playout state.
+
+Rule choices, all from rules.md section 1 (this module is written from the
+rule text, independently of ``rules.spoil_five``, so the agreement test
+cross-checks both):
+
+- 1.1 seat ``s`` is on side ``s mod sides``.
+- 1.2 deal ``a`` each then ``b`` each (``deal_pattern`` 3-2 or 2-3) from
+  eldest hand round to the dealer; the next card is the turn-up, its suit
+  trump; the rest of the deck is unused. Eldest hand leads.
+- 1.3 trumps high to low: 5 of T, J of T, A of hearts, A of T (unless T is
+  hearts), then red K Q 10 9 8 7 6 4 3 2 or black K Q 2 3 4 6 7 8 9 10.
+  Plain suits: red K Q J 10 ... 2 A (no A of hearts), black K Q J A 2 ... 10.
+  The highest trump wins a trick, else the highest card of the suit led; the
+  A of hearts led is a trump lead.
+- 1.4 robbing (option ``robbing``): a turned-up ace makes the dealer decide
+  first (``rob`` burying a card of the hand as dealt, or ``pass_rob``);
+  otherwise the seat dealt the ace of trumps (the A of hearts only when
+  hearts are trumps) may rob at their first turn of the first trick, then
+  plays in the same turn. At most one rob per deal.
+- 1.5 a plain lead must be followed (with ``trump_at_will``: followed or
+  trumped); a trump lead forces a trump unless every trump held is a top
+  trump that outranks the card led.
+- 1.6 Twenty-Five: 5 a trick to the winner's side, scored as won; the game
+  ends the moment a side reaches the target.
+- 1.7 Forty-Five: 5 a trick plus 5 to the side of the highest trump played,
+  added at the end of the deal; if sides reached the target, the first in
+  counting order (eldest hand's side first, by seat, the dealer's last)
+  wins. ``jink``: after the dealer's rob decision, from eldest hand, each
+  seat may declare until the first declaration; all five tricks doubles the
+  deal's points, anything less ends the game after the deal is scored, the
+  declaring side losing and the other sides with the highest total winning.
+
+Actions are integers: ``c`` (0..51, :attr:`rules.cards.Card.index`) plays
+card ``c``; ``ROB + c`` robs burying ``c``; :data:`PASS_ROB`, :data:`JINK`,
+:data:`PASS_JINK`. Their numeric order is the readable engine's sort order
+(plays, robs, pass_rob, jink, pass_jink), so ``legal_actions()`` lists them
+in the same order as ``rules`` does.
+
+``apply`` does not check legality (that is the readable engine's job and
+costs time in a playout); use :meth:`SpoilFiveFast.is_legal` when the action
+comes from outside.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+#: Action codes: plays are the card index itself.
+ROB = 52
+PASS_ROB = 104
+JINK = 105
+PASS_JINK = 106
+
+CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
+_ACE, _KING, _QUEEN, _JACK = 14, 13, 12, 11
+
+
+def card_index(rank: int, suit: int) -> int:
+    """The dense index of a card (suits C D H S, ranks 2..14), as :attr:`rules.cards.Card.index`."""
+    return suit * 13 + rank - 2
+
+
+ACE_OF_HEARTS = card_index(_ACE, HEARTS)
+
+#: Phases of a deal (and the end of the match).
+_ROB_DEALER, _JINK, _PLAY, _OVER = 0, 1, 2, 3
+
+
+def _trump_order(trump: int) -> list[int]:
+    """Trumps high to low (rules.md 1.3)."""
+    red = trump in (DIAMONDS, HEARTS)
+    order = [card_index(5, trump), card_index(_JACK, trump), ACE_OF_HEARTS]
+    if trump != HEARTS:
+        order.append(card_index(_ACE, trump))
+    tail = (_KING, _QUEEN, 10, 9, 8, 7, 6, 4, 3, 2) if red else (_KING, _QUEEN, 2, 3, 4, 6, 7, 8, 9, 10)
+    order.extend(card_index(r, trump) for r in tail)
+    return order
+
+
+def _plain_order(suit: int) -> list[int]:
+    """A non-trump suit high to low (rules.md 1.3); the A of hearts is never a plain heart."""
+    red = suit in (DIAMONDS, HEARTS)
+    ranks = (_KING, _QUEEN, _JACK, 10, 9, 8, 7, 6, 5, 4, 3, 2, _ACE) if red else (
+        _KING, _QUEEN, _JACK, _ACE, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+    return [c for c in (card_index(r, suit) for r in ranks) if c != ACE_OF_HEARTS]
+
+
+class TrumpTables:
+    """Everything play needs for one trump suit, precomputed once.
+
+    ``trump_rank[c]``: 1..14 for a trump (higher wins), 0 otherwise.
+    ``strength[led][c]``: how ``c`` bids for a trick led by ``led``: 100 +
+    trump rank for a trump, the plain rank for a card of the plain suit led,
+    0 for a card that cannot win. ``follow[led]``: the cards whose presence in
+    a hand restricts the play (the plain suit led; for a trump lead, the trumps
+    not exempt from it); ``allow[led]`` / ``allow_at_will[led]``: what a hand
+    holding one of them may then play.
+    """
+
+    __slots__ = ("ace", "allow", "allow_at_will", "follow", "strength", "trump", "trump_mask", "trump_rank")
+
+    def __init__(self, trump: int) -> None:
+        order = _trump_order(trump)
+        self.trump = trump
+        self.ace = ACE_OF_HEARTS if trump == HEARTS else card_index(_ACE, trump)
+        rank = [0] * 52
+        for position, c in enumerate(order):
+            rank[c] = len(order) - position
+        self.trump_rank: tuple[int, ...] = tuple(rank)
+        self.trump_mask = sum(1 << c for c in order)
+        plain = [0] * 52
+        suit_mask = [0, 0, 0, 0]
+        for suit in range(4):
+            if suit == trump:
+                continue
+            po = _plain_order(suit)
+            for position, c in enumerate(po):
+                plain[c] = len(po) - position
+                suit_mask[suit] |= 1 << c
+        top = order[:3]
+        strength: list[tuple[int, ...]] = []
+        follow: list[int] = []
+        allow: list[int] = []
+        allow_at_will: list[int] = []
+        for led in range(52):
+            if rank[led]:
+                strength.append(tuple(100 + rank[c] if rank[c] else 0 for c in range(52)))
+                exempt = sum(1 << c for c in top if rank[c] > rank[led])
+                follow.append(self.trump_mask & ~exempt)
+                allow.append(self.trump_mask)
+                allow_at_will.append(self.trump_mask)
+            else:
+                led_suit = led // 13
+                strength.append(tuple(
+                    100 + rank[c] if rank[c] else (plain[c] if c // 13 == led_suit else 0) for c in range(52)
+                ))
+                follow.append(suit_mask[led_suit])
+                allow.append(suit_mask[led_suit])
+                allow_at_will.append(suit_mask[led_suit] | self.trump_mask)
+        self.strength: tuple[tuple[int, ...], ...] = tuple(strength)
+        self.follow: tuple[int, ...] = tuple(follow)
+        self.allow: tuple[int, ...] = tuple(allow)
+        self.allow_at_will: tuple[int, ...] = tuple(allow_at_will)
+
+
+#: Tables for each trump suit (C, D, H, S).
+TABLES: tuple[TrumpTables, ...] = tuple(TrumpTables(t) for t in range(4))
+
+
+def bits(mask: int) -> list[int]:
+    """The card indexes in a bit set, ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+#: A deck source: the ``index``-th deal's deck (0-based, card indexes, top first).
+DeckSource = Callable[[int], Sequence[int]]
+
+
+class SpoilFiveFast:
+    """A Twenty-Five or Forty-Five match as one mutable state (see the module doc for the rules).
+
+    Build it with :meth:`from_options` (the readable config's option names) or
+    the keyword constructor. Decks come from ``decks`` (deal index -> card
+    indexes, top first) when given, otherwise from ``rng``, which shuffles only
+    the cards a deal uses. Public attributes are read-only by convention:
+    ``to_act`` (-1 when the match is over), ``scores`` (running side totals,
+    the current deal included), ``deal_points``, ``trick_winners`` (this
+    deal), ``last_deal`` (the last finished deal's points, trick winners and
+    highest-trump seat, -1 for none), ``over`` and ``winners`` (sides).
+    """
+
+    __slots__ = (
+        "_allow", "_deck", "_follow", "_row", "_strength", "_trank", "best", "best_seat", "bonus_points",
+        "deal_index", "deal_points", "dealer", "decks", "hands", "hi_rank", "hi_seat", "jink", "jinked_by",
+        "last_deal", "lead_card", "leader", "n", "nsides", "over", "pattern", "phase", "rng", "rob_seat", "robbed_by",
+        "robbing", "score_as_won", "scores", "side_of", "side_tricks", "target", "to_act", "trick_len",
+        "trick_winners", "trump", "trump_at_will", "turn_up", "winners",
+    )
+
+    def __init__(self, *, players: int, sides: int, score_as_won: bool, bonus_points: int, target: int,
+                 trump_at_will: bool, robbing: bool = True, jink: bool = False, deal_pattern: str = "3-2",
+                 first_dealer: int = 0, decks: DeckSource | None = None,
+                 rng: random.Random | None = None) -> None:
+        if decks is None and rng is None:
+            raise ValueError("a fast match needs decks or an rng to shuffle with")
+        self.n = players
+        self.nsides = sides
+        self.side_of: tuple[int, ...] = tuple(s % sides for s in range(players))
+        self.score_as_won = score_as_won
+        self.bonus_points = bonus_points
+        self.target = target
+        self.trump_at_will = trump_at_will
+        self.robbing = robbing
+        self.jink = jink
+        self.pattern: tuple[int, int] = (3, 2) if deal_pattern == "3-2" else (2, 3)
+        self.decks = decks
+        self.rng = rng
+        self._deck = list(range(52))
+        self.scores = [0] * sides
+        self.over = False
+        self.winners: tuple[int, ...] = ()
+        self.dealer = first_dealer
+        self.deal_index = 0
+        self.last_deal: tuple[tuple[int, ...], tuple[int, ...], int] | None = None
+        self._start_deal()
+
+    @classmethod
+    def from_options(cls, game: str, options: Mapping[str, Any], *, decks: DeckSource | None = None,
+                     rng: random.Random | None = None) -> SpoilFiveFast:
+        """A match from resolved options as a record writes them (``first_dealer`` must be set)."""
+        if game not in ("twenty_five", "forty_five"):
+            raise ValueError(f"not a Spoil Five game: {game!r}")
+        forty_five = game == "forty_five"
+        return cls(
+            players=options["players"], sides=options["sides"], score_as_won=not forty_five,
+            bonus_points=5 if forty_five else 0, target=options["target"],
+            trump_at_will=options["trump_at_will"], robbing=options["robbing"],
+            jink=bool(options.get("jink", False)), deal_pattern=options["deal_pattern"],
+            first_dealer=options["first_dealer"], decks=decks, rng=rng,
+        )
+
+    # --- dealing -----------------------------------------------------------
+
+    def _next_deck(self, need: int) -> Sequence[int]:
+        if self.decks is not None:
+            return self.decks(self.deal_index)
+        # Partial Fisher-Yates: only the cards this deal uses are drawn.
+        d = self._deck
+        rnd = self.rng.random  # type: ignore[union-attr]
+        for i in range(need):
+            j = i + int(rnd() * (52 - i))
+            d[i], d[j] = d[j], d[i]
+        return d
+
+    def _start_deal(self) -> None:
+        n = self.n
+        deck = self._next_deck(5 * n + 1)
+        hands = [0] * n
+        dealer = self.dealer
+        pos = 0
+        for k in self.pattern:
+            for i in range(1, n + 1):
+                seat = (dealer + i) % n
+                h = hands[seat]
+                for c in deck[pos:pos + k]:
+                    h |= 1 << c
+                hands[seat] = h
+                pos += k
+        self.hands = hands
+        turn_up = deck[pos]
+        self.turn_up = turn_up
+        trump = turn_up // 13
+        self.trump = trump
+        tables = TABLES[trump]
+        self._trank = tables.trump_rank
+        self._strength = tables.strength
+        self._follow = tables.follow
+        self._allow = tables.allow_at_will if self.trump_at_will else tables.allow
+        self.deal_points = [0] * self.nsides
+        self.side_tricks = [0] * self.nsides
+        self.trick_winners: list[int] = []
+        self.hi_rank = 0
+        self.hi_seat = -1
+        self.rob_seat = -1
+        self.robbed_by = -1
+        self.jinked_by = -1
+        self.trick_len = 0
+        self.lead_card = -1
+        self.best = -1
+        self.best_seat = -1
+        self._row: tuple[int, ...] = ()
+        if self.robbing and turn_up % 13 == 12:
+            # rules.md 1.4: an ace turned up; the dealer decides before anything else.
+            self.phase = _ROB_DEALER
+            self.to_act = dealer
+            return
+        if self.robbing:
+            ace_bit = 1 << tables.ace
+            for seat in range(n):
+                if hands[seat] & ace_bit:
+                    self.rob_seat = seat
+                    break
+        self._after_rob_decision()
+
+    def _after_rob_decision(self) -> None:
+        eldest = (self.dealer + 1) % self.n
+        self.to_act = eldest
+        self.leader = eldest
+        self.phase = _JINK if self.jink else _PLAY
+
+    # --- the state API -------------------------------------------------------
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions of ``to_act``, ascending (the readable engine's order); empty when over."""
+        phase = self.phase
+        if phase == _PLAY:
+            seat = self.to_act
+            hand = self.hands[seat]
+            if self.trick_len:
+                led = self.lead_card
+                mask = hand & self._allow[led] if hand & self._follow[led] else hand
+            else:
+                mask = hand
+            acts = bits(mask)
+            if seat == self.rob_seat:
+                acts.extend(ROB + c for c in bits(hand))
+            return acts
+        if phase == _ROB_DEALER:
+            acts = [ROB + c for c in bits(self.hands[self.to_act])]
+            acts.append(PASS_ROB)
+            return acts
+        if phase == _JINK:
+            return [JINK, PASS_JINK]
+        return []
+
+    def is_legal(self, action: int) -> bool:
+        """True when ``action`` is legal for ``to_act`` now."""
+        return action in self.legal_actions()
+
+    def apply(self, action: int) -> None:
+        """Apply a legal ``action`` (unchecked) for ``to_act``; a finished deal deals the next one."""
+        if action < ROB:
+            self._play(action)
+        elif action < PASS_ROB:
+            self._rob(action - ROB)
+        elif action == PASS_ROB:
+            self._after_rob_decision()
+        elif action == JINK:
+            self.jinked_by = self.to_act
+            self.phase = _PLAY
+            self.to_act = self.leader
+        else:
+            if self.to_act == self.dealer:
+                self.phase = _PLAY
+                self.to_act = self.leader
+            else:
+                self.to_act = (self.to_act + 1) % self.n
+
+    def _rob(self, buried: int) -> None:
+        seat = self.to_act
+        self.hands[seat] = (self.hands[seat] & ~(1 << buried)) | (1 << self.turn_up)
+        self.robbed_by = seat
+        self.rob_seat = -1
+        if self.phase == _ROB_DEALER:
+            self._after_rob_decision()
+        # A holder's rob is followed by their play in the same turn: to_act stays.
+
+    def _play(self, c: int) -> None:
+        seat = self.to_act
+        self.hands[seat] ^= 1 << c
+        if seat == self.rob_seat:
+            # Their first turn has passed: the right to rob is gone (rules.md 1.4).
+            self.rob_seat = -1
+        if self.trick_len == 0:
+            self.lead_card = c
+            self._row = row = self._strength[c]
+            self.best = row[c]
+            self.best_seat = seat
+            self.leader = seat
+            self.trick_len = 1
+        else:
+            s = self._row[c]
+            if s > self.best:
+                self.best = s
+                self.best_seat = seat
+            self.trick_len += 1
+        if self.trick_len == self.n:
+            self._finish_trick()
+        else:
+            self.to_act = (seat + 1) % self.n
+
+    def _finish_trick(self) -> None:
+        winner = self.best_seat
+        side = self.side_of[winner]
+        self.side_tricks[side] += 1
+        self.trick_winners.append(winner)
+        if self.best > 100 and self.best - 100 > self.hi_rank:
+            self.hi_rank = self.best - 100
+            self.hi_seat = winner
+        self.trick_len = 0
+        self.leader = winner
+        self.to_act = winner
+        if self.score_as_won:
+            self.deal_points[side] += 5
+            self.scores[side] += 5
+            if self.scores[side] >= self.target:
+                # rules.md 1.6: the game ends at once; the remaining tricks are not played.
+                self._finish_match((side,))
+                return
+        if len(self.trick_winners) == 5:
+            self._end_deal()
+
+    def _end_deal(self) -> None:
+        if not self.score_as_won:
+            points = [5 * t for t in self.side_tricks]
+            if self.hi_seat >= 0:
+                points[self.side_of[self.hi_seat]] += self.bonus_points
+            jink_side = -1 if self.jinked_by < 0 else self.side_of[self.jinked_by]
+            if jink_side >= 0 and self.side_tricks[jink_side] == 5:
+                points[jink_side] *= 2
+            self.deal_points = points
+            scores = self.scores
+            for i in range(self.nsides):
+                scores[i] += points[i]
+            if jink_side >= 0 and self.side_tricks[jink_side] != 5:
+                # rules.md 1.7: a failed jink ends the game; the best of the other sides win.
+                best = max(scores[i] for i in range(self.nsides) if i != jink_side)
+                self._finish_match(tuple(i for i in range(self.nsides) if i != jink_side and scores[i] == best))
+                return
+            target = self.target
+            n = self.n
+            for i in range(1, n + 1):
+                side = self.side_of[(self.dealer + i) % n]
+                if scores[side] >= target:
+                    self._finish_match((side,))
+                    return
+        self.last_deal = (tuple(self.deal_points), tuple(self.trick_winners), self.hi_seat)
+        self.dealer = (self.dealer + 1) % self.n
+        self.deal_index += 1
+        self._start_deal()
+
+    def _finish_match(self, winners: tuple[int, ...]) -> None:
+        self.last_deal = (tuple(self.deal_points), tuple(self.trick_winners), self.hi_seat)
+        self.over = True
+        self.winners = winners
+        self.phase = _OVER
+        self.to_act = -1
+
+    # --- simulation ----------------------------------------------------------
+
+    def clone(self) -> SpoilFiveFast:
+        """An independent copy (shares only the immutable tables, the deck source and the rng)."""
+        other = SpoilFiveFast.__new__(SpoilFiveFast)
+        for name in SpoilFiveFast.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.hands = list(self.hands)
+        other.scores = list(self.scores)
+        other.deal_points = list(self.deal_points)
+        other.side_tricks = list(self.side_tricks)
+        other.trick_winners = list(self.trick_winners)
+        other._deck = list(self._deck)
+        return other
+
+    def random_playout(self, rng: random.Random) -> int:
+        """Play uniformly random legal actions to the end of the match; return the number of decisions.
+
+        New deals are shuffled from ``rng`` (unless the state has a fixed deck
+        source). Equivalent to ``while not over: acts = legal_actions();
+        apply(acts[int(rng.random() * len(acts))])``, which the tests check.
+        """
+        if self.decks is None:
+            self.rng = rng
+        rnd = rng.random
+        decisions = 0
+        while not self.over:
+            acts = self.legal_actions()
+            self.apply(acts[int(rnd() * len(acts))])
+            decisions += 1
+        return decisions
