@@ -47,90 +47,18 @@ from enum import StrEnum
 from typing import Any
 
 from rules.actions import Action, Beg, Gift, Play, Run, Stand, action_sort_key, action_to_json
-from rules.cards import ACE, JACK, KING, QUEEN, Card, Suit, codes, sort_cards, standard_deck
+from rules.all_fives_config import GAME, AllFivesConfig
+from rules.cards import ACE, JACK, KING, QUEEN, Card, Suit, codes, sort_cards
 from rules.dealing import deal
-from rules.errors import ErrorCode, OptionsError, RecordError, RuleError
+from rules.errors import ErrorCode, RecordError, RuleError
 from rules.game import GameConfig, Result, Seat, SeatView, Trick
 from rules.tricks import follow_suit_plays, next_to_play, remove_card, trick_winner
-
-GAME = "all_fives"
 
 #: Trump counting cards by rank (rules.md 2.4): A 4, K 3, Q 2, J 1, 10 10, 5 5.
 COUNTING_VALUES: Mapping[int, int] = {ACE: 4, KING: 3, QUEEN: 2, JACK: 1, 10: 10, 5: 5}
 
 #: Cards dealt to each seat per round: the deal is two rounds, a run adds one per exposure.
 ROUND = 3
-
-
-def _options_error(message: str) -> OptionsError:
-    return OptionsError(f"{GAME}: {message}")
-
-
-def _is_int(value: object) -> bool:
-    # bool is a subclass of int, but a flag is not a number in a record (game-record.md: typed strictly).
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AllFivesConfig:
-    """All Fives table options, validated (rules.md 2.1 and common rules).
-
-    Build it with :meth:`from_options`, which refuses unknown keys, wrong
-    types and bad values with :class:`OptionsError`.
-    """
-
-    players: int = 2
-    target: int = 61
-    first_dealer: Seat | None = None
-
-    def __post_init__(self) -> None:
-        if not _is_int(self.players) or self.players not in (2, 3):
-            raise _options_error(f"players must be 2 or 3 (got {self.players!r})")
-        if not _is_int(self.target) or self.target < 1:
-            raise _options_error(f"target must be a positive integer (got {self.target!r})")
-        if self.first_dealer is not None and (
-            not _is_int(self.first_dealer) or not 0 <= self.first_dealer < self.players
-        ):
-            raise _options_error(
-                f"first_dealer must be a seat from 0 to {self.players - 1} or null (got {self.first_dealer!r})"
-            )
-
-    @classmethod
-    def from_options(cls, options: Mapping[str, Any]) -> AllFivesConfig:
-        """Validate a table's options and resolve the defaults.
-
-        Raises:
-            OptionsError: an unknown key, a wrong type or a bad value, named in the message.
-        """
-        if not isinstance(options, Mapping):
-            raise _options_error(f"options must be a mapping, not {options!r}")
-        unknown = sorted(str(k) for k in options if k not in _OPTION_NAMES)
-        if unknown:
-            raise _options_error(
-                f"unknown option(s) {', '.join(unknown)} (options: {', '.join(_OPTION_NAMES)})"
-            )
-        return cls(**dict(options))
-
-    @property
-    def game(self) -> str:
-        """The game name, ``all_fives``."""
-        return GAME
-
-    @property
-    def sides(self) -> tuple[tuple[Seat, ...], ...]:
-        """Every player alone: side ``k`` is seat ``k`` (rules.md 2.1)."""
-        return tuple((s,) for s in range(self.players))
-
-    def to_options(self) -> dict[str, Any]:
-        """Every option with its value, as the record writes them."""
-        return {"players": self.players, "target": self.target, "first_dealer": self.first_dealer}
-
-    def deck(self) -> tuple[Card, ...]:
-        """The 52-card deck (rules.md 2.1)."""
-        return standard_deck()
-
-
-_OPTION_NAMES = ("players", "target", "first_dealer")
 
 
 class Phase(StrEnum):
@@ -531,5 +459,5 @@ class AllFivesRules:
 #: The game object the registry finds.
 RULES = AllFivesRules()
 
-__all__ = ["COUNTING_VALUES", "RULES", "AllFivesConfig", "AllFivesDeal", "AllFivesRules", "Phase",
+__all__ = ["COUNTING_VALUES", "GAME", "RULES", "AllFivesConfig", "AllFivesDeal", "AllFivesRules", "Phase",
            "counting_points"]

@@ -8,6 +8,7 @@ from rules.actions import Beg, Gift, Play, Run, Stand, action_from_json
 from rules.all_fives import RULES, AllFivesConfig, Phase
 from rules.cards import Card, Suit, card, cards, standard_deck
 from rules.errors import ErrorCode, OptionsError, RuleError
+from rules.game import DealState, GameConfig, GameRules
 from rules.registry import game_rules, new_match
 from rules.shuffle import RecordedDecks
 from tests.rules.test_all_fives_decks import build_deck, start
@@ -25,6 +26,15 @@ def test_players_default_two_each_alone() -> None:
 def test_registry_finds_all_fives() -> None:
     assert game_rules("all_fives") is RULES
     assert RULES.name == "all_fives"
+
+
+def test_rules_and_deal_meet_the_game_contract() -> None:
+    # Checked by mypy: the objects satisfy the protocols of rules/game.py.
+    rules: GameRules = RULES
+    config: GameConfig = rules.config({})
+    state: DealState = rules.start_deal(config, number=1, dealer=0, deck=standard_deck(), scores=[0, 0],
+                                        redeal=False)
+    assert state.to_act == 1 and config.game == "all_fives"
 
 
 def test_to_options_writes_every_option() -> None:
