@@ -394,7 +394,7 @@ class AllFivesDeal:
             "deck": codes(self.deck),
             "hands": {str(s): codes(self.dealt_hands[s]) for s in range(self.players)},
             "turn_up": self.turn_up.code,
-            "trump": None if self.trump is None or self.is_void else self.trump.value,
+            "trump": None if self.trump is None else self.trump.value,  # never set on a void deal
             "actions": [self.recorded_action(i) for i in range(len(self.history))],
             "tricks": [{"leader": t.leader, "cards": codes(t.cards), "winner": t.winner} for t in self.tricks],
             "points": list(self.scored),

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import json
 import random
 from dataclasses import replace
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -156,3 +158,21 @@ def test_a_view_does_not_change_when_hidden_cards_are_permuted(
     )
     assert sorted(other.deck) == sorted(standard_deck())
     assert other.view(seat, match.scores_before) == deal.view(seat, match.scores_before)
+
+
+@given(seed=seed_st, players=players_st, rng=st.randoms(use_true_random=False))
+def test_records_of_random_matches_pass_the_verifier_and_a_changed_run_does_not(
+    seed: str, players: int, rng: random.Random
+) -> None:
+    verify = pytest.importorskip("rules.verify")
+    match = _play_match(seed, players, rng)
+    record = json.loads(json.dumps(match.to_record(seed=seed)))
+    assert verify.verify_record(record) is None
+    for number, deal in enumerate(record["deals"]):
+        for k, action in enumerate(deal["actions"]):
+            if action["type"] == "run":
+                first = action["exposed"][0]
+                action["exposed"][0] = "2C" if first != "2C" else "3C"
+                found = verify.verify_record(record)
+                assert found is not None and found.deal == number + 1 and found.action == k
+                return
