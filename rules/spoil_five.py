@@ -254,6 +254,14 @@ class SpoilFiveDeal:
         else:
             raise RuleError(ErrorCode.WRONG_PHASE, f"{action.type} is not an action of {self.config.game}")
 
+    def is_legal(self, action: Action, seat: Seat | None = None) -> bool:
+        """True when :meth:`check` would accept ``action`` from ``seat``."""
+        try:
+            self.check(action, seat)
+        except RuleError:
+            return False
+        return True
+
     def _check_bury(self, card: Card, seat: Seat) -> None:
         if card is self.turn_up:
             raise RuleError(ErrorCode.CARD_NOT_IN_HAND,

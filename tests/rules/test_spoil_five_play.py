@@ -222,3 +222,18 @@ def test_every_legal_action_passes_check_and_every_other_card_fails() -> None:
         else:
             with pytest.raises(RuleError):
                 deal.check(Play(card=c))
+
+
+def test_ten_players_deal_fifty_cards_and_turn_up_the_fifty_first() -> None:
+    deal = RULES["forty_five"].start_deal(config("forty_five", players=10), number=1, dealer=9,
+                                          deck=standard_deck(), scores=(0,) * 10, redeal=False)
+    assert all(len(h) == 5 for h in deal.hands)  # type: ignore[attr-defined]
+    assert deal.turn_up is standard_deck()[50]  # type: ignore[attr-defined]
+    assert deal.to_act == 0
+
+
+def test_is_legal_answers_what_check_decides() -> None:
+    deal = play_cards(start("twenty_five", HANDS_PLAIN, "8S"), "KD")
+    assert deal.is_legal(Play(card=cards("2D")[0]))
+    assert not deal.is_legal(Play(card=cards("9S")[0]))
+    assert not deal.is_legal(Play(card=cards("2D")[0]), seat=3)

@@ -222,3 +222,37 @@ def test_jink_failed_other_sides_with_the_highest_total_share_the_win() -> None:
     result = RULES["forty_five"].match_result(deal.config, deal, (10, 20, 10))
     assert result is not None
     assert (result.winners, result.reason) == ((0, 2), "jink failed")
+
+
+def test_jink_made_without_any_trump_played_scores_double_the_tricks() -> None:
+    # Ruling: no trump played means no bonus (1.7), so a jink made scores 2 x 25 = 50.
+    deal = do(start("forty_five", {1: "2D 3D 4D 6D 7D", 0: "2H 3H 4H 6H 7H"}, "8S", players=2, jink=True), "jink")
+    deal = play_cards(deal, "2D 2H 3D 3H 4D 4H 6D 6H 7D 7H")
+    assert deal.jink_made and deal.points == (0, 50)
+    assert deal.to_record((0, 0))["bonus"] is None
+
+
+def test_forty_five_view_shows_the_bonus_once_the_deal_is_over() -> None:
+    deal = play_cards(start("forty_five", BONUS, "8S"), BONUS_PLAY[:-3])
+    assert "bonus" not in deal.view(0, (0, 0)).extras
+    deal = play_cards(deal, "6D")
+    assert deal.view(0, (0, 0)).extras["bonus"] == {"seat": 1, "card": "JS"}
+
+
+def test_twenty_five_six_players_three_sides_score_by_seat_mod_three() -> None:
+    hands = {1: "2D 3D 4D 6D 7D", 2: "5S JS AH KS QS", 3: "2H 3H 4H 6H 7H", 4: "2C 3C 4C 6C 7C",
+             5: "8H 9H TH JH QH", 0: "8C 9C TC JC QC"}
+    deal = play_cards(start("twenty_five", hands, "8S", players=6, sides=3), "2D 5S 2H 2C 8H 8C")
+    assert deal.tricks[0].winner == 2 and deal.points == (0, 0, 5)
+    assert deal.view(5, (0, 0, 0)).sides == ((0, 3), (1, 4), (2, 5))
+
+
+def test_match_refuses_every_action_once_the_game_is_over() -> None:
+    deck = deck_for(QUICK, "8S", dealer=0)
+    match = new_match("twenty_five", {"target": 5, "first_dealer": 0}, decks=RecordedDecks([deck]))
+    for code in ["2D", "5S", "2H", "2C"]:
+        match = match.apply(action(f"play {code}"))
+    assert match.is_over and match.legal_actions() == [] and match.to_act is None
+    with pytest.raises(RuleError) as caught:
+        match.apply(action("play JS"))
+    assert (caught.value.code, caught.value.message) == (ErrorCode.GAME_OVER, "the game is over")
