@@ -5,7 +5,8 @@ Rule choices, and where rules.md rules them:
 - Players 2 (default) or 3, each alone: side ``k`` is seat ``k`` (2.1).
 - 52 cards; every suit, trump included, ranks A K Q J 10 9 ... 2 (2.1).
 - Target 61, option ``target`` (2.1); options are ``players``, ``target``
-  and ``first_dealer`` (common rules), all written out by ``to_options``.
+  and ``first_dealer`` (common rules), all written out by ``to_options``
+  (the config lives in ``rules.all_fives_config``).
 - Deal 3 each then 3 each, eldest hand first, the dealer last, then expose
   the next card, the ``turn_up``: its suit is proposed as trump; it joins no
   hand (2.2, common rules on dealing).
