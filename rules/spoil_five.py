@@ -64,15 +64,13 @@ from rules.dealing import deal as deal_cards
 from rules.errors import ErrorCode, RuleError
 from rules.game import DealState, GameConfig, GameRules, Result, Seat, SeatView, Trick
 from rules.spoil_five_config import FORTY_FIVE, TWENTY_FIVE, SpoilFiveConfig, resolve
-from rules.spoil_five_ranking import RANKINGS, Ranking
+from rules.spoil_five_ranking import RANKINGS, Ranking, follow_error, playable
 from rules.tricks import remove_card, trick_winner
 
 __all__ = ["FORTY_FIVE", "RULES", "TWENTY_FIVE", "Phase", "SpoilFiveConfig", "SpoilFiveDeal", "SpoilFiveRules"]
 
 #: Tricks in a deal: every seat holds five cards.
 TRICKS_PER_DEAL = 5
-
-_SUIT_NAMES = {"C": "club", "D": "diamond", "H": "heart", "S": "spade"}
 
 
 class Phase(StrEnum):
@@ -180,25 +178,8 @@ class SpoilFiveDeal:
 
     def _legal_cards(self, hand: tuple[Card, ...]) -> tuple[Card, ...]:
         """The cards of ``hand`` that may be played to the current trick (1.5)."""
-        if not self.trick.cards:
-            return hand
-        lead = self.trick.cards[0]
-        ranking = self.ranking
-        trump_rank = ranking.trump_rank
-        lead_rank = trump_rank[lead.index]
-        trumps = tuple(c for c in hand if trump_rank[c.index])
-        if lead_rank:
-            top = ranking.top
-            # A top trump outranking the lead is exempt; any other trump forces a trump.
-            if any(not (top[c.index] and trump_rank[c.index] > lead_rank) for c in trumps):
-                return trumps
-            return hand
-        follow = tuple(c for c in hand if c.suit is lead.suit and not trump_rank[c.index])
-        if not follow:
-            return hand
-        if self.config.trump_at_will:
-            return tuple(c for c in hand if c in follow or trump_rank[c.index])
-        return follow
+        lead = self.trick.cards[0] if self.trick.cards else None
+        return playable(self.ranking, hand, lead, trump_at_will=self.config.trump_at_will)
 
     def legal_actions(self) -> list[Action]:
         """Sorted legal actions of the seat to act; empty once the deal is over."""
@@ -294,13 +275,7 @@ class SpoilFiveDeal:
             raise RuleError(ErrorCode.CARD_NOT_IN_HAND, f"{card.code} is not in your hand")
         if card in self._legal_cards(hand):
             return
-        lead = self.trick.cards[0]
-        if self.ranking.is_trump(lead):
-            raise RuleError(ErrorCode.MUST_PLAY_TRUMP, "must play a trump: a non-exempt trump is held")
-        suit = _SUIT_NAMES[lead.code[-1]]
-        if self.config.trump_at_will:
-            raise RuleError(ErrorCode.MUST_FOLLOW_OR_TRUMP, f"must follow suit or trump: a {suit} is held")
-        raise RuleError(ErrorCode.MUST_FOLLOW_SUIT, f"must follow suit: a {suit} is held")
+        raise follow_error(self.ranking, self.trick.cards[0], trump_at_will=self.config.trump_at_will)
 
     # --- transitions -----------------------------------------------------
 

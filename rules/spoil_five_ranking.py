@@ -1,4 +1,4 @@
-"""Card ranking of the Spoil Five family (rules.md 1.3), as tables per trump suit.
+"""Card ranking (rules.md 1.3) and the follow rules (1.5) of the Spoil Five family.
 
 With trump suit ``T`` the trumps rank, high to low: 5 of T, J of T, A of
 hearts, A of T (absent when T is hearts), then the rest of T (red: K Q 10 9
@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rules.cards import ACE, JACK, KING, QUEEN, SUITS, Card, Suit, of
+from rules.errors import ErrorCode, RuleError
 
 ACE_OF_HEARTS: Card = of(ACE, Suit.HEARTS)
 
@@ -99,3 +100,44 @@ def _ranking(trump: Suit) -> Ranking:
 
 #: The ranking for each trump suit, computed once.
 RANKINGS: dict[Suit, Ranking] = {suit: _ranking(suit) for suit in SUITS}
+
+
+def playable(ranking: Ranking, hand: tuple[Card, ...], lead: Card | None, *, trump_at_will: bool) -> tuple[Card, ...]:
+    """The cards of ``hand`` that may be played to a trick led by ``lead`` (rules.md 1.5).
+
+    A plain lead: a seat holding the suit led must follow (with
+    ``trump_at_will``: follow or trump); void, any card. A trump lead: a top
+    trump outranking the lead is exempt; holding any other trump, a trump
+    must be played (exempt ones included); otherwise any card.
+    """
+    if lead is None:
+        return hand
+    trump_rank = ranking.trump_rank
+    lead_rank = trump_rank[lead.index]
+    if lead_rank:
+        top = ranking.top
+        trumps = tuple(c for c in hand if trump_rank[c.index])
+        if any(not (top[c.index] and trump_rank[c.index] > lead_rank) for c in trumps):
+            return trumps
+        return hand
+    # The A of hearts is a trump, never a plain heart: it does not count as following hearts.
+    follow = tuple(c for c in hand if c.suit is lead.suit and not trump_rank[c.index])
+    if not follow:
+        return hand
+    if trump_at_will:
+        return tuple(c for c in hand if c.suit is lead.suit or trump_rank[c.index])
+    return follow
+
+
+_SUIT_NAMES = {Suit.CLUBS: "club", Suit.DIAMONDS: "diamond", Suit.HEARTS: "heart", Suit.SPADES: "spade"}
+
+
+def follow_error(ranking: Ranking, lead: Card, *, trump_at_will: bool) -> RuleError:
+    """The refusal of a card that :func:`playable` leaves out, with its code and exact message."""
+    if ranking.is_trump(lead):
+        return RuleError(ErrorCode.MUST_PLAY_TRUMP, "must play a trump: a non-exempt trump is held")
+    assert lead.suit is not None
+    suit = _SUIT_NAMES[lead.suit]
+    if trump_at_will:
+        return RuleError(ErrorCode.MUST_FOLLOW_OR_TRUMP, f"must follow suit or trump: a {suit} is held")
+    return RuleError(ErrorCode.MUST_FOLLOW_SUIT, f"must follow suit: a {suit} is held")

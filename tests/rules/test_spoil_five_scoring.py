@@ -256,3 +256,16 @@ def test_match_refuses_every_action_once_the_game_is_over() -> None:
     with pytest.raises(RuleError) as caught:
         match.apply(action("play JS"))
     assert (caught.value.code, caught.value.message) == (ErrorCode.GAME_OVER, "the game is over")
+
+
+def test_jink_failed_ends_the_game_whatever_the_totals_before_counting_order() -> None:
+    # Ruling: a failed jink overrides the counting order. Dealer 0 counts sides 1, 2, 0; seat 1 jinked
+    # and failed; side 2 (46) would be counted before side 0 (50), yet the highest other total wins.
+    hands = {1: "KS QS 2S 3S 4S", 2: "5S 2D 3D 4D 6D", 0: "2H 3H 4H 6H 7H"}
+    deal = do(start("forty_five", hands, "8S", players=3, jink=True), "jink")
+    deal = play_cards(deal, "KS 2D 2H QS 3D 3H 2S 4D 4H 3S 5S 6H 6D 7H 4S")
+    result = RULES["forty_five"].match_result(deal.config, deal, (50, 60, 46))
+    assert result is not None and (result.winners, result.reason) == ((0,), "jink failed")
+    # Nobody near the target: the game still ends at once.
+    result = RULES["forty_five"].match_result(deal.config, deal, (0, 20, 10))
+    assert result is not None and result.winners == (2,)
