@@ -1,0 +1,774 @@
+"""The one conversion module between rules objects and ``tricktable.v1`` proto messages.
+
+Both the server and the SDK use it, so the wire form of a card, an action, an
+option set or a view is defined in exactly one place. Every ``*_to_proto`` has
+a ``*_from_proto`` and the pair round-trips (tests/sdk/test_convert.py).
+
+Wire choices (see the design notes at the top of protos/tricktable/v1/*.proto):
+
+- Cards are their record notation (``"5H"``, ``"JKB"``); ``""`` means no card
+  or a card hidden from the recipient.
+- Actions are ``Action`` messages whose oneof case is the record's action
+  ``type``. History entries (record-form dicts with ``seat``, possibly with a
+  hidden card) are ``SeatAction`` messages, with hidden fields left empty.
+- Options are the rules' options dicts; known options go to the game's typed
+  message (unset = default), any other key to ``extra_json`` as JSON text.
+  A ``None`` value (e.g. ``first_dealer`` unset) is the same as an absent key.
+- A spectator's view has no seat on the wire and ``seat == SPECTATOR_SEAT``
+  (-1) in a :class:`rules.game.SeatView`.
+
+Errors: decoding raises :class:`rules.errors.NotationError` for a malformed
+action or card (the server answers it with ``MALFORMED_ACTION``) and
+:class:`rules.errors.OptionsError` for options that do not fit the game.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from client_sdk.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
+from rules.actions import (
+    Action,
+    Bid,
+    Denomination,
+    Discard,
+    Play,
+    Rob,
+    Run,
+    action_from_json,
+    action_to_json,
+    describe,
+)
+from rules.cards import Card, Suit
+from rules.errors import ErrorCode, NotationError, OptionsError
+from rules.game import Contract, Result, Seat, SeatView, Trick
+
+#: The seat number of a spectator's view (no seat on the wire).
+SPECTATOR_SEAT: Seat = -1
+
+# --- games, suits, denominations, cards ------------------------------------
+
+_GAMES: dict[str, game_pb2.Game.ValueType] = {
+    "twenty_five": game_pb2.GAME_TWENTY_FIVE,
+    "forty_five": game_pb2.GAME_FORTY_FIVE,
+    "all_fives": game_pb2.GAME_ALL_FIVES,
+    "cinq_cents": game_pb2.GAME_CINQ_CENTS,
+}
+_GAME_NAMES = {v: k for k, v in _GAMES.items()}
+
+_SUITS: dict[Suit, game_pb2.Suit.ValueType] = {
+    Suit.CLUBS: game_pb2.SUIT_CLUBS,
+    Suit.DIAMONDS: game_pb2.SUIT_DIAMONDS,
+    Suit.HEARTS: game_pb2.SUIT_HEARTS,
+    Suit.SPADES: game_pb2.SUIT_SPADES,
+}
+_SUIT_OF = {v: k for k, v in _SUITS.items()}
+
+_DENOMINATIONS: dict[Denomination, game_pb2.Denomination.ValueType] = {
+    Denomination.SPADES: game_pb2.DENOMINATION_SPADES,
+    Denomination.CLUBS: game_pb2.DENOMINATION_CLUBS,
+    Denomination.DIAMONDS: game_pb2.DENOMINATION_DIAMONDS,
+    Denomination.HEARTS: game_pb2.DENOMINATION_HEARTS,
+    Denomination.NO_TRUMP: game_pb2.DENOMINATION_NO_TRUMP,
+}
+_DENOMINATION_OF = {v: k for k, v in _DENOMINATIONS.items()}
+
+
+def game_to_proto(game: str) -> game_pb2.Game.ValueType:
+    """The ``Game`` enum value of a record game name (``"twenty_five"``, ...).
+
+    Raises:
+        OptionsError: for an unknown game name.
+    """
+    try:
+        return _GAMES[game]
+    except KeyError:
+        raise OptionsError(f"unknown game {game!r} (games: {', '.join(_GAMES)})") from None
+
+
+def game_from_proto(game: game_pb2.Game.ValueType) -> str:
+    """The record game name of a ``Game`` enum value.
+
+    Raises:
+        OptionsError: for ``GAME_UNSPECIFIED`` or an unknown number.
+    """
+    try:
+        return _GAME_NAMES[game]
+    except KeyError:
+        raise OptionsError(f"a game is required (got enum value {int(game)})") from None
+
+
+def suit_to_proto(suit: Suit | None) -> game_pb2.Suit.ValueType:
+    """A suit, or ``SUIT_UNSPECIFIED`` for ``None``."""
+    return game_pb2.SUIT_UNSPECIFIED if suit is None else _SUITS[suit]
+
+
+def suit_from_proto(suit: game_pb2.Suit.ValueType) -> Suit | None:
+    """A suit, or ``None`` for ``SUIT_UNSPECIFIED``.
+
+    Raises:
+        NotationError: for a number that is no suit.
+    """
+    if suit == game_pb2.SUIT_UNSPECIFIED:
+        return None
+    try:
+        return _SUIT_OF[suit]
+    except KeyError:
+        raise NotationError(f"not a suit: enum value {int(suit)}") from None
+
+
+def denomination_to_proto(denomination: Denomination) -> game_pb2.Denomination.ValueType:
+    """A bid's denomination."""
+    return _DENOMINATIONS[denomination]
+
+
+def denomination_from_proto(denomination: game_pb2.Denomination.ValueType) -> Denomination:
+    """A bid's denomination.
+
+    Raises:
+        NotationError: for ``DENOMINATION_UNSPECIFIED`` or an unknown number.
+    """
+    try:
+        return _DENOMINATION_OF[denomination]
+    except KeyError:
+        raise NotationError(f"a bid needs a denomination (got enum value {int(denomination)})") from None
+
+
+def card_to_proto(card: Card | None) -> str:
+    """A card's notation, or ``""`` for no card."""
+    return "" if card is None else card.code
+
+
+def card_from_proto(text: str) -> Card | None:
+    """A card from its notation, or ``None`` for ``""``.
+
+    Raises:
+        NotationError: for text that is not a card.
+    """
+    return None if text == "" else Card.parse(text)
+
+
+def cards_to_proto(items: Iterable[Card]) -> list[str]:
+    """Several cards in notation, order kept."""
+    return [c.code for c in items]
+
+
+def cards_from_proto(items: Iterable[str]) -> tuple[Card, ...]:
+    """Several cards from notation, order kept.
+
+    Raises:
+        NotationError: on the first bad card.
+    """
+    return tuple(Card.parse(c) for c in items)
+
+
+# --- actions -----------------------------------------------------------------
+
+#: The oneof case of ``Action`` for each action type (they are the record's ``type`` names).
+ACTION_TYPES: tuple[str, ...] = (
+    "play", "rob", "pass_rob", "jink", "pass_jink", "stand", "beg", "gift", "run", "bid", "pass", "discard",
+)
+
+
+def action_to_proto(action: Action) -> game_pb2.Action:
+    """An action as an ``Action`` message (a ``Run``'s exposed cards included when known)."""
+    return action_dict_to_proto(action_to_json(action))
+
+
+def action_from_proto(message: game_pb2.Action) -> Action:
+    """An action from an ``Action`` message.
+
+    Raises:
+        NotationError: no case set, a bad card, a missing card or denomination.
+    """
+    kind = message.WhichOneof("kind")
+    if kind is None:
+        raise NotationError("an action needs one of: " + ", ".join(ACTION_TYPES))
+    if kind == "play":
+        card = card_from_proto(message.play.card)
+        if card is None:
+            raise NotationError("play: a card is required")
+        return Play(card=card, suit=suit_from_proto(message.play.named_suit))
+    if kind == "rob":
+        card = card_from_proto(message.rob.card)
+        if card is None:
+            raise NotationError("rob: a card to bury is required")
+        return Rob(card=card)
+    if kind == "run":
+        exposed = message.run.exposed
+        return Run(exposed=cards_from_proto(exposed) if exposed else None)
+    if kind == "bid":
+        return Bid(tricks=message.bid.tricks, denomination=denomination_from_proto(message.bid.denomination))
+    if kind == "discard":
+        return Discard(cards=cards_from_proto(message.discard.cards))
+    return action_from_json({"type": kind})
+
+
+def action_dict_to_proto(entry: Mapping[str, Any]) -> game_pb2.Action:
+    """A record-form action dict (``{"type": "play", "card": "5H"}``; ``seat`` ignored) as an ``Action``.
+
+    Fields a recipient may not see are simply absent from the dict (a rob without
+    ``card``, a discard without ``cards``) and stay empty in the message.
+
+    Raises:
+        NotationError: for an unknown type or a malformed field.
+    """
+    kind = entry.get("type")
+    out = game_pb2.Action()
+    if kind == "play":
+        out.play.card = _str_field(entry, "card")
+        suit = entry.get("suit")
+        out.play.named_suit = suit_to_proto(None if suit is None else Suit.parse(suit))
+    elif kind == "rob":
+        out.rob.card = str(entry.get("card") or "")
+    elif kind == "run":
+        out.run.SetInParent()
+        out.run.exposed.extend(_str_list(entry, "exposed"))
+    elif kind == "bid":
+        tricks = entry.get("tricks")
+        if not isinstance(tricks, int) or isinstance(tricks, bool):
+            raise NotationError(f"bid: 'tricks' must be an integer, not {tricks!r}")
+        out.bid.tricks = tricks
+        try:
+            out.bid.denomination = denomination_to_proto(Denomination(str(entry.get("suit"))))
+        except ValueError:
+            raise NotationError(f"bid: 'suit' must be one of S, C, D, H, NT, not {entry.get('suit')!r}") from None
+    elif kind == "discard":
+        out.discard.SetInParent()
+        out.discard.cards.extend(_str_list(entry, "cards"))
+    elif kind in ACTION_TYPES:
+        getattr(out, str(kind)).SetInParent()
+    else:
+        raise NotationError(f"unknown action type {kind!r}")
+    return out
+
+
+def action_proto_to_dict(message: game_pb2.Action) -> dict[str, Any]:
+    """An ``Action`` as its record-form dict, hidden (empty) fields left out.
+
+    Raises:
+        NotationError: when no case is set.
+    """
+    kind = message.WhichOneof("kind")
+    if kind is None:
+        raise NotationError("an action needs one of: " + ", ".join(ACTION_TYPES))
+    out: dict[str, Any] = {"type": kind}
+    if kind == "play":
+        out["card"] = message.play.card
+        suit = suit_from_proto(message.play.named_suit)
+        if suit is not None:
+            out["suit"] = suit.value
+    elif kind == "rob" and message.rob.card:
+        out["card"] = message.rob.card
+    elif kind == "run" and message.run.exposed:
+        out["exposed"] = list(message.run.exposed)
+    elif kind == "bid":
+        out["tricks"] = message.bid.tricks
+        out["suit"] = denomination_from_proto(message.bid.denomination).value
+    elif kind == "discard" and message.discard.cards:
+        out["cards"] = list(message.discard.cards)
+    return out
+
+
+def seat_action_to_proto(entry: Mapping[str, Any]) -> game_pb2.SeatAction:
+    """A history entry (record-form action dict with ``seat``) as a ``SeatAction``.
+
+    Raises:
+        NotationError: for a missing seat or a malformed action.
+    """
+    seat = entry.get("seat")
+    if not isinstance(seat, int) or isinstance(seat, bool):
+        raise NotationError(f"a history entry needs an integer 'seat', not {seat!r}")
+    return game_pb2.SeatAction(seat=seat, action=action_dict_to_proto(entry))
+
+
+def seat_action_from_proto(message: game_pb2.SeatAction) -> dict[str, Any]:
+    """A ``SeatAction`` as a history entry dict (``{"seat": s, "type": ..., ...}``).
+
+    Raises:
+        NotationError: when the action has no case set.
+    """
+    return {"seat": message.seat, **action_proto_to_dict(message.action)}
+
+
+def action_id(action: Action) -> str:
+    """The stable id of a legal action: its record form in a compact, readable string.
+
+    ``"play-5H"``, ``"play-JKB-H"``, ``"rob-2C"``, ``"bid-7-NT"``, ``"discard-4C-5C-..."``
+    (discards sorted), ``"pass"``. The same action always has the same id, so an id
+    stays valid across a reconnect for the same decision.
+    """
+    if isinstance(action, Play):
+        return f"play-{action.card.code}" + (f"-{action.suit.value}" if action.suit else "")
+    if isinstance(action, Rob):
+        return f"rob-{action.card.code}"
+    if isinstance(action, Bid):
+        return f"bid-{action.tricks}-{action.denomination.value}"
+    if isinstance(action, Discard):
+        return "discard-" + "-".join(c.code for c in sorted(action.cards, key=lambda c: c.index))
+    return action.type
+
+
+def legal_actions_to_proto(actions: Iterable[Action]) -> list[table_service_pb2.LegalAction]:
+    """Legal actions with their stable ids and readable names, order kept."""
+    return [table_service_pb2.LegalAction(id=action_id(a), name=describe(a), action=action_to_proto(a))
+            for a in actions]
+
+
+def legal_actions_from_proto(items: Iterable[table_service_pb2.LegalAction]) -> dict[str, Action]:
+    """A decision's legal actions by id, order kept.
+
+    Raises:
+        NotationError: for a malformed action.
+    """
+    return {item.id: action_from_proto(item.action) for item in items}
+
+
+# --- options -------------------------------------------------------------------
+
+_DEAL_PATTERNS: dict[str, game_pb2.DealPattern.ValueType] = {
+    "3-2": game_pb2.DEAL_PATTERN_THREE_TWO,
+    "2-3": game_pb2.DEAL_PATTERN_TWO_THREE,
+}
+_DEAL_PATTERN_OF = {v: k for k, v in _DEAL_PATTERNS.items()}
+
+#: Typed option fields per game: option name -> kind ("int", "bool", "deal_pattern", "bid_values").
+_OPTION_FIELDS: dict[str, dict[str, str]] = {
+    "twenty_five": {"players": "int", "sides": "int", "deal_pattern": "deal_pattern", "robbing": "bool",
+                    "trump_at_will": "bool", "target": "int", "first_dealer": "int"},
+    "forty_five": {"players": "int", "sides": "int", "deal_pattern": "deal_pattern", "robbing": "bool",
+                   "trump_at_will": "bool", "target": "int", "jink": "bool", "first_dealer": "int"},
+    "all_fives": {"players": "int", "target": "int", "first_dealer": "int"},
+    "cinq_cents": {"players": "int", "target": "int", "first_dealer": "int", "bid_values": "bid_values"},
+}
+
+
+def options_to_proto(game: str, options: Mapping[str, Any]) -> game_pb2.TableOptions:
+    """A rules options dict as ``TableOptions`` (the game's case set even when empty).
+
+    Known options fill the game's typed message; other keys go to ``extra_json``;
+    ``None`` values are left unset.
+
+    Raises:
+        OptionsError: for an unknown game, or a known option of the wrong type.
+    """
+    out = game_pb2.TableOptions()
+    fields = _OPTION_FIELDS.get(game)
+    if fields is None:
+        raise OptionsError(f"unknown game {game!r} (games: {', '.join(_OPTION_FIELDS)})")
+    typed = getattr(out, game)
+    typed.SetInParent()
+    for name, value in options.items():
+        kind = fields.get(name)
+        if value is None:
+            continue
+        if kind is None:
+            out.extra_json[name] = json.dumps(value, sort_keys=True)
+        elif kind == "int":
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise OptionsError(f"{game}: option {name} must be an integer, not {value!r}")
+            setattr(typed, name, value)
+        elif kind == "bool":
+            if not isinstance(value, bool):
+                raise OptionsError(f"{game}: option {name} must be true or false, not {value!r}")
+            setattr(typed, name, value)
+        elif kind == "deal_pattern":
+            if value not in _DEAL_PATTERNS:
+                raise OptionsError(f"{game}: deal_pattern must be one of {', '.join(_DEAL_PATTERNS)}, not {value!r}")
+            typed.deal_pattern = _DEAL_PATTERNS[value]
+        else:
+            typed.bid_values.extend(_bid_values_to_proto(game, value))
+    return out
+
+
+def options_from_proto(game: str, message: game_pb2.TableOptions) -> dict[str, Any]:
+    """``TableOptions`` as a rules options dict: only the options set (unset = default).
+
+    Raises:
+        OptionsError: when the options are for another game, or ``extra_json`` is not JSON.
+    """
+    fields = _OPTION_FIELDS.get(game)
+    if fields is None:
+        raise OptionsError(f"unknown game {game!r} (games: {', '.join(_OPTION_FIELDS)})")
+    case = message.WhichOneof("game_options")
+    if case is not None and case != game:
+        raise OptionsError(f"{game}: the options given are for {case}")
+    out: dict[str, Any] = {}
+    if case is not None:
+        typed = getattr(message, case)
+        for name, kind in fields.items():
+            if kind in ("int", "bool") and typed.HasField(name):
+                out[name] = getattr(typed, name)
+            elif kind == "deal_pattern" and typed.deal_pattern != game_pb2.DEAL_PATTERN_UNSPECIFIED:
+                pattern = _DEAL_PATTERN_OF.get(typed.deal_pattern)
+                if pattern is None:
+                    raise OptionsError(f"{game}: unknown deal_pattern enum value {typed.deal_pattern}")
+                out[name] = pattern
+            elif kind == "bid_values" and len(typed.bid_values) > 0:
+                out[name] = _bid_values_from_proto(game, typed.bid_values)
+    for name, text in sorted(message.extra_json.items()):
+        try:
+            out[name] = json.loads(text)
+        except ValueError:
+            raise OptionsError(f"{game}: option {name} is not valid JSON: {text!r}") from None
+    return out
+
+
+def _bid_values_to_proto(game: str, value: object) -> list[game_pb2.BidValue]:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise OptionsError(f"{game}: bid_values is not valid JSON") from None
+    if not isinstance(value, Mapping):
+        raise OptionsError(f"{game}: bid_values must be an object keyed by tricks, not {value!r}")
+    cells: list[game_pb2.BidValue] = []
+    for tricks_text, row in value.items():
+        try:
+            tricks = int(tricks_text)
+        except (TypeError, ValueError):
+            raise OptionsError(f"{game}: bid_values key {tricks_text!r} is not a number of tricks") from None
+        if not isinstance(row, Mapping):
+            raise OptionsError(f"{game}: bid_values[{tricks_text!r}] must be an object keyed S, C, D, H, NT")
+        for denomination_text, points in row.items():
+            try:
+                denomination = Denomination(denomination_text)
+            except ValueError:
+                raise OptionsError(f"{game}: bid_values[{tricks_text!r}] has a bad denomination "
+                                   f"{denomination_text!r}") from None
+            if not isinstance(points, int) or isinstance(points, bool):
+                raise OptionsError(f"{game}: bid_values[{tricks_text!r}][{denomination_text!r}] must be an integer")
+            cells.append(game_pb2.BidValue(tricks=tricks, denomination=_DENOMINATIONS[denomination], value=points))
+    return cells
+
+
+def _bid_values_from_proto(game: str, cells: Iterable[game_pb2.BidValue]) -> dict[str, dict[str, int]]:
+    table: dict[str, dict[str, int]] = {}
+    for cell in cells:
+        try:
+            denomination = _DENOMINATION_OF[cell.denomination]
+        except KeyError:
+            raise OptionsError(f"{game}: bid_values cell for {cell.tricks} tricks has no denomination") from None
+        table.setdefault(str(cell.tricks), {})[denomination.value] = cell.value
+    return table
+
+
+# --- tricks, contracts, results -----------------------------------------------
+
+
+def trick_to_proto(trick: Trick) -> game_pb2.Trick:
+    """A trick (in progress when ``winner`` is None)."""
+    out = game_pb2.Trick(leader=trick.leader, cards=cards_to_proto(trick.cards),
+                         named_suit=suit_to_proto(trick.named_suit))
+    if trick.winner is not None:
+        out.winner = trick.winner
+    return out
+
+
+def trick_from_proto(message: game_pb2.Trick) -> Trick:
+    """A trick.
+
+    Raises:
+        NotationError: for a bad card.
+    """
+    return Trick(leader=message.leader, cards=cards_from_proto(message.cards),
+                 winner=message.winner if message.HasField("winner") else None,
+                 named_suit=suit_from_proto(message.named_suit))
+
+
+def contract_to_proto(contract: Contract) -> game_pb2.Contract:
+    """A Cinq Cents contract."""
+    return game_pb2.Contract(seat=contract.seat, tricks=contract.tricks,
+                             denomination=denomination_to_proto(contract.denomination))
+
+
+def contract_from_proto(message: game_pb2.Contract) -> Contract:
+    """A Cinq Cents contract.
+
+    Raises:
+        NotationError: for a missing denomination.
+    """
+    return Contract(seat=message.seat, tricks=message.tricks,
+                    denomination=denomination_from_proto(message.denomination))
+
+
+_STATUSES: dict[str, game_pb2.ResultStatus.ValueType] = {
+    "finished": game_pb2.RESULT_STATUS_FINISHED,
+    "aborted": game_pb2.RESULT_STATUS_ABORTED,
+}
+_STATUS_OF = {v: k for k, v in _STATUSES.items()}
+
+
+def result_to_proto(result: Result) -> game_pb2.Result:
+    """A match result.
+
+    Raises:
+        ValueError: for a status other than ``finished`` or ``aborted``.
+    """
+    if result.status not in _STATUSES:
+        raise ValueError(f"result status must be finished or aborted, not {result.status!r}")
+    return game_pb2.Result(status=_STATUSES[result.status], winners=list(result.winners),
+                           scores=list(result.scores), reason=result.reason)
+
+
+def result_from_proto(message: game_pb2.Result) -> Result:
+    """A match result.
+
+    Raises:
+        ValueError: for an unset or unknown status.
+    """
+    status = _STATUS_OF.get(message.status)
+    if status is None:
+        raise ValueError(f"a result needs a status (got enum value {message.status})")
+    return Result(status=status, winners=tuple(message.winners), scores=tuple(message.scores),
+                  reason=message.reason)
+
+
+# --- views ------------------------------------------------------------------------
+
+
+def view_to_proto(view: SeatView) -> game_pb2.SeatView:
+    """A seat's view (or a spectator's, ``seat`` < 0) as a ``SeatView`` message.
+
+    Raises:
+        OptionsError: for an unknown game or options of the wrong type.
+        NotationError: for a malformed history entry.
+    """
+    out = game_pb2.SeatView(
+        game=game_to_proto(view.game),
+        options=options_to_proto(view.game, view.options),
+        players=view.players,
+        sides=[game_pb2.Side(seats=list(side)) for side in view.sides],
+        deal_number=view.deal_number,
+        dealer=view.dealer,
+        hand=cards_to_proto(view.hand),
+        legal_actions=[action_to_proto(a) for a in view.legal_actions],
+        scores=list(view.scores),
+        deal_points=list(view.deal_points),
+        trump=suit_to_proto(view.trump),
+        no_trump=view.no_trump,
+        turn_up=card_to_proto(view.turn_up),
+        exposed=cards_to_proto(view.exposed),
+        tricks=[trick_to_proto(t) for t in view.tricks],
+        history=[seat_action_to_proto(entry) for entry in view.history],
+        buried=card_to_proto(view.buried),
+        kitty=cards_to_proto(view.kitty),
+        discards=cards_to_proto(view.discards),
+        hand_sizes=list(view.hand_sizes),
+    )
+    if view.seat >= 0:
+        out.seat = view.seat
+    if view.to_act is not None:
+        out.to_act = view.to_act
+    if view.current_trick is not None:
+        out.current_trick.CopyFrom(trick_to_proto(view.current_trick))
+    if view.robbed_by is not None:
+        out.robbed_by = view.robbed_by
+    if view.jinked_by is not None:
+        out.jinked_by = view.jinked_by
+    for seat, bid in view.bids:
+        entry = out.bids.add(seat=seat)
+        if bid is not None:
+            entry.bid.tricks = bid[0]
+            entry.bid.denomination = denomination_to_proto(bid[1])
+    if view.contract is not None:
+        out.contract.CopyFrom(contract_to_proto(view.contract))
+    if view.result is not None:
+        out.result.CopyFrom(result_to_proto(view.result))
+    for name, value in view.extras.items():
+        out.extras_json[name] = json.dumps(value, sort_keys=True)
+    return out
+
+
+def view_from_proto(message: game_pb2.SeatView) -> SeatView:
+    """A ``SeatView`` message as a :class:`rules.game.SeatView` (a spectator's has ``seat == SPECTATOR_SEAT``).
+
+    Raises:
+        OptionsError: for an unset game or options of another game.
+        NotationError: for a bad card or action.
+        ValueError: for a result without a status.
+    """
+    game = game_from_proto(message.game)
+    bids: list[tuple[Seat, tuple[int, Denomination] | None]] = []
+    for entry in message.bids:
+        if entry.HasField("bid"):
+            bids.append((entry.seat, (entry.bid.tricks, denomination_from_proto(entry.bid.denomination))))
+        else:
+            bids.append((entry.seat, None))
+    return SeatView(
+        game=game,
+        options=options_from_proto(game, message.options),
+        seat=message.seat if message.HasField("seat") else SPECTATOR_SEAT,
+        players=message.players,
+        sides=tuple(tuple(side.seats) for side in message.sides),
+        deal_number=message.deal_number,
+        dealer=message.dealer,
+        hand=cards_from_proto(message.hand),
+        to_act=message.to_act if message.HasField("to_act") else None,
+        legal_actions=tuple(action_from_proto(a) for a in message.legal_actions),
+        scores=tuple(message.scores),
+        deal_points=tuple(message.deal_points),
+        trump=suit_from_proto(message.trump),
+        no_trump=message.no_trump,
+        turn_up=card_from_proto(message.turn_up),
+        exposed=cards_from_proto(message.exposed),
+        current_trick=trick_from_proto(message.current_trick) if message.HasField("current_trick") else None,
+        tricks=tuple(trick_from_proto(t) for t in message.tricks),
+        history=tuple(seat_action_from_proto(entry) for entry in message.history),
+        robbed_by=message.robbed_by if message.HasField("robbed_by") else None,
+        buried=card_from_proto(message.buried),
+        jinked_by=message.jinked_by if message.HasField("jinked_by") else None,
+        bids=tuple(bids),
+        contract=contract_from_proto(message.contract) if message.HasField("contract") else None,
+        kitty=cards_from_proto(message.kitty),
+        discards=cards_from_proto(message.discards),
+        hand_sizes=tuple(message.hand_sizes),
+        result=result_from_proto(message.result) if message.HasField("result") else None,
+        extras={name: json.loads(text) for name, text in sorted(message.extras_json.items())},
+    )
+
+
+# --- rejection reasons ---------------------------------------------------------------
+
+#: Protocol-level rejection reasons (not rules errors), by name.
+PROTOCOL_REASONS: tuple[str, ...] = ("STALE_DECISION", "UNKNOWN_ACTION_ID", "NOT_JOINED", "ALREADY_JOINED",
+                                     "NOT_STARTED")
+
+
+def rejection_reason_to_proto(reason: ErrorCode | str) -> table_service_pb2.RejectionReason.ValueType:
+    """The ``RejectionReason`` of a rules :class:`ErrorCode` or a protocol reason name (``"STALE_DECISION"``).
+
+    The enum has one value per code, named ``REJECTION_REASON_<CODE>``, so the
+    mapping is by name and a test checks every code has its value.
+
+    Raises:
+        ValueError: for a name with no enum value.
+    """
+    name = reason.value if isinstance(reason, ErrorCode) else str(reason)
+    return table_service_pb2.RejectionReason.Value(f"REJECTION_REASON_{name}")
+
+
+def rejection_reason_from_proto(reason: table_service_pb2.RejectionReason.ValueType) -> str:
+    """The name of a ``RejectionReason`` without its prefix (``"MUST_FOLLOW_SUIT"``), ``"UNSPECIFIED"`` for 0.
+
+    Unknown numbers (a newer server) give ``"UNKNOWN_<n>"`` rather than an error,
+    so an old client can still log and recover.
+    """
+    try:
+        return table_service_pb2.RejectionReason.Name(reason).removeprefix("REJECTION_REASON_")
+    except ValueError:
+        return f"UNKNOWN_{int(reason)}"
+
+
+# --- events ------------------------------------------------------------------------
+
+
+def action_event(entry: Mapping[str, Any], *, players: int = 0) -> events_pb2.Event:
+    """The past-tense event of a history entry (record-form action dict with ``seat``), as the recipient sees it.
+
+    ``play`` -> CardPlayed, ``rob`` -> Robbed (``buried`` only when the dict
+    shows the card, ``taken`` from ``turn_up`` when given), ``pass_rob`` ->
+    RobPassed, ``jink``/``pass_jink`` -> Jinked/JinkPassed, ``stand``/``beg``/
+    ``gift`` -> Stood/Begged/Gifted, ``run`` -> PackRun, ``bid``/``pass`` ->
+    BidMade/Passed, ``discard`` -> Discarded. ``sequence`` and ``time_unix_ms``
+    are left for the caller to set. ``players`` gives a gift's receiver (eldest
+    hand, the dealer's left); a Robbed event's ``taken`` card (the turn-up) is
+    the caller's to fill when the dict has no ``turn_up``.
+
+    Raises:
+        NotationError: for a missing seat or a malformed action.
+    """
+    seat_action = seat_action_to_proto(entry)
+    seat = seat_action.seat
+    action = seat_action.action
+    kind = action.WhichOneof("kind")
+    out = events_pb2.Event()
+    if kind == "play":
+        out.card_played.CopyFrom(events_pb2.CardPlayed(seat=seat, card=action.play.card,
+                                                       named_suit=action.play.named_suit))
+    elif kind == "rob":
+        out.robbed.CopyFrom(events_pb2.Robbed(seat=seat, buried=action.rob.card,
+                                              taken=str(entry.get("turn_up") or "")))
+    elif kind == "pass_rob":
+        out.rob_passed.seat = seat
+    elif kind == "jink":
+        out.jinked.seat = seat
+    elif kind == "pass_jink":
+        out.jink_passed.seat = seat
+    elif kind == "stand":
+        out.stood.seat = seat
+    elif kind == "beg":
+        out.begged.seat = seat
+    elif kind == "gift":
+        out.gifted.CopyFrom(events_pb2.Gifted(seat=seat, receiver=(seat + 1) % players if players else seat + 1))
+    elif kind == "run":
+        out.pack_run.CopyFrom(events_pb2.PackRun(seat=seat, exposed=list(action.run.exposed)))
+    elif kind == "bid":
+        out.bid_made.CopyFrom(events_pb2.BidMade(seat=seat, tricks=action.bid.tricks,
+                                                 denomination=action.bid.denomination))
+    elif kind == "pass":
+        out.passed.seat = seat
+    else:
+        out.discarded.CopyFrom(events_pb2.Discarded(seat=seat, cards=list(action.discard.cards)))
+    return out
+
+
+def event_action(event: events_pb2.Event) -> dict[str, Any] | None:
+    """The history entry (record-form dict with ``seat``) an action event tells, or None for other events.
+
+    The inverse of :func:`action_event` (a Robbed event's ``taken`` card is not part of the entry).
+    """
+    kind = event.WhichOneof("kind")
+    if kind == "card_played":
+        entry: dict[str, Any] = {"seat": event.card_played.seat, "type": "play", "card": event.card_played.card}
+        suit = suit_from_proto(event.card_played.named_suit)
+        if suit is not None:
+            entry["suit"] = suit.value
+        return entry
+    if kind == "robbed":
+        entry = {"seat": event.robbed.seat, "type": "rob"}
+        if event.robbed.buried:
+            entry["card"] = event.robbed.buried
+        return entry
+    simple = {"rob_passed": ("pass_rob", event.rob_passed.seat), "jinked": ("jink", event.jinked.seat),
+              "jink_passed": ("pass_jink", event.jink_passed.seat), "stood": ("stand", event.stood.seat),
+              "begged": ("beg", event.begged.seat), "gifted": ("gift", event.gifted.seat),
+              "passed": ("pass", event.passed.seat)}
+    if kind in simple:
+        kind_name, seat = simple[kind]
+        return {"seat": seat, "type": kind_name}
+    if kind == "pack_run":
+        entry = {"seat": event.pack_run.seat, "type": "run"}
+        if event.pack_run.exposed:
+            entry["exposed"] = list(event.pack_run.exposed)
+        return entry
+    if kind == "bid_made":
+        return {"seat": event.bid_made.seat, "type": "bid", "tricks": event.bid_made.tricks,
+                "suit": denomination_from_proto(event.bid_made.denomination).value}
+    if kind == "discarded":
+        entry = {"seat": event.discarded.seat, "type": "discard"}
+        if event.discarded.cards:
+            entry["cards"] = list(event.discarded.cards)
+        return entry
+    return None
+
+
+# --- helpers --------------------------------------------------------------------------
+
+
+def _str_field(entry: Mapping[str, Any], name: str) -> str:
+    value = entry.get(name)
+    if not isinstance(value, str):
+        raise NotationError(f"{entry.get('type')}: field {name!r} must be a string, not {value!r}")
+    return value
+
+
+def _str_list(entry: Mapping[str, Any], name: str) -> Sequence[str]:
+    value = entry.get(name)
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)) or not all(isinstance(c, str) for c in value):
+        raise NotationError(f"{entry.get('type')}: field {name!r} must be a list of cards, not {value!r}")
+    return list(value)
