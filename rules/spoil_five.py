@@ -45,10 +45,12 @@ with the section of rules.md that rules it:
   bonus); one that fails scores as usual and the game ends at once: it
   loses, and the other sides with the highest total win.
 
-Project rulings made here (pinned by tests): an unfinished Forty-Five deal
-(aborted game) records ``bonus`` null and zero points, as points are added at
-the end of a deal only; a Forty-Five declarer of jink whose deal has no trump
-played and takes all five scores 2 x 25 = 50.
+Project rulings made here where rules.md is silent (pinned by tests): an
+unfinished Forty-Five deal (aborted game) records ``bonus`` null and zero
+points, as points are added at the end of a deal only; a jink made in a deal
+where no trump was played scores 2 x 25 = 50; a failed jink decides the game
+before the counting order does (the other sides' highest total wins even
+when a side counted earlier reached the target).
 """
 
 from __future__ import annotations

@@ -269,3 +269,26 @@ def test_jink_failed_ends_the_game_whatever_the_totals_before_counting_order() -
     # Nobody near the target: the game still ends at once.
     result = RULES["forty_five"].match_result(deal.config, deal, (0, 20, 10))
     assert result is not None and result.winners == (2,)
+
+
+def test_failed_jink_ends_a_whole_forty_five_match_after_the_deal() -> None:
+    deck = deck_for(BONUS, "8S", dealer=0)
+    match = new_match("forty_five", {"jink": True, "first_dealer": 0}, decks=RecordedDecks([deck]))
+    match = match.apply(action("pass_jink")).apply(action("jink"))
+    for code in BONUS_PLAY.split():
+        match = match.apply(action(f"play {code}"))
+    assert match.result is not None
+    assert (match.result.winners, match.result.scores, match.result.reason) == ((1,), (20, 10), "jink failed")
+    deal = match.to_record(seed=None)["deals"][0]
+    assert deal["points"] == [20, 10] and deal["bonus"] == {"seat": 1, "card": "JS"}
+    assert deal["actions"][:2] == [{"seat": 1, "type": "pass_jink"}, {"seat": 2, "type": "jink"}]
+
+
+def test_forty_five_match_deals_again_below_the_target_with_the_next_dealer() -> None:
+    decks = [deck_for(BONUS, "8S", dealer=0), deck_for(BONUS, "8S", dealer=1)]
+    match = new_match("forty_five", {"first_dealer": 0}, decks=RecordedDecks(decks))
+    for code in BONUS_PLAY.split():
+        match = match.apply(action(f"play {code}"))
+    assert not match.is_over
+    assert match.deal.number == 2 and match.deal.dealer == 1 and match.scores == (20, 10)
+    assert match.view(0).scores == (20, 10)
