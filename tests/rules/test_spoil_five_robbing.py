@@ -183,3 +183,11 @@ def test_rob_decision_is_a_dealer_only_rob_and_pass_rob_refused_with_other_actio
     with pytest.raises(RuleError):
         deal.apply(Rob(card=cards("KD")[0]), 1)
     assert deal.actions == ()
+
+
+def test_holder_cannot_bury_the_turn_up_or_a_card_not_dealt_to_them() -> None:
+    deal = play_cards(start("twenty_five", HOLDER, "5D"), "KD")
+    _refused(deal, "rob 5D", ErrorCode.CARD_NOT_IN_HAND,
+             "the turn-up 5D cannot be buried: name a card of your hand as dealt")
+    _refused(deal, "rob KD", ErrorCode.CARD_NOT_IN_HAND, "KD is not in your hand")
+    assert deal.robbed_by is None and len(deal.actions) == 1
