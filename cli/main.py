@@ -20,6 +20,10 @@ app = typer.Typer(
 
 #: Modules that register a command on the app.
 COMMAND_MODULES: tuple[str, ...] = (
+    "cli.demo",
+    "cli.verify",
+    "cli.selfplay",
+    "cli.bot",
 )
 
 for _name in COMMAND_MODULES:
