@@ -1,0 +1,142 @@
+"""Build, start and stop the grpc.aio server.
+
+Registered: ``tricktable.v1.TableService``, health checking (every service
+SERVING; NOT_SERVING while stopping) and reflection. Binds 127.0.0.1 by
+default; TLS when a certificate and key are given. A clean stop (SIGTERM or
+SIGINT) stops accepting tables, aborts the running ones with reason "server
+shutdown", stores their records, then stops the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+import structlog
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+from grpc_reflection.v1alpha import reflection
+
+from client_sdk.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
+from server.clocks import TimeControl
+from server.interceptors import AccessLogInterceptor, ErrorInterceptor, StreamLimitInterceptor
+from server.lobby import Limits, Lobby
+from server.service import TableService
+from server.storage import Storage, resolve_data_dir
+
+log = structlog.get_logger("tricktable.server")
+
+SERVICE_NAME: str = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
+#: Clients send small messages; records and views going out may be larger.
+MAX_RECEIVE_BYTES = 256 * 1024
+MAX_SEND_BYTES = 32 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerConfig:
+    """Everything ``tricktable serve`` can set."""
+
+    host: str = "127.0.0.1"
+    port: int = 50051
+    data_dir: Path = field(default_factory=resolve_data_dir)
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    limits: Limits = field(default_factory=Limits)
+    time_control: TimeControl = field(default_factory=TimeControl)
+    #: Seconds in-flight calls get to finish when the server stops.
+    stop_grace: float = 5.0
+
+
+class GameServer:
+    """One server process: storage, lobby, gRPC server."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.storage = Storage(config.data_dir)
+        self.lobby = Lobby(self.storage, limits=config.limits, time_control=config.time_control)
+        self.health = HealthServicer()
+        self.port = 0
+        self._server: grpc.aio.Server | None = None
+        self._stopped = asyncio.Event()
+
+    @property
+    def address(self) -> str:
+        """host:port the server listens on."""
+        return f"{self.config.host}:{self.port}"
+
+    async def start(self) -> int:
+        """Open storage, bind, start serving; return the bound port.
+
+        Raises:
+            RuntimeError: when the address can not be bound.
+        """
+        self.storage.open()
+        server = grpc.aio.server(
+            interceptors=[AccessLogInterceptor(), ErrorInterceptor(),
+                          StreamLimitInterceptor(self.config.limits.max_streams_per_client)],
+            options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
+                     ("grpc.max_send_message_length", MAX_SEND_BYTES),
+                     ("grpc.so_reuseport", 0)])
+        table_service_pb2_grpc.add_TableServiceServicer_to_server(TableService(self.lobby), server)
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
+        reflection.enable_server_reflection((SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                                             reflection.SERVICE_NAME), server)
+        target = f"{self.config.host}:{self.config.port}"
+        if self.config.tls_cert and self.config.tls_key:
+            credentials = grpc.ssl_server_credentials(
+                [(self.config.tls_key.read_bytes(), self.config.tls_cert.read_bytes())])
+            self.port = server.add_secure_port(target, credentials)
+        else:
+            self.port = server.add_insecure_port(target)
+        if not self.port:
+            raise RuntimeError(f"could not bind {target}")
+        await server.start()
+        for name in ("", SERVICE_NAME):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        self._server = server
+        log.info("server started", address=self.address, data_dir=str(self.config.data_dir),
+                 tls=bool(self.config.tls_cert))
+        return self.port
+
+    async def stop(self, reason: str = "server shutdown") -> None:
+        """Stop accepting tables, abort the running ones with ``reason``, store their records, stop serving."""
+        if self._stopped.is_set():
+            return
+        self._stopped.set()
+        log.info("server stopping", open_tables=len(self.lobby.open_tables()))
+        await self.health.enter_graceful_shutdown()
+        await self.lobby.shutdown(reason)
+        if self._server is not None:
+            await self._server.stop(self.config.stop_grace)
+        self.storage.close()
+        log.info("server stopped")
+
+    async def wait(self) -> None:
+        """Return once :meth:`stop` has begun and the server has terminated."""
+        await self._stopped.wait()
+        if self._server is not None:
+            await self._server.wait_for_termination()
+
+
+async def serve(config: ServerConfig, *, ready: asyncio.Event | None = None) -> None:
+    """Run a server until SIGTERM or SIGINT, then stop it cleanly."""
+    server = GameServer(config)
+    await server.start()
+    loop = asyncio.get_running_loop()
+    stopping: asyncio.Task[None] | None = None
+
+    def on_signal() -> None:
+        nonlocal stopping
+        if stopping is None:
+            stopping = loop.create_task(server.stop())
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, on_signal)
+    if ready is not None:
+        ready.set()
+    await server.wait()
+    if stopping is not None:
+        await stopping

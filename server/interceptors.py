@@ -1,0 +1,161 @@
+"""Server interceptors, one per concern: access log, error mapping, per-client stream limits.
+
+Each wraps the handlers of our own service (``/tricktable.``); health and
+reflection pass through untouched. Order on the server, outermost first:
+access log, errors, limits, so a refusal by the limit is both mapped and
+logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+import structlog
+
+from server.errors import TooManyStreamsError, status_for
+
+log = structlog.get_logger("tricktable.rpc")
+
+Context = grpc.aio.ServicerContext[Any, Any]
+Unary = Callable[[Any, Context], Awaitable[Any]]
+Streaming = Callable[[Any, Context], AsyncIterator[Any]]
+OUR_PREFIX = "/tricktable."
+
+
+def client_of(context: Context) -> str:
+    """The client's address without its port: what per-client limits count."""
+    peer = context.peer() or ""
+    host, _, _port = peer.rpartition(":")
+    return host or peer
+
+
+def _rewrap(handler: Any, unary: Callable[[Unary], Unary], streaming: Callable[[Streaming], Streaming]) -> Any:
+    """The same handler with its behaviour wrapped by ``unary`` or ``streaming`` (by response cardinality)."""
+    kwargs = {"request_deserializer": handler.request_deserializer,
+              "response_serializer": handler.response_serializer}
+    if handler.unary_unary:
+        return grpc.unary_unary_rpc_method_handler(unary(handler.unary_unary), **kwargs)
+    if handler.stream_unary:
+        return grpc.stream_unary_rpc_method_handler(unary(handler.stream_unary), **kwargs)
+    if handler.unary_stream:
+        return grpc.unary_stream_rpc_method_handler(streaming(handler.unary_stream), **kwargs)
+    return grpc.stream_stream_rpc_method_handler(streaming(handler.stream_stream), **kwargs)
+
+
+class _Wrapping(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
+    """Base: wraps our service's handlers; subclasses give ``unary`` and ``streaming``."""
+
+    async def intercept_service(
+        self, continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Any]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> Any:
+        handler = await continuation(handler_call_details)
+        method = handler_call_details.method
+        if handler is None or not method.startswith(OUR_PREFIX):
+            return handler
+        return _rewrap(handler, lambda f: self.unary(method, f), lambda f: self.streaming(method, f))
+
+    def unary(self, method: str, inner: Unary) -> Unary:
+        raise NotImplementedError
+
+    def streaming(self, method: str, inner: Streaming) -> Streaming:
+        raise NotImplementedError
+
+
+async def _abort_for(error: Exception, context: Context, method: str) -> None:
+    code = status_for(error)
+    if code is None:
+        log.exception("unexpected error", method=method)
+        await context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(error).__name__}")
+    await context.abort(code, str(error))
+
+
+class ErrorInterceptor(_Wrapping):
+    """Domain errors become their status code (server.errors.STATUS_CODES); anything else is INTERNAL, logged."""
+
+    def unary(self, method: str, inner: Unary) -> Unary:
+        async def behaviour(request: Any, context: Context) -> Any:
+            try:
+                return await inner(request, context)
+            except (grpc.aio.AbortError, asyncio.CancelledError):
+                raise
+            except Exception as error:
+                await _abort_for(error, context, method)
+
+        return behaviour
+
+    def streaming(self, method: str, inner: Streaming) -> Streaming:
+        async def behaviour(request: Any, context: Context) -> AsyncIterator[Any]:
+            try:
+                async for response in inner(request, context):
+                    yield response
+            except (grpc.aio.AbortError, asyncio.CancelledError):
+                raise
+            except Exception as error:
+                await _abort_for(error, context, method)
+
+        return behaviour
+
+
+class AccessLogInterceptor(_Wrapping):
+    """One line per call: method, client, status code, duration."""
+
+    def unary(self, method: str, inner: Unary) -> Unary:
+        async def behaviour(request: Any, context: Context) -> Any:
+            started = time.perf_counter()
+            try:
+                return await inner(request, context)
+            finally:
+                self._log(method, context, started)
+
+        return behaviour
+
+    def streaming(self, method: str, inner: Streaming) -> Streaming:
+        async def behaviour(request: Any, context: Context) -> AsyncIterator[Any]:
+            started = time.perf_counter()
+            try:
+                async for response in inner(request, context):
+                    yield response
+            finally:
+                self._log(method, context, started)
+
+        return behaviour
+
+    @staticmethod
+    def _log(method: str, context: Context, started: float) -> None:
+        code = context.code()
+        name = code.name if isinstance(code, grpc.StatusCode) else ("CANCELLED" if context.cancelled() else "OK")
+        log.info("rpc", method=method, client=client_of(context), code=name,
+                 ms=round((time.perf_counter() - started) * 1000, 2))
+
+
+class StreamLimitInterceptor(_Wrapping):
+    """At most ``max_streams`` open streams per client address (RESOURCE_EXHAUSTED beyond)."""
+
+    def __init__(self, max_streams: int) -> None:
+        self.max_streams = max_streams
+        self.open: Counter[str] = Counter()
+
+    def unary(self, method: str, inner: Unary) -> Unary:
+        return inner
+
+    def streaming(self, method: str, inner: Streaming) -> Streaming:
+        async def behaviour(request: Any, context: Context) -> AsyncIterator[Any]:
+            client = client_of(context)
+            if self.open[client] >= self.max_streams:
+                raise TooManyStreamsError(f"this client holds its limit of {self.max_streams} open streams")
+            self.open[client] += 1
+            try:
+                async for response in inner(request, context):
+                    yield response
+            finally:
+                self.open[client] -= 1
+                if not self.open[client]:
+                    del self.open[client]
+
+        return behaviour

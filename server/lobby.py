@@ -1,0 +1,288 @@
+"""The set of tables: creation with limits, join tokens, seek, storage of ended tables, shutdown.
+
+The lobby creates each table from a fresh secret seed (or the creator's),
+hands out one join token per seat, seats seekers once enough wait for the
+same game and player count, and stores every ended table's record. On
+shutdown it stops accepting tables, aborts the running ones with reason
+"server shutdown" and waits until their records are stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import structlog
+
+from rules.game import Seat
+from rules.registry import game_rules, new_match
+from server.clocks import TimeControl
+from server.errors import (
+    BadTokenError,
+    InvalidRequestError,
+    ShuttingDownError,
+    TableNotFoundError,
+    TableNotOverError,
+    TooManyTablesError,
+)
+from server.seats import TokenBook, clean_name
+from server.storage import Storage, TableMeta
+from server.tables import Table, TableStatus
+
+log = structlog.get_logger("tricktable.lobby")
+
+MAX_SEED = 256
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Limits:
+    """How much one server, and one client, may hold open."""
+
+    max_tables: int = 2000
+    max_tables_per_client: int = 500
+    max_streams_per_client: int = 2000
+    max_seekers: int = 2000
+    #: How long an ended table stays in memory so late or resuming streams get its last events.
+    retain_seconds: float = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTicket:
+    """A seat at a table: what create and seek hand out."""
+
+    table: Table
+    seat: Seat
+    token: str
+
+
+@dataclass(slots=True)
+class _Seeker:
+    name: str
+    client: str
+    future: asyncio.Future[SeatTicket] = field(repr=False)
+
+
+class Lobby:
+    """Every open table of one server process."""
+
+    def __init__(self, storage: Storage, *, limits: Limits | None = None,
+                 time_control: TimeControl | None = None) -> None:
+        self.storage = storage
+        self.limits = limits or Limits()
+        self.time_control = time_control or TimeControl()
+        self.tokens = TokenBook()
+        self._tables: dict[str, Table] = {}
+        self._owners: dict[str, str] = {}
+        self._seekers: dict[tuple[str, int], list[_Seeker]] = {}
+        self._storing: set[asyncio.Task[None]] = set()
+        self.closing = False
+
+    # --- tables ----------------------------------------------------------
+
+    def open_tables(self, client: str | None = None) -> list[Table]:
+        """Tables not over yet, optionally only those ``client`` created."""
+        return [t for t in self._tables.values()
+                if not t.is_over and (client is None or self._owners.get(t.id) == client)]
+
+    def create_table(
+        self,
+        *,
+        game: str,
+        options: Mapping[str, Any] | None = None,
+        time_control: TimeControl | None = None,
+        seed: str | None = None,
+        names: list[str] | None = None,
+        client: str = "",
+    ) -> tuple[Table, list[str]]:
+        """A new table and one join token per seat.
+
+        Raises:
+            ShuttingDownError, TooManyTablesError, InvalidRequestError, OptionsError.
+        """
+        if self.closing:
+            raise ShuttingDownError("the server is shutting down and accepts no new tables")
+        if len(self.open_tables()) >= self.limits.max_tables:
+            raise TooManyTablesError(f"the server holds its limit of {self.limits.max_tables} open tables")
+        if client and len(self.open_tables(client)) >= self.limits.max_tables_per_client:
+            raise TooManyTablesError(
+                f"this client holds its limit of {self.limits.max_tables_per_client} open tables")
+        if seed is not None and not 1 <= len(seed) <= MAX_SEED:
+            raise InvalidRequestError(f"a seed must be 1 to {MAX_SEED} characters")
+        control = (time_control or self.time_control).validate()
+        secret = seed if seed else secrets.token_hex(16)
+        match = new_match(game, dict(options or {}), seed=secret)
+        table_id = "t-" + secrets.token_hex(6)
+        table = Table(table_id=table_id, match=match, seed=secret, time_control=control, names=names,
+                      on_end=self._table_ended)
+        tokens = []
+        for state in table.seats:
+            state.token = self.tokens.issue(table_id, state.seat)
+            tokens.append(state.token)
+        self._tables[table_id] = table
+        self._owners[table_id] = client
+        log.info("table created", table=table_id, game=game, players=table.players, client=client)
+        return table, tokens
+
+    def tables(self) -> list[Table]:
+        """Every table in memory: open ones and those ended in the last ``retain_seconds``."""
+        return list(self._tables.values())
+
+    def find(self, table_id: str) -> Table | None:
+        """The table in memory with this id, or None."""
+        return self._tables.get(table_id)
+
+    def table(self, table_id: str) -> Table:
+        """The table in memory with this id.
+
+        Raises:
+            TableNotFoundError
+        """
+        table = self._tables.get(table_id)
+        if table is None:
+            raise TableNotFoundError(f"no open table {table_id!r}")
+        return table
+
+    def resolve(self, token: str) -> tuple[Table, Seat]:
+        """The table and seat a join token is bound to.
+
+        Raises:
+            BadTokenError
+        """
+        table_id, seat = self.tokens.resolve(token)
+        table = self._tables.get(table_id)
+        if table is None:
+            raise BadTokenError("the token's table is closed")
+        return table, seat
+
+    # --- seek ------------------------------------------------------------
+
+    async def seek(self, *, game: str, players: int, name: str = "", client: str = "") -> SeatTicket:
+        """Wait until ``players`` seekers want ``game``, then seat them at a new table (default options).
+
+        Raises:
+            ShuttingDownError, TooManyTablesError, OptionsError (bad game or player count).
+        """
+        if self.closing:
+            raise ShuttingDownError("the server is shutting down and seats no seekers")
+        game_rules(game).config({"players": players})  # OptionsError for an unknown game or a bad count
+        if sum(len(q) for q in self._seekers.values()) >= self.limits.max_seekers:
+            raise TooManyTablesError(f"the server holds its limit of {self.limits.max_seekers} seekers")
+        future: asyncio.Future[SeatTicket] = asyncio.get_running_loop().create_future()
+        queue = self._seekers.setdefault((game, players), [])
+        seeker = _Seeker(name=clean_name(name, "seeker"), client=client, future=future)
+        queue.append(seeker)
+        log.info("seeking", game=game, players=players, waiting=len(queue), client=client)
+        if len(queue) >= players:
+            group, queue[:] = queue[:players], queue[players:]
+            self._seat_group(game, players, group)
+        try:
+            return await future
+        finally:
+            if seeker in queue:
+                queue.remove(seeker)
+
+    def _seat_group(self, game: str, players: int, group: list[_Seeker]) -> None:
+        try:
+            table, tokens = self.create_table(game=game, options={"players": players},
+                                              names=[s.name for s in group], client=group[0].client)
+        except Exception as error:
+            for s in group:
+                if not s.future.done():
+                    s.future.set_exception(error)
+            return
+        for seat, s in enumerate(group):
+            if s.future.done():  # the seeker left at the last moment: its seat will time out to defaults
+                continue
+            s.future.set_result(SeatTicket(table=table, seat=seat, token=tokens[seat]))
+
+    def seekers(self, game: str, players: int) -> int:
+        """How many seekers wait for ``game`` with ``players``."""
+        return len(self._seekers.get((game, players), []))
+
+    # --- ended tables ----------------------------------------------------
+
+    def _table_ended(self, table: Table) -> None:
+        task = asyncio.get_running_loop().create_task(self._store(table))
+        self._storing.add(task)
+        task.add_done_callback(self._storing.discard)
+
+    async def _store(self, table: Table) -> None:
+        meta = meta_of(table)
+        try:
+            await self.storage.save_async(meta, table.record or {})
+            log.info("record stored", table=table.id, game=table.game, status=meta.status)
+        except Exception:
+            log.exception("record store failed", table=table.id, game=table.game)
+        asyncio.get_running_loop().call_later(self.limits.retain_seconds, self._forget, table.id)
+
+    def _forget(self, table_id: str) -> None:
+        table = self._tables.pop(table_id, None)
+        self._owners.pop(table_id, None)
+        if table is not None:
+            self.tokens.revoke([s.token for s in table.seats])
+
+    async def record(self, table_id: str) -> dict[str, Any]:
+        """The stored record of an ended table.
+
+        Raises:
+            TableNotOverError: the table is still open.
+            TableNotFoundError: no such table.
+        """
+        table = self._tables.get(table_id)
+        if table is not None and not table.is_over:
+            raise TableNotOverError(f"table {table_id!r} is still {table.status.value}; its record comes at the end")
+        found = await asyncio.to_thread(self.storage.record, table_id)
+        if found is None:
+            if table is not None and table.record is not None:
+                return table.record
+            raise TableNotFoundError(f"no table {table_id!r}")
+        return found
+
+    async def stored(self, *, game: str | None = None, limit: int = 100) -> list[TableMeta]:
+        """Stored (ended) tables, newest first."""
+        return await asyncio.to_thread(self.storage.list_tables, game=game, limit=limit)
+
+    async def stored_meta(self, table_id: str) -> TableMeta:
+        """The stored metadata of an ended table.
+
+        Raises:
+            TableNotFoundError
+        """
+        meta = await asyncio.to_thread(self.storage.meta, table_id)
+        if meta is None:
+            raise TableNotFoundError(f"no table {table_id!r}")
+        return meta
+
+    async def drain(self) -> None:
+        """Wait until every ended table's record is stored."""
+        while self._storing:
+            await asyncio.gather(*list(self._storing), return_exceptions=True)
+
+    async def shutdown(self, reason: str = "server shutdown") -> None:
+        """Stop accepting tables and seekers, abort every open table with ``reason``, store every record."""
+        self.closing = True
+        for queue in self._seekers.values():
+            for s in queue:
+                if not s.future.done():
+                    s.future.set_exception(ShuttingDownError("the server is shutting down"))
+        self._seekers.clear()
+        for table in list(self._tables.values()):
+            table.abort(reason)
+        await self.drain()
+        log.info("lobby closed", tables=len(self._tables))
+
+
+def meta_of(table: Table) -> TableMeta:
+    """The metadata the store keeps for ``table``."""
+    result = table.match.result
+    return TableMeta(
+        id=table.id, game=table.game, players=table.players,
+        status=table.status.value if table.is_over else TableStatus.ABORTED.value,
+        reason=result.reason if result else "", options=dict(table.options), names=table.names,
+        time_control=asdict(table.time_control), seed_sha256=table.seed_sha256,
+        winners=list(result.winners) if result else [], scores=list(result.scores) if result else [],
+        actions=table.actions_played, created_at=table.created_at, started_at=table.started_at,
+        ended_at=table.ended_at)

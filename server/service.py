@@ -1,0 +1,249 @@
+"""The thin gRPC servicer of ``tricktable.v1.TableService``.
+
+It decodes requests, calls the lobby and the tables, and encodes what they
+answer; it holds no game state and no rules. Errors of a call are raised as
+:mod:`server.errors` domain errors and mapped to status codes by the error
+interceptor; refusals of a decision are in-band rejections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from typing import Any
+
+import grpc
+import structlog
+
+from client_sdk import convert
+from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc
+from rules.actions import Action
+from rules.errors import NotationError
+from rules.game import Seat
+from rules.registry import game_rules
+from server.clocks import TimeControl
+from server.errors import RejectReason
+from server.events import DecisionRequested, Event
+from server.interceptors import client_of
+from server.lobby import Lobby
+from server.tables import Outcome, Table
+from server.wire import decision_to_proto, event_to_proto, stored_table_info, table_info
+
+Context = grpc.aio.ServicerContext[Any, Any]
+log = structlog.get_logger("tricktable.service")
+
+#: Messages buffered per stream before the table's events wait for the client.
+OUTBOX = 64
+
+
+class TableService(table_service_pb2_grpc.TableServiceServicer):
+    """Tables over gRPC: create, seek, list, play (bidirectional or watch + submit), spectate, records."""
+
+    def __init__(self, lobby: Lobby) -> None:
+        self.lobby = lobby
+
+    # --- tables ----------------------------------------------------------
+
+    async def CreateTable(self, request: pb.CreateTableRequest, context: Context) -> pb.CreateTableResponse:
+        game = convert.game_from_proto(request.game)
+        options = convert.options_from_proto(game, request.options) if request.HasField("options") else {}
+        control = self.lobby.time_control
+        if request.HasField("time_control"):
+            control = _time_control(request.time_control, control)
+        table, tokens = self.lobby.create_table(
+            game=game, options=options, time_control=control,
+            seed=request.seed if request.HasField("seed") else None,
+            names=list(request.seat_names), client=client_of(context))
+        return pb.CreateTableResponse(
+            table_id=table.id, seed_sha256=table.seed_sha256, table=table_info(table),
+            seat_tokens=[pb.SeatToken(seat=s, token=t) for s, t in enumerate(tokens)])
+
+    async def SeekGame(self, request: pb.SeekGameRequest, context: Context) -> AsyncIterator[pb.SeekGameResponse]:
+        game = convert.game_from_proto(request.game)
+        players = request.players or game_rules(game).config({}).players
+        seeking = asyncio.ensure_future(self.lobby.seek(game=game, players=players, name=request.name,
+                                                        client=client_of(context)))
+        try:
+            await asyncio.sleep(0)  # let the seek join the queue, so the count includes it
+            if not seeking.done():
+                yield pb.SeekGameResponse(waiting=pb.SeekWaiting(waiting=self.lobby.seekers(game, players),
+                                                                 needed=players))
+            ticket = await seeking
+        finally:
+            seeking.cancel()
+        yield pb.SeekGameResponse(seated=pb.SeekSeated(table_id=ticket.table.id, seat=ticket.seat,
+                                                       token=ticket.token, seed_sha256=ticket.table.seed_sha256))
+
+    async def ListTables(self, request: pb.ListTablesRequest, context: Context) -> pb.ListTablesResponse:
+        game = convert.game_from_proto(request.game) if request.game else None
+        infos = [table_info(t) for t in self.lobby.tables()]
+        known = {i.table_id for i in infos}
+        infos += [stored_table_info(m) for m in await self.lobby.stored(game=game) if m.id not in known]
+        infos = [i for i in infos if (game is None or i.game == request.game)
+                 and (not request.status or i.status == request.status)]
+        infos.sort(key=lambda i: i.created_unix_ms)
+        return pb.ListTablesResponse(tables=infos)
+
+    async def GetTable(self, request: pb.GetTableRequest, context: Context) -> pb.GetTableResponse:
+        table = self.lobby.find(request.table_id)
+        if table is not None:
+            return pb.GetTableResponse(table=table_info(table))
+        return pb.GetTableResponse(table=stored_table_info(await self.lobby.stored_meta(request.table_id)))
+
+    async def GetRecord(self, request: pb.GetRecordRequest, context: Context) -> pb.GetRecordResponse:
+        record = await self.lobby.record(request.table_id)
+        return pb.GetRecordResponse(record_json=json.dumps(record))
+
+    # --- playing ---------------------------------------------------------
+
+    async def Play(self, request_iterator: AsyncIterator[pb.PlayRequest],
+                   context: Context) -> AsyncIterator[pb.PlayResponse]:
+        requests = request_iterator.__aiter__()
+        join: pb.Join | None = None
+        async for request in requests:
+            if request.WhichOneof("kind") == "join":
+                join = request.join
+                break
+            yield pb.PlayResponse(rejection=pb.Rejection(
+                decision_id=request.decide.decision_id, reason=convert.rejection_reason_to_proto("NOT_JOINED"),
+                message="join with a token first"))
+        if join is None:
+            return
+        table, seat = self.lobby.resolve(join.token)
+        last_seen = join.last_seen_sequence if join.HasField("last_seen_sequence") else None
+        outbox: asyncio.Queue[pb.PlayResponse | None] = asyncio.Queue(OUTBOX)
+
+        async def read() -> None:
+            async for request in requests:
+                kind = request.WhichOneof("kind")
+                if kind == "decide":
+                    outcome = decide(table, seat, request.decide)
+                    await outbox.put(_outcome_response(pb.PlayResponse, request.decide.decision_id, outcome))
+                else:
+                    table.reject(seat, RejectReason.ALREADY_JOINED, "this stream has already joined")
+                    await outbox.put(pb.PlayResponse(rejection=pb.Rejection(
+                        reason=convert.rejection_reason_to_proto("ALREADY_JOINED"),
+                        message="this stream has already joined")))
+
+        async for response in _seat_stream(table, seat, join.name, last_seen, pb.PlayResponse, outbox, read()):
+            yield response
+
+    async def Watch(self, request: pb.WatchRequest, context: Context) -> AsyncIterator[pb.WatchResponse]:
+        table, seat = self.lobby.resolve(request.token)
+        last_seen = request.last_seen_sequence if request.HasField("last_seen_sequence") else None
+        outbox: asyncio.Queue[pb.WatchResponse | None] = asyncio.Queue(OUTBOX)
+        async for response in _seat_stream(table, seat, request.name, last_seen, pb.WatchResponse, outbox, None):
+            yield response
+
+    async def SubmitAction(self, request: pb.SubmitActionRequest,
+                           context: Context) -> pb.SubmitActionResponse:
+        table, seat = self.lobby.resolve(request.token)
+        outcome = decide(table, seat, request.decide)
+        response: pb.SubmitActionResponse = _outcome_response(pb.SubmitActionResponse, request.decide.decision_id,
+                                                              outcome)
+        return response
+
+    async def Spectate(self, request: pb.SpectateRequest,
+                       context: Context) -> AsyncIterator[pb.SpectateResponse]:
+        table = self.lobby.table(request.table_id)
+        snap = table.snapshot(None)
+        yield pb.SpectateResponse(started=pb.SpectateStarted(table=table_info(table), sequence=snap.seq,
+                                                             view=convert.view_to_proto(snap.view)))
+        after = request.last_seen_sequence if request.HasField("last_seen_sequence") else snap.seq
+        async for item in table.follow(None, after):
+            if isinstance(item, Event):
+                yield pb.SpectateResponse(event=event_to_proto(item, table.players))
+
+
+def _time_control(message: pb.TimeControl, base: TimeControl) -> TimeControl:
+    control = base
+    if message.HasField("decision_ms"):
+        control = replace(control, decision_seconds=message.decision_ms / 1000)
+    if message.HasField("bank_ms"):
+        control = replace(control, bank_seconds=message.bank_ms / 1000)
+    return control.validate()
+
+
+def decide(table: Table, seat: Seat, message: pb.Decide) -> Outcome:
+    """Decode a decide message and submit it to the table; a malformed one is rejected in-band."""
+    try:
+        decision_id = int(message.decision_id)
+    except ValueError:
+        return table.reject(seat, RejectReason.STALE_DECISION, f"unknown decision id {message.decision_id!r}")
+    choice = message.WhichOneof("choice")
+    action: Action | None = None
+    if choice == "action":
+        try:
+            action = convert.action_from_proto(message.action)
+        except (NotationError, ValueError) as error:
+            return table.reject(seat, RejectReason.MALFORMED_ACTION, str(error))
+    elif choice == "action_id":
+        action = _action_by_id(table, seat, decision_id, message.action_id)
+        if action is None:
+            return table.reject(seat, RejectReason.UNKNOWN_ACTION_ID,
+                                f"{message.action_id!r} is not a legal action id of decision {decision_id}")
+    else:
+        return table.reject(seat, RejectReason.MALFORMED_ACTION, "a decide needs an action or an action id")
+    return table.submit(seat, decision_id, action)
+
+
+def _action_by_id(table: Table, seat: Seat, decision_id: int, action_id: str) -> Action | None:
+    pending = table.pending_for(seat)
+    if pending is not None and pending.decision_id == decision_id:
+        return next((a for a in pending.legal_actions if convert.action_id(a) == action_id), None)
+    done = table.resolved(decision_id)
+    if done is not None and done[0] == seat and convert.action_id(done[1]) == action_id:
+        return done[1]
+    # Not pending and not ours: let the table say why (stale, not your turn, game over).
+    return pending.legal_actions[0] if pending is not None else (done[1] if done is not None else None)
+
+
+def _outcome_response(kind: Any, decision_id: str, outcome: Outcome) -> Any:
+    if outcome.accepted:
+        return kind(accepted=pb.Accepted(decision_id=decision_id, duplicate=outcome.duplicate))
+    reason = outcome.reason or RejectReason.MALFORMED_ACTION
+    return kind(rejection=pb.Rejection(decision_id=decision_id, reason=convert.rejection_reason_to_proto(reason.value),
+                                       message=outcome.message))
+
+
+async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | None, kind: Any,
+                       outbox: asyncio.Queue[Any], reader: Any) -> AsyncIterator[Any]:
+    """Joined, then the seat's events and decisions, merged with the reader's answers, until the table ends."""
+    table.connect(seat, name)
+    snap = table.snapshot(seat)
+    after = snap.seq if last_seen is None else last_seen
+    failed: list[BaseException] = []
+
+    async def pump() -> None:
+        try:
+            async for item in table.follow(seat, after):
+                if isinstance(item, DecisionRequested):
+                    await outbox.put(kind(decision=decision_to_proto(item)))
+                else:
+                    await outbox.put(kind(event=event_to_proto(item, table.players)))
+        except Exception as error:
+            failed.append(error)
+        finally:
+            await outbox.put(None)
+
+    tasks = [asyncio.ensure_future(pump())]
+    if reader is not None:
+        tasks.append(asyncio.ensure_future(reader))
+    try:
+        yield kind(joined=pb.Joined(table_id=table.id, seat=seat, view=convert.view_to_proto(snap.view),
+                                    sequence=snap.seq, table=table_info(table)))
+        while (message := await outbox.get()) is not None:
+            yield message
+        if failed:  # a server bug: surface it (INTERNAL) rather than end the stream as if the game were over
+            raise failed[0]
+    finally:
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        table.disconnect(seat)

@@ -1,0 +1,157 @@
+"""Records and table metadata in SQLite (WAL), one file in the data directory.
+
+The data directory comes from the ``--data-dir`` flag, else the
+``TRICKTABLE_DATA_DIR`` environment variable, else ``./data``. Writes run in
+a worker thread (``asyncio.to_thread``) so the event loop never waits on the
+disk; one connection serves every thread behind a lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DB_NAME = "tricktable.sqlite3"
+ENV_DATA_DIR = "TRICKTABLE_DATA_DIR"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT NOT NULL DEFAULT '',
+    options TEXT NOT NULL,
+    names TEXT NOT NULL,
+    time_control TEXT NOT NULL,
+    seed_sha256 TEXT NOT NULL,
+    winners TEXT NOT NULL DEFAULT '[]',
+    scores TEXT NOT NULL DEFAULT '[]',
+    actions INTEGER NOT NULL DEFAULT 0,
+    created_at REAL NOT NULL,
+    started_at REAL,
+    ended_at REAL,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tables_ended ON tables (ended_at);
+"""
+
+
+def resolve_data_dir(flag: str | os.PathLike[str] | None = None) -> Path:
+    """The data directory: the flag, else ``$TRICKTABLE_DATA_DIR``, else ``./data``."""
+    if flag:
+        return Path(flag)
+    env = os.environ.get(ENV_DATA_DIR)
+    return Path(env) if env else Path("data")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableMeta:
+    """What the server keeps about an ended table besides its record."""
+
+    id: str
+    game: str
+    players: int
+    status: str
+    reason: str
+    options: dict[str, Any]
+    names: list[str]
+    time_control: dict[str, float]
+    seed_sha256: str
+    winners: list[int]
+    scores: list[int]
+    actions: int
+    created_at: float
+    started_at: float | None
+    ended_at: float | None
+
+
+class Storage:
+    """The SQLite store of ended tables. Open with :meth:`open`; every call after is safe from any thread."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.path = data_dir / DB_NAME
+        self._db: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+
+    def open(self) -> Storage:
+        """Create the directory and the schema if needed; switch the database to WAL."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA busy_timeout=5000")
+        db.executescript(_SCHEMA)
+        self._db = db
+        return self
+
+    def close(self) -> None:
+        """Close the database (a checkpoint folds the WAL back into the file)."""
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise RuntimeError("storage is not open")
+        return self._db
+
+    # --- writes ----------------------------------------------------------
+
+    def save(self, meta: TableMeta, record: dict[str, Any]) -> None:
+        """Store (or replace) an ended table and its record."""
+        row = (meta.id, meta.game, meta.players, meta.status, meta.reason, json.dumps(meta.options),
+               json.dumps(meta.names), json.dumps(meta.time_control), meta.seed_sha256,
+               json.dumps(meta.winners), json.dumps(meta.scores), meta.actions, meta.created_at,
+               meta.started_at, meta.ended_at, json.dumps(record, separators=(",", ":")))
+        with self._lock:
+            self._conn().execute(
+                "INSERT OR REPLACE INTO tables (id, game, players, status, reason, options, names, time_control,"
+                " seed_sha256, winners, scores, actions, created_at, started_at, ended_at, record)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+
+    async def save_async(self, meta: TableMeta, record: dict[str, Any]) -> None:
+        """:meth:`save` in a worker thread."""
+        await asyncio.to_thread(self.save, meta, record)
+
+    # --- reads -----------------------------------------------------------
+
+    def record(self, table_id: str) -> dict[str, Any] | None:
+        """The stored record of ``table_id``, or None."""
+        with self._lock:
+            row = self._conn().execute("SELECT record FROM tables WHERE id = ?", (table_id,)).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
+    def meta(self, table_id: str) -> TableMeta | None:
+        """The stored metadata of ``table_id``, or None."""
+        rows = self._select("WHERE id = ?", (table_id,))
+        return rows[0] if rows else None
+
+    def list_tables(self, *, game: str | None = None, limit: int = 100) -> list[TableMeta]:
+        """Ended tables, newest first, optionally of one game."""
+        if game:
+            return self._select("WHERE game = ? ORDER BY ended_at DESC LIMIT ?", (game, limit))
+        return self._select("ORDER BY ended_at DESC LIMIT ?", (limit,))
+
+    def count(self) -> int:
+        """Number of stored tables."""
+        with self._lock:
+            return int(self._conn().execute("SELECT COUNT(*) FROM tables").fetchone()[0])
+
+    def _select(self, where: str, params: tuple[Any, ...]) -> list[TableMeta]:
+        with self._lock:
+            rows = self._conn().execute(
+                "SELECT id, game, players, status, reason, options, names, time_control, seed_sha256, winners,"
+                f" scores, actions, created_at, started_at, ended_at FROM tables {where}", params).fetchall()
+        return [TableMeta(id=r[0], game=r[1], players=r[2], status=r[3], reason=r[4], options=json.loads(r[5]),
+                          names=json.loads(r[6]), time_control=json.loads(r[7]), seed_sha256=r[8],
+                          winners=json.loads(r[9]), scores=json.loads(r[10]), actions=r[11], created_at=r[12],
+                          started_at=r[13], ended_at=r[14]) for r in rows]

@@ -1,0 +1,508 @@
+"""One authoritative table: the match, its seats, clocks and event logs.
+
+The table is the only writer of its state. It owns a :class:`rules.match.Match`
+started from a seed only it knows, validates every action with the engine,
+and writes what happened to one event log per seat and one for the
+spectators, each cut to what that audience may know. It runs on the event
+loop without awaiting anything, so each method is atomic: two submits of
+the same decision can not both play.
+
+Life: ``waiting`` (seats join; cancelled if they do not all join in time)
+-> ``running`` -> ``finished`` or ``aborted`` (with a reason). Whatever
+happens, :meth:`Table._end` runs exactly once and hands the record to the
+``on_end`` callback, which stores it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import structlog
+
+from rules.actions import Action
+from rules.cards import Suit
+from rules.errors import RuleError
+from rules.game import DealState, Seat, SeatView
+from rules.match import Match
+from rules.shuffle import seed_digest
+from server.clocks import SeatClock, TimeControl, default_action
+from server.errors import RejectReason, reason_for
+from server.events import (
+    ActionTaken,
+    ActionTimedOut,
+    Audience,
+    ContractSet,
+    DealScored,
+    DealStarted,
+    DealVoided,
+    DecisionRequested,
+    Event,
+    EventBody,
+    KittyTaken,
+    SeatDisconnected,
+    SeatJoined,
+    TableEnded,
+    TableStarted,
+    TrickWon,
+    TrumpSet,
+)
+from server.seats import SeatState, clean_name
+from server.visibility import public_view
+
+#: A table that reaches this many actions is aborted: a guard so that no table can run forever.
+MAX_ACTIONS = 50_000
+
+
+class TableStatus(StrEnum):
+    """Where a table is in its life."""
+
+    WAITING = "waiting"
+    RUNNING = "running"
+    FINISHED = "finished"
+    ABORTED = "aborted"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Outcome:
+    """The answer to a submitted action: accepted (maybe as a duplicate) or rejected with a reason."""
+
+    accepted: bool
+    duplicate: bool = False
+    reason: RejectReason | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Snapshot:
+    """What a joining stream is sent first: the audience's full view and the last sequence number it includes."""
+
+    seq: int
+    status: TableStatus
+    view: SeatView
+
+
+@dataclass(slots=True)
+class _Pending:
+    decision_id: int
+    seat: Seat
+    legal: tuple[Action, ...]
+    deadline_wall: float
+    timer: asyncio.TimerHandle | None
+    body: DecisionRequested | None = None
+
+
+class Table:
+    """An authoritative table. Create it with a started match; seats join with :meth:`connect`."""
+
+    def __init__(
+        self,
+        *,
+        table_id: str,
+        match: Match,
+        seed: str,
+        time_control: TimeControl,
+        names: list[str] | None = None,
+        on_end: Callable[[Table], None] | None = None,
+        max_actions: int = MAX_ACTIONS,
+    ) -> None:
+        self.id = table_id
+        self.match = match
+        self.game = match.rules.name
+        self.players = match.config.players
+        self.options = match.config.to_options()
+        self._seed = seed
+        self.seed_sha256 = seed_digest(seed)
+        self.time_control = time_control
+        self.created_at = time.time()
+        self.started_at: float | None = None
+        self.ended_at: float | None = None
+        self.status = TableStatus.WAITING
+        given = names or []
+        self.seats = [
+            SeatState(seat=s, name=clean_name(given[s] if s < len(given) else "", f"seat-{s}"), token="")
+            for s in range(self.players)
+        ]
+        self._clocks = [SeatClock(time_control) for _ in range(self.players)]
+        self._logs: list[list[Event]] = [[] for _ in range(self.players + 1)]
+        self._changed = asyncio.Event()
+        self._pending: _Pending | None = None
+        self._resolved: dict[int, tuple[Seat, Action]] = {}
+        self._next_decision = 1
+        self._actions = 0
+        self._tricks_seen = 0
+        self._trump_seen: tuple[Suit | None, bool] = (None, False)
+        self._contract_seen = self._kitty_seen = False
+        self._max_actions = max_actions
+        self._on_end = on_end
+        self._loop = asyncio.get_running_loop()
+        self._join_timer: asyncio.TimerHandle | None = self._loop.call_later(
+            time_control.join_seconds, self._join_expired)
+        self.record: dict[str, Any] | None = None
+        self.ended = asyncio.Event()
+        self.log = structlog.get_logger("tricktable.table").bind(table=table_id, game=self.game)
+
+    # --- queries ---------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        """Finished or aborted."""
+        return self.status in (TableStatus.FINISHED, TableStatus.ABORTED)
+
+    @property
+    def names(self) -> list[str]:
+        """Seat names in seat order."""
+        return [s.name for s in self.seats]
+
+    @property
+    def actions_played(self) -> int:
+        """Number of actions applied so far."""
+        return self._actions
+
+    def view(self, audience: Audience) -> SeatView:
+        """The audience's current view (spectators: the public view)."""
+        return public_view(self.match) if audience is None else self.match.view(audience)
+
+    def snapshot(self, audience: Audience) -> Snapshot:
+        """The full current view of ``audience`` and the sequence number of the last event it includes."""
+        return Snapshot(seq=len(self._log(audience)), status=self.status, view=self.view(audience))
+
+    def pending_for(self, seat: Seat) -> DecisionRequested | None:
+        """The decision ``seat`` must answer now, if any."""
+        p = self._pending
+        return self._decision_body(p) if p is not None and p.seat == seat else None
+
+    async def follow(self, audience: Audience, after_seq: int = 0) -> AsyncGenerator[Event | DecisionRequested]:
+        """The audience's events after ``after_seq``, live, until the table has ended and all are sent.
+
+        A seat also gets its pending decision, once, after the events that led
+        to it; a decision already decided is never sent.
+        """
+        log = self._log(audience)
+        index = max(0, min(after_seq, len(log)))
+        sent = 0
+        while True:
+            while index < len(log):
+                yield log[index]
+                index += 1
+            p = self._pending
+            if audience is not None and p is not None and p.seat == audience and p.decision_id > sent:
+                sent = p.decision_id
+                yield self._decision_body(p)
+                continue
+            if self.is_over:
+                return
+            changed = self._changed
+            await changed.wait()
+
+    # --- seats -----------------------------------------------------------
+
+    def connect(self, seat: Seat, name: str = "") -> None:
+        """A stream of ``seat`` opened (join or resume). The table starts once every seat has joined."""
+        state = self.seats[seat]
+        state.connections += 1
+        if name:
+            state.name = clean_name(name, state.name)
+        if state.grace is not None:
+            state.grace.cancel()
+            state.grace = None
+        was_away, state.away = state.away, False
+        first = not state.joined
+        state.joined = True
+        self.log.info("seat connected", seat=seat, first=first, was_away=was_away)
+        if self.status is TableStatus.RUNNING and state.connections == 1:
+            self._publish_all(SeatJoined(seat=seat, name=state.name, rejoined=not first))
+        if self.status is TableStatus.WAITING and all(s.joined for s in self.seats):
+            self._guard(self._start)
+
+    def disconnect(self, seat: Seat) -> None:
+        """A stream of ``seat`` closed. After the grace period with no stream open, the seat is away."""
+        state = self.seats[seat]
+        state.connections = max(0, state.connections - 1)
+        if state.connections or self.is_over:
+            return
+        state.disconnects += 1
+        self.log.info("seat disconnected", seat=seat, grace=self.time_control.grace_seconds)
+        if self.status is TableStatus.RUNNING:
+            self._publish_all(SeatDisconnected(seat=seat, grace_until=time.time() + self.time_control.grace_seconds))
+        if state.grace is None:
+            state.grace = self._loop.call_later(self.time_control.grace_seconds, self._grace_expired, seat)
+
+    def _grace_expired(self, seat: Seat) -> None:
+        state = self.seats[seat]
+        state.grace = None
+        if state.connections or self.is_over:
+            return
+        state.away = True
+        self.log.info("seat away after grace period", seat=seat)
+        p = self._pending
+        if p is not None and p.seat == seat:
+            self._loop.call_soon(self._guarded_default, p.decision_id, False)
+
+    def _join_expired(self) -> None:
+        self._join_timer = None
+        if self.status is not TableStatus.WAITING:
+            return
+        missing = [s.seat for s in self.seats if not s.joined]
+        self.abort(f"cancelled: seat(s) {', '.join(map(str, missing))} did not join within "
+                   f"{self.time_control.join_seconds:g}s")
+
+    # --- playing ---------------------------------------------------------
+
+    def submit(self, seat: Seat, decision_id: int, action: Action) -> Outcome:
+        """Seat ``seat`` answers decision ``decision_id`` with ``action``.
+
+        A refusal changes nothing but the seat's rejection counter; the same
+        answer to an already played decision is accepted as a duplicate and
+        plays nothing.
+        """
+        if self.status is TableStatus.WAITING:
+            return self._reject(seat, RejectReason.NOT_STARTED, "the table has not started: not every seat has joined")
+        done = self._resolved.get(decision_id)
+        if done is not None:
+            if done == (seat, action):
+                return Outcome(accepted=True, duplicate=True, message=f"decision {decision_id} was already played")
+            return self._reject(seat, RejectReason.STALE_DECISION,
+                                f"decision {decision_id} is already decided; it can not be changed")
+        if self.is_over:
+            return self._reject(seat, RejectReason.GAME_OVER, f"the table is {self.status.value}")
+        p = self._pending
+        if p is None or p.seat != seat:
+            whose = "" if p is None else f"; seat {p.seat} is to act"
+            return self._reject(seat, RejectReason.NOT_YOUR_TURN, f"seat {seat} has no decision pending{whose}")
+        if decision_id != p.decision_id:
+            return self._reject(seat, RejectReason.STALE_DECISION,
+                                f"decision {decision_id} is not pending; the pending decision is {p.decision_id}")
+        try:
+            self.match.check(action, seat)
+        except RuleError as error:
+            return self._reject(seat, reason_for(error.code), error.message)
+        self._clocks[seat].stop(self._loop.time())
+        self._guard(self._play, p, action, False)
+        return Outcome(accepted=True)
+
+    def resolved(self, decision_id: int) -> tuple[Seat, Action] | None:
+        """The seat and action that settled an earlier decision, or None."""
+        return self._resolved.get(decision_id)
+
+    def reject(self, seat: Seat, reason: RejectReason, message: str) -> Outcome:
+        """Refuse a seat's message for a reason found outside the table (malformed, unknown action id)."""
+        return self._reject(seat, reason, message)
+
+    def _reject(self, seat: Seat, reason: RejectReason, message: str) -> Outcome:
+        self.seats[seat].rejected += 1
+        self.log.info("action rejected", seat=seat, reason=reason.value, message=message)
+        return Outcome(accepted=False, reason=reason, message=message)
+
+    def _start(self) -> None:
+        if self._join_timer is not None:
+            self._join_timer.cancel()
+            self._join_timer = None
+        self.status = TableStatus.RUNNING
+        self.started_at = time.time()
+        self.log.info("table started", seed_sha256=self.seed_sha256, names=self.names)
+        self._publish_all(TableStarted(table_id=self.id, game=self.game, options=self.options,
+                                       names=tuple(self.names), seed_sha256=self.seed_sha256))
+        self._publish_deal_started(redeal=False)
+        self._request_decision()
+
+    def _request_decision(self) -> None:
+        seat = self.match.to_act
+        if seat is None:
+            raise RuntimeError("the match is not over but no seat is to act")
+        legal = tuple(self.match.legal_actions())
+        if not legal:
+            raise RuntimeError(f"seat {seat} is to act but the engine offers no legal action")
+        now = self._loop.time()
+        expiry = self._clocks[seat].start(now)
+        decision_id = self._next_decision
+        self._next_decision += 1
+        p = _Pending(decision_id=decision_id, seat=seat, legal=legal,
+                     deadline_wall=time.time() + self.time_control.decision_seconds, timer=None)
+        self._pending = p
+        self._notify()
+        if self.seats[seat].away:
+            self._loop.call_soon(self._guarded_default, decision_id, False)
+        else:
+            p.timer = self._loop.call_at(expiry, self._guarded_default, decision_id, True)
+
+    def _decision_body(self, p: _Pending) -> DecisionRequested:
+        if p.body is None:
+            p.body = DecisionRequested(decision_id=p.decision_id, seat=p.seat, legal_actions=p.legal,
+                                       view=self.match.view(p.seat), deadline=p.deadline_wall,
+                                       bank_seconds=self._clocks[p.seat].bank)
+        return p.body
+
+    def _guarded_default(self, decision_id: int, timed_out: bool) -> None:
+        self._guard(self._play_default, decision_id, timed_out)
+
+    def _play_default(self, decision_id: int, timed_out: bool) -> None:
+        p = self._pending
+        if p is None or p.decision_id != decision_id or self.is_over:
+            return
+        state = self.seats[p.seat]
+        if timed_out:
+            self._clocks[p.seat].expire()
+            state.timeouts += 1
+            self.log.info("seat timed out", seat=p.seat, decision=decision_id)
+        state.defaults += 1
+        self._play(p, default_action(self.match), timed_out)
+
+    def _play(self, p: _Pending, action: Action, timed_out: bool) -> None:
+        if p.timer is not None:
+            p.timer.cancel()
+        self._pending = None
+        self._resolved[p.decision_id] = (p.seat, action)
+        before = self.match
+        after = before.apply(action, p.seat)
+        self.match = after
+        self._actions += 1
+        self._publish_action(before, after, p, timed_out)
+        if after.is_over:
+            self._end()
+        elif self._actions >= self._max_actions:
+            self.abort(f"move limit: {self._max_actions} actions played")
+        else:
+            self._request_decision()
+
+    def _publish_action(self, before: Match, after: Match, p: _Pending, timed_out: bool) -> None:
+        seat = p.seat
+        deal_ended = len(after.finished) > len(before.finished)
+        deal, scores_before = after.finished[-1] if deal_ended else (after.deal, after.scores_before)
+        own = deal.view(seat, scores_before)
+        other = deal.view((seat + 1) % self.players, scores_before)
+        full, public = own.history[-1], other.history[-1]
+        if timed_out:
+            for audience in self._audiences():
+                form = full if audience == seat else public
+                self._publish(audience, ActionTimedOut(seat=seat, decision_id=p.decision_id, action=form))
+        for audience in self._audiences():
+            self._publish(audience, ActionTaken(seat=seat, action=full if audience == seat else public,
+                                                turn_up=other.turn_up, dealer=other.dealer))
+        self._publish_derived(deal, scores_before, other)
+        if deal_ended:
+            if deal.is_void:
+                self._publish_all(DealVoided(number=deal.number,
+                                             reason=f"deal {deal.number} is void; the same dealer deals again"))
+            else:
+                record = deal.to_record(scores_before)
+                self._publish_all(DealScored(number=deal.number, points=tuple(deal.points),
+                                             scores=tuple(record["scores"]), bonus=record.get("bonus"),
+                                             contract=other.contract))
+            if not after.is_over:
+                self._publish_deal_started(redeal=deal.is_void)
+
+    def _publish_derived(self, deal: DealState, scores_before: tuple[int, ...], public: SeatView) -> None:
+        """What the rules made of the last step, seen through a seat's view (all public but the kitty)."""
+        if public.contract is not None and not self._contract_seen:
+            self._contract_seen = True
+            self._publish_all(ContractSet(contract=public.contract))
+        trump = (public.trump, public.no_trump)
+        if trump != self._trump_seen and (public.trump is not None or public.no_trump):
+            self._trump_seen = trump
+            self._publish_all(TrumpSet(trump=public.trump, no_trump=public.no_trump))
+        if public.contract is not None and not self._kitty_seen:
+            declarer = public.contract.seat
+            kitty = deal.view(declarer, scores_before).kitty
+            if kitty:
+                self._kitty_seen = True
+                for audience in self._audiences():
+                    self._publish(audience, KittyTaken(seat=declarer, kitty=kitty if audience == declarer else ()))
+        for number in range(self._tricks_seen, len(public.tricks)):
+            self._publish_all(TrickWon(number=number + 1, trick=public.tricks[number], deal_points=public.deal_points))
+        self._tricks_seen = len(public.tricks)
+
+    def _publish_deal_started(self, *, redeal: bool) -> None:
+        self._tricks_seen = 0
+        self._trump_seen = (None, False)
+        self._contract_seen = self._kitty_seen = False
+        for audience in self._audiences():
+            self._publish(audience, DealStarted(view=self.view(audience), redeal=redeal))
+        self._publish_derived(self.match.deal, self.match.scores_before, self.match.view(0))
+
+    # --- ending ----------------------------------------------------------
+
+    def abort(self, reason: str) -> None:
+        """End the table now as aborted with ``reason`` (no-op once over)."""
+        if self.is_over:
+            return
+        self.log.warning("table aborted", reason=reason)
+        try:
+            self.match = self.match.abort(reason)
+        except Exception:  # the engine's abort must not keep a table open
+            self.log.exception("engine abort failed")
+        self._end(aborted_reason=reason)
+
+    def _end(self, aborted_reason: str | None = None) -> None:
+        if self.is_over:
+            return
+        result = self.match.result
+        aborted = aborted_reason is not None or result is None or result.status != "finished"
+        self.status = TableStatus.ABORTED if aborted else TableStatus.FINISHED
+        self.ended_at = time.time()
+        for timer in (self._join_timer, self._pending.timer if self._pending else None,
+                      *(s.grace for s in self.seats)):
+            if timer is not None:
+                timer.cancel()
+        self._join_timer = None
+        self._pending = None
+        self.record = self._build_record()
+        if result is not None:
+            self._publish_all(TableEnded(result=result))
+        self.log.info("table ended", status=self.status.value,
+                      reason=result.reason if result else aborted_reason, actions=self._actions)
+        self._notify()
+        self.ended.set()
+        if self._on_end is not None:
+            try:
+                self._on_end(self)
+            except Exception:
+                self.log.exception("on_end callback failed")
+
+    def _build_record(self) -> dict[str, Any]:
+        try:
+            record = self.match.to_record(seed=self._seed, names=self.names)
+        except Exception as error:  # never lose the fact that the table ended
+            self.log.exception("record assembly failed")
+            record = {"format": "tricktable-record/1", "game": self.game, "options": self.options,
+                      "seed": self._seed, "error": f"record assembly failed: {error}"}
+        for entry in record.get("seats", []):
+            entry.update(self.seats[entry["seat"]].counters())
+        return record
+
+    def _guard(self, step: Callable[..., None], *args: Any) -> None:
+        """Run a state step; an unexpected error aborts this table instead of escaping."""
+        try:
+            step(*args)
+        except Exception as error:
+            self.log.exception("table step failed", step=getattr(step, "__name__", "?"))
+            self.abort(f"internal error: {type(error).__name__}: {error}")
+
+    # --- logs ------------------------------------------------------------
+
+    def _audiences(self) -> list[Audience]:
+        return [*range(self.players), None]
+
+    def _log(self, audience: Audience) -> list[Event]:
+        return self._logs[self.players if audience is None else audience]
+
+    def _publish(self, audience: Audience, body: EventBody) -> None:
+        log = self._log(audience)
+        log.append(Event(len(log) + 1, time.time(), body))
+        self._notify()
+
+    def _publish_all(self, body: EventBody) -> None:
+        now = time.time()
+        for log in self._logs:
+            log.append(Event(len(log) + 1, now, body))
+        self._notify()
+
+    def _notify(self) -> None:
+        changed = self._changed
+        if not changed.is_set():
+            changed.set()
+            self._changed = asyncio.Event()

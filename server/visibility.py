@@ -1,0 +1,30 @@
+"""What spectators may see, built from the rules' own seat views.
+
+The rules decide visibility: ``Match.view(seat)`` shows a seat only what it
+may know. A spectator may know what every seat may know, i.e. the public
+part. It is taken from seat views without any game knowledge: an action is
+shown as a seat other than the actor sees it, and the private fields (hand,
+buried card, kitty, discards, legal actions) are emptied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.game import Seat, SeatView
+from rules.match import Match
+
+#: The seat number a spectator's view carries.
+SPECTATOR: Seat = -1
+
+
+def public_view(match: Match) -> SeatView:
+    """The spectators' view of ``match``: the public part of every seat's view."""
+    first = match.view(0)
+    second = match.view(1)
+    history = tuple(second.history[i] if entry.get("seat") == 0 else entry
+                    for i, entry in enumerate(first.history))
+    extras = {k: v for k, v in first.extras.items() if second.extras.get(k) == v}
+    return replace(first, seat=SPECTATOR, hand=(), legal_actions=(), buried=None, kitty=(), discards=(),
+                   history=history, extras=extras)
+

@@ -1,0 +1,149 @@
+"""The server's events, decisions and tables as ``tricktable.v1`` messages.
+
+Cards, actions, options, views and results go through the one conversion
+module (:mod:`client_sdk.convert`); this module only assembles the
+server-specific messages around them.
+"""
+
+from __future__ import annotations
+
+from client_sdk import convert
+from client_sdk.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
+from server.events import (
+    ActionTaken,
+    ActionTimedOut,
+    ContractSet,
+    DealScored,
+    DealStarted,
+    DealVoided,
+    DecisionRequested,
+    Event,
+    KittyTaken,
+    SeatDisconnected,
+    SeatJoined,
+    TableEnded,
+    TableStarted,
+    TrickWon,
+    TrumpSet,
+)
+from server.storage import TableMeta
+from server.tables import Table, TableStatus
+
+_STATUSES: dict[str, table_service_pb2.TableStatus.ValueType] = {
+    TableStatus.WAITING.value: table_service_pb2.TABLE_STATUS_WAITING,
+    TableStatus.RUNNING.value: table_service_pb2.TABLE_STATUS_PLAYING,
+    TableStatus.FINISHED.value: table_service_pb2.TABLE_STATUS_FINISHED,
+    TableStatus.ABORTED.value: table_service_pb2.TABLE_STATUS_ABORTED,
+}
+
+
+def status_to_proto(status: str) -> table_service_pb2.TableStatus.ValueType:
+    """The ``TableStatus`` of a table status name."""
+    return _STATUSES[status]
+
+
+def ms(seconds: float) -> int:
+    """Seconds as whole milliseconds."""
+    return round(seconds * 1000)
+
+
+def event_to_proto(event: Event, players: int) -> events_pb2.Event:
+    """One log entry as an ``Event`` (already cut to its audience by the table)."""
+    body = event.body
+    if isinstance(body, ActionTaken):
+        out = convert.action_event(body.action, players=players)
+        if out.WhichOneof("kind") == "robbed":
+            out.robbed.taken = convert.card_to_proto(body.turn_up)
+    else:
+        out = events_pb2.Event()
+        _fill(out, body, players)
+    out.sequence = event.seq
+    out.time_unix_ms = ms(event.time)
+    return out
+
+
+def _fill(out: events_pb2.Event, body: object, players: int) -> None:
+    if isinstance(body, TableStarted):
+        out.table_started.CopyFrom(events_pb2.TableStarted(
+            table_id=body.table_id, game=convert.game_to_proto(body.game),
+            options=convert.options_to_proto(body.game, body.options), seat_names=list(body.names),
+            seed_sha256=body.seed_sha256))
+    elif isinstance(body, DealStarted):
+        view = body.view
+        out.deal_started.CopyFrom(events_pb2.DealStarted(
+            deal_number=view.deal_number, dealer=view.dealer, redeal=body.redeal,
+            hand=convert.cards_to_proto(view.hand), turn_up=convert.card_to_proto(view.turn_up),
+            hand_sizes=list(view.hand_sizes), scores=list(view.scores)))
+    elif isinstance(body, ContractSet):
+        out.contract_set.contract.CopyFrom(convert.contract_to_proto(body.contract))
+    elif isinstance(body, TrumpSet):
+        out.trump_set.CopyFrom(events_pb2.TrumpSet(trump=convert.suit_to_proto(body.trump), no_trump=body.no_trump))
+    elif isinstance(body, KittyTaken):
+        out.kitty_taken.CopyFrom(events_pb2.KittyTaken(seat=body.seat, kitty=convert.cards_to_proto(body.kitty)))
+    elif isinstance(body, TrickWon):
+        out.trick_won.CopyFrom(events_pb2.TrickWon(trick_number=body.number, trick=convert.trick_to_proto(body.trick),
+                                                   deal_points=list(body.deal_points)))
+    elif isinstance(body, DealScored):
+        scored = events_pb2.DealScored(deal_number=body.number, points=list(body.points), scores=list(body.scores))
+        if body.bonus:
+            scored.bonus.CopyFrom(events_pb2.Bonus(seat=int(body.bonus["seat"]), card=str(body.bonus["card"])))
+        if body.contract is not None:
+            scored.contract.CopyFrom(convert.contract_to_proto(body.contract))
+        out.deal_scored.CopyFrom(scored)
+    elif isinstance(body, DealVoided):
+        out.deal_voided.CopyFrom(events_pb2.DealVoided(deal_number=body.number, reason=body.reason))
+    elif isinstance(body, SeatJoined):
+        out.seat_joined.CopyFrom(events_pb2.SeatJoined(seat=body.seat, name=body.name, rejoined=body.rejoined))
+    elif isinstance(body, SeatDisconnected):
+        out.seat_disconnected.CopyFrom(events_pb2.SeatDisconnected(seat=body.seat,
+                                                                   grace_until_unix_ms=ms(body.grace_until)))
+    elif isinstance(body, ActionTimedOut):
+        out.action_timed_out.CopyFrom(events_pb2.ActionTimedOut(
+            seat=body.seat, decision_id=str(body.decision_id), action=convert.action_dict_to_proto(body.action)))
+    elif isinstance(body, TableEnded):
+        out.game_ended.result.CopyFrom(convert.result_to_proto(body.result))
+    else:  # pragma: no cover - every body type is handled above
+        raise TypeError(f"no wire form for {type(body).__name__}")
+
+
+def decision_to_proto(decision: DecisionRequested) -> table_service_pb2.DecisionRequest:
+    """A pending decision as a ``DecisionRequest``."""
+    return table_service_pb2.DecisionRequest(
+        decision_id=str(decision.decision_id),
+        legal_actions=convert.legal_actions_to_proto(decision.legal_actions),
+        deadline_unix_ms=ms(decision.deadline), time_bank_ms=ms(decision.bank_seconds),
+        view=convert.view_to_proto(decision.view))
+
+
+def table_info(table: Table) -> table_service_pb2.TableInfo:
+    """The public facts of an open (or recently ended) table."""
+    match = table.match
+    info = table_service_pb2.TableInfo(
+        table_id=table.id, game=convert.game_to_proto(table.game),
+        options=convert.options_to_proto(table.game, table.options), status=status_to_proto(table.status.value),
+        seats=[table_service_pb2.SeatInfo(seat=s.seat, name=s.name, joined=s.joined, connected=s.connected)
+               for s in table.seats],
+        time_control=table_service_pb2.TimeControl(decision_ms=ms(table.time_control.decision_seconds),
+                                                   bank_ms=ms(table.time_control.bank_seconds)),
+        seed_sha256=table.seed_sha256, created_unix_ms=ms(table.created_at),
+        deal_number=match.deal.number if table.status is not TableStatus.WAITING else 0,
+        scores=list(match.scores))
+    if match.result is not None:
+        info.result.CopyFrom(convert.result_to_proto(match.result))
+    return info
+
+
+def stored_table_info(meta: TableMeta) -> table_service_pb2.TableInfo:
+    """The public facts of a stored (ended) table."""
+    info = table_service_pb2.TableInfo(
+        table_id=meta.id, game=convert.game_to_proto(meta.game),
+        options=convert.options_to_proto(meta.game, meta.options), status=status_to_proto(meta.status),
+        seats=[table_service_pb2.SeatInfo(seat=i, name=n, joined=True, connected=False)
+               for i, n in enumerate(meta.names)],
+        time_control=table_service_pb2.TimeControl(decision_ms=ms(meta.time_control.get("decision_seconds", 0)),
+                                                   bank_ms=ms(meta.time_control.get("bank_seconds", 0))),
+        seed_sha256=meta.seed_sha256, created_unix_ms=ms(meta.created_at), scores=list(meta.scores))
+    info.result.CopyFrom(game_pb2.Result(
+        status=game_pb2.RESULT_STATUS_FINISHED if meta.status == "finished" else game_pb2.RESULT_STATUS_ABORTED,
+        winners=meta.winners, scores=meta.scores, reason=meta.reason))
+    return info

@@ -1,0 +1,108 @@
+"""Raw protocol clients for server tests (no SDK: the server is tested against the wire itself)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from client_sdk import convert
+from client_sdk.generated.tricktable.v1 import game_pb2
+from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+
+Chooser = Callable[[pb.DecisionRequest], pb.Decide]
+
+
+def first_legal(decision: pb.DecisionRequest) -> pb.Decide:
+    return pb.Decide(decision_id=decision.decision_id, action=decision.legal_actions[0].action)
+
+
+def by_id(rng: Any) -> Chooser:
+    def choose(decision: pb.DecisionRequest) -> pb.Decide:
+        pick = rng.choice(list(decision.legal_actions))
+        return pb.Decide(decision_id=decision.decision_id, action_id=pick.id)
+    return choose
+
+
+async def create(stub: Any, game: str, *, players: int | None = None, seed: str | None = None,
+                 decision_ms: int | None = None, bank_ms: int | None = None,
+                 names: list[str] | None = None) -> pb.CreateTableResponse:
+    options = {} if players is None else {"players": players}
+    request = pb.CreateTableRequest(game=convert.game_to_proto(game),
+                                    options=convert.options_to_proto(game, options), seat_names=names or [])
+    if seed is not None:
+        request.seed = seed
+    if decision_ms is not None:
+        request.time_control.decision_ms = decision_ms
+    if bank_ms is not None:
+        request.time_control.bank_ms = bank_ms
+    response: pb.CreateTableResponse = await stub.CreateTable(request)
+    return response
+
+
+@dataclass
+class SeatRun:
+    """What one Play stream received."""
+
+    responses: list[pb.PlayResponse] = field(default_factory=list)
+
+    def of(self, kind: str) -> list[Any]:
+        return [getattr(r, kind) for r in self.responses if r.WhichOneof("kind") == kind]
+
+    @property
+    def events(self) -> list[Any]:
+        return self.of("event")
+
+
+class PlaySeat:
+    """One bidirectional Play stream, driven by a chooser; answers every decision request."""
+
+    def __init__(self, stub: Any, token: str, *, name: str = "", choose: Chooser = first_legal,
+                 last_seen: int | None = None) -> None:
+        self.stub = stub
+        self.token = token
+        self.name = name
+        self.choose = choose
+        self.last_seen = last_seen
+        self.outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
+        self.run = SeatRun()
+
+    async def _requests(self) -> AsyncIterator[pb.PlayRequest]:
+        join = pb.Join(token=self.token, name=self.name)
+        if self.last_seen is not None:
+            join.last_seen_sequence = self.last_seen
+        yield pb.PlayRequest(join=join)
+        while (request := await self.outbox.get()) is not None:
+            yield request
+
+    def send(self, request: pb.PlayRequest) -> None:
+        self.outbox.put_nowait(request)
+
+    async def play(self, *, stop: Callable[[pb.PlayResponse], bool] | None = None,
+                   answer: bool = True) -> SeatRun:
+        """Play until the server ends the stream (or ``stop`` says so after a response)."""
+        call = self.stub.Play(self._requests())
+        try:
+            async for response in call:
+                self.run.responses.append(response)
+                if stop is not None and stop(response):
+                    break
+                if answer and response.WhichOneof("kind") == "decision":
+                    self.send(pb.PlayRequest(decide=self.choose(response.decision)))
+        finally:
+            self.outbox.put_nowait(None)
+            call.cancel()
+        return self.run
+
+
+async def spectate(stub: Any, table_id: str) -> list[pb.SpectateResponse]:
+    return [r async for r in stub.Spectate(pb.SpectateRequest(table_id=table_id))]
+
+
+def result_of(run: SeatRun) -> game_pb2.Result | None:
+    for event in run.events:
+        if event.WhichOneof("kind") == "game_ended":
+            result: game_pb2.Result = event.game_ended.result
+            return result
+    return None

@@ -1,0 +1,38 @@
+"""Fixtures: a real grpc.aio server on 127.0.0.1, port 0, with short clocks, and a stub to it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc
+from server.app import GameServer, ServerConfig
+from server.clocks import TimeControl
+from server.lobby import Limits
+from server.logging import configure
+
+configure(json=True, level="WARNING")
+
+#: Clocks for tests: generous enough for a loaded 2-core machine, short enough for timeouts to be tested.
+TEST_CLOCKS = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=2.0, join_seconds=10.0)
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[GameServer]:
+    config = ServerConfig(host="127.0.0.1", port=0, data_dir=tmp_path / "data", time_control=TEST_CLOCKS,
+                          limits=Limits(retain_seconds=30.0), stop_grace=1.0)
+    game_server = GameServer(config)
+    await game_server.start()
+    try:
+        yield game_server
+    finally:
+        await game_server.stop()
+
+
+@pytest.fixture
+async def stub(server: GameServer) -> AsyncIterator[table_service_pb2_grpc.TableServiceStub]:
+    async with grpc.aio.insecure_channel(server.address) as channel:
+        yield table_service_pb2_grpc.TableServiceStub(channel)

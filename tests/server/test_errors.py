@@ -1,0 +1,42 @@
+"""The one table from domain errors to status codes, and the in-band reasons."""
+
+from __future__ import annotations
+
+import grpc
+
+from client_sdk import convert
+from rules.errors import ErrorCode, NotationError, OptionsError, RecordError
+from server import errors
+from server.errors import STATUS_CODES, RejectReason, ServerError, status_for
+
+
+def all_subclasses(cls: type) -> set[type]:
+    found = set(cls.__subclasses__())
+    for sub in list(found):
+        found |= all_subclasses(sub)
+    return found
+
+
+def test_every_domain_error_has_a_status_code() -> None:
+    unmapped = [cls.__name__ for cls in all_subclasses(ServerError) if status_for(cls("x")) is None]
+    assert unmapped == []
+    for cls in (OptionsError, NotationError, RecordError):
+        assert status_for(cls("x")) is grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_the_codes_the_issue_names() -> None:
+    assert STATUS_CODES[errors.TableNotFoundError] is grpc.StatusCode.NOT_FOUND
+    assert STATUS_CODES[errors.BadTokenError] is grpc.StatusCode.UNAUTHENTICATED
+    assert STATUS_CODES[errors.InvalidRequestError] is grpc.StatusCode.INVALID_ARGUMENT
+    assert STATUS_CODES[errors.TooManyTablesError] is grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_a_foreign_error_is_not_a_domain_error() -> None:
+    assert status_for(KeyError("x")) is None
+
+
+def test_every_reject_reason_has_a_wire_value_and_every_rules_code_a_reason() -> None:
+    for reason in RejectReason:
+        assert convert.rejection_reason_to_proto(reason.value) > 0
+    for code in ErrorCode:
+        assert errors.reason_for(code).value == code.value

@@ -1,0 +1,95 @@
+"""The lobby: limits, tokens, seek, storage of ended tables, shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from rules import registry
+from rules.errors import OptionsError
+from server.clocks import TimeControl
+from server.errors import BadTokenError, ShuttingDownError, TableNotFoundError, TableNotOverError, TooManyTablesError
+from server.lobby import Limits, Lobby
+from server.storage import Storage
+from server.tables import TableStatus
+
+CLOCKS = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=5.0, join_seconds=5.0)
+
+
+@pytest.fixture
+async def lobby(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Lobby]:
+    monkeypatch.setitem(registry.GAME_MODULES, "toy", "tests.server.toy_game")
+    lobby = Lobby(Storage(tmp_path).open(), limits=Limits(max_tables=3, max_tables_per_client=2, retain_seconds=60),
+                  time_control=CLOCKS)
+    yield lobby
+    await lobby.shutdown()
+    lobby.storage.close()
+
+
+async def test_tokens_are_unguessable_and_bound_to_one_seat(lobby: Lobby) -> None:
+    table, tokens = lobby.create_table(game="toy", options={"players": 3})
+    assert len(set(tokens)) == 3 and all(len(t) >= 40 for t in tokens)
+    assert [lobby.resolve(t) for t in tokens] == [(table, 0), (table, 1), (table, 2)]
+    with pytest.raises(BadTokenError):
+        lobby.resolve(tokens[0][:-1] + ("A" if tokens[0][-1] != "A" else "B"))
+    with pytest.raises(BadTokenError):
+        lobby.resolve("")
+
+
+async def test_table_limits_per_server_and_per_client(lobby: Lobby) -> None:
+    lobby.create_table(game="toy", client="a")
+    lobby.create_table(game="toy", client="a")
+    with pytest.raises(TooManyTablesError, match="this client"):
+        lobby.create_table(game="toy", client="a")
+    lobby.create_table(game="toy", client="b")
+    with pytest.raises(TooManyTablesError, match="the server"):
+        lobby.create_table(game="toy", client="c")
+
+
+async def test_bad_options_and_unknown_tables(lobby: Lobby) -> None:
+    with pytest.raises(OptionsError):
+        lobby.create_table(game="toy", options={"players": 9})
+    with pytest.raises(OptionsError):
+        lobby.create_table(game="no_such_game")
+    with pytest.raises(TableNotFoundError):
+        lobby.table("t-nope")
+    with pytest.raises(TableNotFoundError):
+        await lobby.record("t-nope")
+
+
+async def test_seekers_are_seated_together_when_enough_wait(lobby: Lobby) -> None:
+    first = asyncio.ensure_future(lobby.seek(game="toy", players=2, name="one"))
+    await asyncio.sleep(0)
+    assert lobby.seekers("toy", 2) == 1 and not first.done()
+    second = await lobby.seek(game="toy", players=2, name="two")
+    one = await first
+    assert one.table is second.table and {one.seat, second.seat} == {0, 1}
+    assert one.table.names == ["one", "two"]
+    assert lobby.seekers("toy", 2) == 0
+
+
+async def test_a_seeker_who_leaves_is_not_seated(lobby: Lobby) -> None:
+    gone = asyncio.ensure_future(lobby.seek(game="toy", players=2))
+    await asyncio.sleep(0)
+    gone.cancel()
+    await asyncio.sleep(0)
+    assert lobby.seekers("toy", 2) == 0
+
+
+async def test_shutdown_aborts_open_tables_and_stores_their_records(lobby: Lobby) -> None:
+    table, _ = lobby.create_table(game="toy")
+    for seat in range(table.players):
+        table.connect(seat)
+    with pytest.raises(TableNotOverError):
+        await lobby.record(table.id)
+    await lobby.shutdown()
+    assert table.status is TableStatus.ABORTED
+    record = await lobby.record(table.id)
+    assert record["result"] == {"status": "aborted", "winners": [], "scores": [0, 0], "reason": "server shutdown"}
+    with pytest.raises(ShuttingDownError):
+        lobby.create_table(game="toy")
+    [meta] = await lobby.stored()
+    assert meta.id == table.id and meta.status == "aborted" and meta.reason == "server shutdown"

@@ -1,0 +1,177 @@
+"""A tiny trick game for server tests that must not wait for the real games.
+
+Each player is dealt three cards; must follow suit; the highest card of the
+suit led wins; a trick is one point; the first side to ``target`` points wins.
+It implements the :mod:`rules.game` contract honestly, so the server drives it
+exactly as it drives the real games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from rules.actions import Action, Play, action_to_json
+from rules.cards import Card, codes, standard_deck
+from rules.dealing import deal
+from rules.errors import ErrorCode, OptionsError, RuleError
+from rules.game import Result, Seat, SeatView, Trick
+from rules.tricks import follow_suit_plays, next_to_play, remove_card, trick_winner
+
+HAND = 3
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToyConfig:
+    game: str = "toy"
+    players: int = 2
+    target: int = 3
+    first_dealer: Seat | None = None
+
+    @property
+    def sides(self) -> tuple[tuple[Seat, ...], ...]:
+        return tuple((s,) for s in range(self.players))
+
+    def to_options(self) -> dict[str, Any]:
+        return {"players": self.players, "target": self.target, "first_dealer": self.first_dealer}
+
+    def deck(self) -> tuple[Card, ...]:
+        return standard_deck()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToyDeal:
+    config: ToyConfig
+    number: int
+    dealer: Seat
+    deck: tuple[Card, ...]
+    dealt: tuple[tuple[Card, ...], ...]
+    hands: tuple[tuple[Card, ...], ...]
+    tricks: tuple[Trick, ...] = ()
+    current: Trick | None = None
+    actions: tuple[tuple[Seat, Action], ...] = ()
+    redeal: bool = False
+
+    @property
+    def to_act(self) -> Seat | None:
+        if self.is_over:
+            return None
+        if self.current is None:
+            return self.tricks[-1].winner if self.tricks else (self.dealer + 1) % self.config.players
+        return next_to_play(self.current, self.config.players)
+
+    @property
+    def is_over(self) -> bool:
+        return len(self.tricks) == HAND
+
+    @property
+    def is_void(self) -> bool:
+        return False
+
+    @property
+    def points(self) -> tuple[int, ...]:
+        return tuple(sum(1 for t in self.tricks if t.winner == s) for s in range(self.config.players))
+
+    def legal_actions(self) -> list[Action]:
+        seat = self.to_act
+        if seat is None:
+            return []
+        led = self.current.cards[0].suit if self.current else None
+        return [Play(card=c) for c in sorted(follow_suit_plays(self.hands[seat], led))]
+
+    def check(self, action: Action, seat: Seat | None = None) -> None:
+        if self.is_over:
+            raise RuleError(ErrorCode.GAME_OVER, "the deal is over")
+        if seat is not None and seat != self.to_act:
+            raise RuleError(ErrorCode.NOT_YOUR_TURN, f"seat {self.to_act} is to act, not seat {seat}")
+        if not isinstance(action, Play):
+            raise RuleError(ErrorCode.WRONG_PHASE, f"{action.type} is not allowed: play a card")
+        assert self.to_act is not None
+        if action.card not in self.hands[self.to_act]:
+            raise RuleError(ErrorCode.CARD_NOT_IN_HAND, f"{action.card.code} is not in your hand")
+        if action not in self.legal_actions():
+            raise RuleError(ErrorCode.MUST_FOLLOW_SUIT, f"{action.card.code} does not follow suit")
+
+    def apply(self, action: Action, seat: Seat | None = None) -> ToyDeal:
+        self.check(action, seat)
+        assert isinstance(action, Play)
+        who = self.to_act
+        assert who is not None
+        hands = list(self.hands)
+        hands[who] = remove_card(hands[who], action.card)
+        current: Trick | None = self.current or Trick(leader=who, cards=())
+        assert current is not None
+        current = replace(current, cards=(*current.cards, action.card))
+        tricks = self.tricks
+        players = self.config.players
+        if len(current.cards) == players:
+            led = current.cards[0].suit
+
+            def strength(c: Card) -> int:
+                return c.rank + (100 if c.suit is led else 0)
+
+            current = replace(current, winner=trick_winner(current.leader, current.cards, players, strength))
+            tricks = (*tricks, current)
+            current = None
+        return replace(self, hands=tuple(hands), current=current, tricks=tricks,
+                       actions=(*self.actions, (who, action)))
+
+    def view(self, seat: Seat, scores_before: Sequence[int]) -> SeatView:
+        points = self.points
+        return SeatView(
+            game="toy", options=self.config.to_options(), seat=seat, players=self.config.players,
+            sides=self.config.sides, deal_number=self.number, dealer=self.dealer, hand=self.hands[seat],
+            to_act=self.to_act, legal_actions=tuple(self.legal_actions()) if self.to_act == seat else (),
+            scores=tuple(a + b for a, b in zip(scores_before, points, strict=True)), deal_points=points,
+            current_trick=self.current, tricks=self.tricks,
+            history=tuple(self.recorded_action(i) for i in range(len(self.actions))),
+            hand_sizes=tuple(len(h) for h in self.hands),
+        )
+
+    def recorded_action(self, index: int) -> dict[str, Any]:
+        seat, action = self.actions[index]
+        return {"seat": seat, **action_to_json(action)}
+
+    def to_record(self, scores_before: Sequence[int]) -> dict[str, Any]:
+        return {
+            "number": self.number, "dealer": self.dealer, "deck": codes(self.deck),
+            "hands": {str(s): codes(h) for s, h in enumerate(self.dealt)},
+            "turn_up": None, "trump": None,
+            "actions": [self.recorded_action(i) for i in range(len(self.actions))],
+            "tricks": [{"leader": t.leader, "cards": codes(t.cards), "winner": t.winner} for t in self.tricks],
+            "points": list(self.points),
+            "scores": [a + b for a, b in zip(scores_before, self.points, strict=True)],
+        }
+
+
+class ToyRules:
+    name = "toy"
+
+    def config(self, options: Mapping[str, Any]) -> ToyConfig:
+        unknown = set(options) - {"players", "target", "first_dealer"}
+        if unknown:
+            raise OptionsError(f"toy: unknown options {sorted(unknown)}")
+        players = options.get("players", 2)
+        if not isinstance(players, int) or not 2 <= players <= 4:
+            raise OptionsError(f"toy: players must be 2 to 4, not {players!r}")
+        target = options.get("target", 3)
+        if not isinstance(target, int) or target < 1:
+            raise OptionsError(f"toy: target must be a positive integer, not {target!r}")
+        return ToyConfig(players=players, target=target, first_dealer=options.get("first_dealer"))
+
+    def start_deal(self, config: Any, *, number: int, dealer: Seat, deck: Sequence[Card],
+                   scores: Sequence[int], redeal: bool) -> ToyDeal:
+        dealt = deal(deck, config.players, dealer, [HAND]).hands
+        return ToyDeal(config=config, number=number, dealer=dealer, deck=tuple(deck), dealt=dealt, hands=dealt,
+                       redeal=redeal)
+
+    def match_result(self, config: Any, deal: Any, scores: Sequence[int]) -> Result | None:
+        best = max(scores)
+        if best < config.target:
+            return None
+        winners = tuple(i for i, s in enumerate(scores) if s == best)
+        return Result(status="finished", winners=winners, scores=tuple(scores), reason="target reached")
+
+
+RULES = ToyRules()
