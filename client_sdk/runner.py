@@ -1,0 +1,440 @@
+"""Run a bot at a table: connect, join, play until the game ends, reconnect and resume.
+
+The bot implements one method (:class:`client_sdk.bot.Bot`); this module owns
+the rest, like lichess-bot's runner:
+
+- joins a seat with its token over the bidirectional ``Play`` stream;
+- answers each decision request with the decision id, sending the chosen
+  action's stable id when it is one of the legal actions (the action itself
+  otherwise, so the server can say why it is wrong);
+- on an in-band rejection, logs it, asks the bot again once, then falls back
+  to the first legal action, so a buggy bot never stalls a table;
+- on a dropped connection (or a retryable status), reconnects with
+  exponential backoff and jitter and rejoins with the last event sequence
+  seen, which resumes the seat where it was (full view, pending decision);
+- returns the game's :class:`rules.game.Result`, or raises a typed
+  :class:`client_sdk.errors.SdkError`.
+
+``run_bot`` and ``seek_and_run`` are blocking wrappers around the ``*_async``
+coroutines for scripts; use the coroutines inside an event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from client_sdk import convert
+from client_sdk.bot import Bot, ask
+from client_sdk.errors import RETRYABLE, ConnectionLost, ProtocolError, SdkError, error_from_rpc
+from client_sdk.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
+from rules.actions import Action
+from rules.game import Result, SeatView
+
+log = logging.getLogger("tricktable.sdk")
+
+#: End of a stream in grpc.aio's ``read()`` (missing from grpc-stubs).
+_EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
+
+#: Default limit on gRPC message size (both ways); views are a few kilobytes.
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Backoff:
+    """Reconnect schedule: ``initial`` seconds, times ``factor`` per failed attempt, capped at ``maximum``.
+
+    ``attempts`` failed attempts in a row (without a successful join between
+    them) give up with :class:`ConnectionLost`. Each delay gets up to
+    ``jitter`` of itself added at random so that many bots do not reconnect in step.
+    """
+
+    initial: float = 0.1
+    factor: float = 2.0
+    maximum: float = 5.0
+    attempts: int = 12
+    jitter: float = 0.2
+
+    def delay(self, attempt: int, rng: random.Random) -> float:
+        """Seconds to wait before reconnect attempt ``attempt`` (1-based)."""
+        base = min(self.maximum, self.initial * self.factor ** max(0, attempt - 1))
+        return base * (1.0 + self.jitter * rng.random())
+
+
+@dataclass(slots=True)
+class SeatSession:
+    """What the runner knows of its seat; kept across reconnects (the resume point)."""
+
+    token: str
+    name: str = ""
+    table_id: str = ""
+    seat: int | None = None
+    last_sequence: int | None = None
+    view: SeatView | None = None
+    result: Result | None = None
+    #: Decision ids already answered and accepted (a re-sent request after a rejoin is answered again).
+    accepted: set[str] = field(default_factory=set)
+    rejections: int = 0
+    reconnects: int = 0
+    joins: int = 0
+
+
+@dataclass(slots=True)
+class _Pending:
+    """A decision asked of this seat and not yet accepted."""
+
+    view: SeatView
+    legal: dict[str, Action]
+    last_action: Action | None = None
+    reasks: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreatedTable:
+    """What CreateTable returns: the table id, one token per seat (seat order) and the seed's hash."""
+
+    table_id: str
+    tokens: tuple[str, ...]
+    seed_sha256: str
+
+
+def open_channel(address: str, *, root_certificates: bytes | None = None) -> grpc.aio.Channel:
+    """An asyncio gRPC channel to ``address`` (``host:port``): TLS when root certificates are given.
+
+    Why a helper: every entry point uses the same message size limits and keepalive.
+    """
+    options = [
+        ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.keepalive_time_ms", 20_000),
+    ]
+    if root_certificates is not None:
+        return grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(root_certificates), options=options)
+    return grpc.aio.insecure_channel(address, options=options)
+
+
+async def run_bot_async(
+    bot: Bot,
+    address: str,
+    *,
+    token: str,
+    name: str = "",
+    backoff: Backoff | None = None,
+    root_certificates: bytes | None = None,
+    max_reasks: int = 1,
+    seed: int | None = None,
+) -> Result:
+    """Play the seat of ``token`` at the server at ``address`` with ``bot`` until the game ends.
+
+    Reconnects with ``backoff`` after a dropped connection and resumes from the
+    last event seen. When the server refuses the bot's action, the bot is
+    asked again up to ``max_reasks`` times, then the first legal action is
+    sent. ``seed`` seeds the backoff jitter (tests).
+
+    Returns:
+        The game's result (finished, or aborted with the server's reason).
+
+    Raises:
+        JoinRejected: the token is not valid.
+        TableNotFound: the table does not exist (any more).
+        TableNotPlayable: the table cannot be joined (cancelled before the join).
+        ConnectionLost: the server stayed unreachable through every retry.
+        SdkError: any other non-retryable status.
+    """
+    session = SeatSession(token=token, name=name)
+    schedule = backoff or Backoff()
+    rng = random.Random(seed)
+    failures = 0
+    channel = open_channel(address, root_certificates=root_certificates)
+    try:
+        while True:
+            stub = table_service_pb2_grpc.TableServiceStub(channel)
+            joins_before = session.joins
+            try:
+                done = await _play_once(stub, bot, session, max_reasks=max_reasks)
+                if done is not None:
+                    return done
+                error: SdkError = ConnectionLost("the server closed the stream before the game ended")
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() not in RETRYABLE:
+                    raise error_from_rpc(exc) from None
+                error = error_from_rpc(exc)
+            if session.joins > joins_before:
+                failures = 0  # the last attempt joined: start the schedule again
+            failures += 1
+            if failures > schedule.attempts:
+                raise ConnectionLost(f"gave up after {schedule.attempts} reconnect attempts: {error.message}",
+                                     error.code)
+            wait = schedule.delay(failures, rng)
+            session.reconnects += 1
+            log.warning("connection lost (%s); reconnecting in %.2fs (attempt %d, last event %s)",
+                        error.message, wait, failures, session.last_sequence)
+            await asyncio.sleep(wait)
+            if failures % 3 == 0:
+                # A channel stuck in a bad state is replaced now and then.
+                await channel.close(None)
+                channel = open_channel(address, root_certificates=root_certificates)
+    finally:
+        await channel.close(None)
+
+
+async def _play_once(
+    stub: table_service_pb2_grpc.TableServiceAsyncStub,
+    bot: Bot,
+    session: SeatSession,
+    *,
+    max_reasks: int,
+) -> Result | None:
+    """One Play stream: join, then handle messages until the game ends (result) or the stream ends (None)."""
+    call = stub.Play()  # type: ignore[call-arg]  # grpc-stubs: the iterator is optional (we write)
+    join = table_service_pb2.Join(token=session.token, name=session.name)
+    if session.last_sequence is not None:
+        join.last_seen_sequence = session.last_sequence
+    await call.write(table_service_pb2.PlayRequest(join=join))
+    pending: dict[str, _Pending] = {}
+    try:
+        while True:
+            message = await call.read()
+            if message is _EOF:
+                return session.result
+            assert isinstance(message, table_service_pb2.PlayResponse)
+            kind = message.WhichOneof("kind")
+            if kind == "joined":
+                _on_joined(session, message.joined)
+            elif session.seat is None:
+                raise ProtocolError(f"expected Joined as the first message, got {kind}")
+            elif kind == "event":
+                _on_event(session, message.event)
+                if session.result is not None:
+                    return session.result
+            elif kind == "decision":
+                decision = message.decision
+                view = convert.view_from_proto(decision.view)
+                legal = convert.legal_actions_from_proto(decision.legal_actions)
+                session.view = view
+                entry = pending[decision.decision_id] = _Pending(view=view, legal=legal)
+                await _decide(call, bot, decision.decision_id, entry)
+            elif kind == "accepted":
+                session.accepted.add(message.accepted.decision_id)
+                pending.pop(message.accepted.decision_id, None)
+            elif kind == "rejection":
+                await _on_rejection(call, bot, session, message.rejection, pending, max_reasks)
+    finally:
+        call.cancel()
+
+
+def _on_joined(session: SeatSession, joined: table_service_pb2.Joined) -> None:
+    session.table_id = joined.table_id
+    session.seat = joined.seat
+    session.joins += 1
+    session.view = convert.view_from_proto(joined.view)
+    if session.last_sequence is None:
+        # A first join: events up to joined.sequence are in the view; later ones follow.
+        # (On a rejoin the server replays the events after our last sequence.)
+        session.last_sequence = joined.sequence
+    if session.view.result is not None:
+        session.result = session.view.result
+    log.info("joined table %s as seat %d (sequence %d)", joined.table_id, joined.seat, joined.sequence)
+
+
+def _on_event(session: SeatSession, event: events_pb2.Event) -> None:
+    if session.last_sequence is None or event.sequence > session.last_sequence:
+        session.last_sequence = event.sequence
+    if event.WhichOneof("kind") == "game_ended":
+        session.result = convert.result_from_proto(event.game_ended.result)
+
+
+async def _decide(call: Any, bot: Bot, decision_id: str, entry: _Pending) -> None:
+    """Ask the bot and send its choice; a bot that raises gets the first legal action sent for it."""
+    try:
+        action = await ask(bot, entry.view)
+    except Exception:  # a bot's bug must not lose the game on time
+        log.exception("bot raised while choosing; playing the first legal action")
+        action = next(iter(entry.legal.values()))
+    entry.last_action = action
+    await call.write(_decide_request(decision_id, action, entry.legal))
+
+
+def _decide_request(decision_id: str, action: Action, legal: Mapping[str, Action]) -> table_service_pb2.PlayRequest:
+    decide = table_service_pb2.Decide(decision_id=decision_id)
+    action_id = convert.action_id(action)
+    if legal.get(action_id) == action:
+        decide.action_id = action_id
+    else:
+        decide.action.CopyFrom(convert.action_to_proto(action))
+    return table_service_pb2.PlayRequest(decide=decide)
+
+
+async def _on_rejection(
+    call: Any,
+    bot: Bot,
+    session: SeatSession,
+    rejection: table_service_pb2.Rejection,
+    pending: dict[str, _Pending],
+    max_reasks: int,
+) -> None:
+    session.rejections += 1
+    reason = convert.rejection_reason_from_proto(rejection.reason)
+    log.warning("decision %s rejected: %s (%s)", rejection.decision_id, reason, rejection.message)
+    entry = pending.get(rejection.decision_id)
+    if entry is None or reason == "STALE_DECISION":
+        # Nothing of ours is pending under that id: a newer request will come.
+        pending.pop(rejection.decision_id, None)
+        return
+    hook = getattr(bot, "on_rejection", None)
+    if callable(hook):
+        try:
+            hook(entry.view, entry.last_action, reason, rejection.message)
+        except Exception:
+            log.exception("bot's on_rejection hook raised")
+    entry.reasks += 1
+    if entry.reasks <= max_reasks:
+        await _decide(call, bot, rejection.decision_id, entry)
+    elif entry.reasks == max_reasks + 1:
+        first_id, first = next(iter(entry.legal.items()))
+        log.warning("bot's choices refused %d times; playing the first legal action %s", entry.reasks, first_id)
+        entry.last_action = first
+        await call.write(_decide_request(rejection.decision_id, first, entry.legal))
+    # Else the fallback itself was refused: wait for the server's next request.
+
+
+async def seek_async(
+    address: str,
+    *,
+    game: str,
+    players: int = 0,
+    name: str = "",
+    root_certificates: bytes | None = None,
+) -> table_service_pb2.SeekSeated:
+    """Seek a game of ``game`` with ``players`` players (0: the game's default) and wait to be seated.
+
+    Returns:
+        The table id, seat and join token.
+
+    Raises:
+        InvalidRequest: unknown game or player count.
+        ConnectionLost: the server closed the seek without seating this client.
+        SdkError: any other status.
+    """
+    channel = open_channel(address, root_certificates=root_certificates)
+    try:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        request = table_service_pb2.SeekGameRequest(game=convert.game_to_proto(game), players=players, name=name)
+        try:
+            async for update in stub.SeekGame(request):
+                if update.WhichOneof("kind") == "seated":
+                    return update.seated
+                log.info("seeking %s: %d of %d waiting", game, update.waiting.waiting, update.waiting.needed)
+        except grpc.aio.AioRpcError as exc:
+            raise error_from_rpc(exc) from None
+        raise ConnectionLost("the server ended the seek without seating this client")
+    finally:
+        await channel.close(None)
+
+
+async def seek_and_run_async(
+    bot: Bot,
+    address: str,
+    *,
+    game: str,
+    players: int = 0,
+    name: str = "",
+    backoff: Backoff | None = None,
+    root_certificates: bytes | None = None,
+) -> Result:
+    """Seek a game, then play the seat given with ``bot`` (see :func:`run_bot_async`).
+
+    Raises:
+        the errors of :func:`seek_async` and :func:`run_bot_async`.
+    """
+    seated = await seek_async(address, game=game, players=players, name=name, root_certificates=root_certificates)
+    log.info("seated at table %s, seat %d", seated.table_id, seated.seat)
+    return await run_bot_async(bot, address, token=seated.token, name=name, backoff=backoff,
+                               root_certificates=root_certificates)
+
+
+def run_bot(bot: Bot, address: str, *, token: str, name: str = "", backoff: Backoff | None = None,
+            root_certificates: bytes | None = None) -> Result:
+    """Blocking :func:`run_bot_async` for scripts (starts its own event loop).
+
+    Raises:
+        the errors of :func:`run_bot_async`.
+    """
+    return asyncio.run(run_bot_async(bot, address, token=token, name=name, backoff=backoff,
+                                     root_certificates=root_certificates))
+
+
+def seek_and_run(bot: Bot, address: str, *, game: str, players: int = 0, name: str = "",
+                 backoff: Backoff | None = None, root_certificates: bytes | None = None) -> Result:
+    """Blocking :func:`seek_and_run_async` for scripts (starts its own event loop).
+
+    Raises:
+        the errors of :func:`seek_and_run_async`.
+    """
+    return asyncio.run(seek_and_run_async(bot, address, game=game, players=players, name=name, backoff=backoff,
+                                          root_certificates=root_certificates))
+
+
+async def create_table(
+    address: str,
+    *,
+    game: str,
+    options: Mapping[str, Any] | None = None,
+    decision_ms: int | None = None,
+    bank_ms: int | None = None,
+    seed: str | None = None,
+    seat_names: Sequence[str] = (),
+    root_certificates: bytes | None = None,
+) -> CreatedTable:
+    """Create a table of ``game`` and return its id and one join token per seat.
+
+    Raises:
+        InvalidRequest: bad game or options.
+        LimitExceeded: the server holds too many tables.
+        SdkError: any other status.
+    """
+    request = table_service_pb2.CreateTableRequest(
+        game=convert.game_to_proto(game),
+        options=convert.options_to_proto(game, options or {}),
+        seat_names=list(seat_names),
+    )
+    if decision_ms is not None:
+        request.time_control.decision_ms = decision_ms
+    if bank_ms is not None:
+        request.time_control.bank_ms = bank_ms
+    if seed is not None:
+        request.seed = seed
+    channel = open_channel(address, root_certificates=root_certificates)
+    try:
+        response = await table_service_pb2_grpc.TableServiceStub(channel).CreateTable(request)
+    except grpc.aio.AioRpcError as exc:
+        raise error_from_rpc(exc) from None
+    finally:
+        await channel.close(None)
+    tokens = [t.token for t in sorted(response.seat_tokens, key=lambda t: t.seat)]
+    return CreatedTable(table_id=response.table_id, tokens=tuple(tokens), seed_sha256=response.seed_sha256)
+
+
+async def get_record(address: str, table_id: str, *, root_certificates: bytes | None = None) -> str:
+    """The record JSON (game-record.md) of a finished or aborted table.
+
+    Raises:
+        TableNotFound: no such table.
+        TableNotPlayable: the table has not ended yet.
+        SdkError: any other status.
+    """
+    channel = open_channel(address, root_certificates=root_certificates)
+    try:
+        response = await table_service_pb2_grpc.TableServiceStub(channel).GetRecord(
+            table_service_pb2.GetRecordRequest(table_id=table_id))
+    except grpc.aio.AioRpcError as exc:
+        raise error_from_rpc(exc) from None
+    finally:
+        await channel.close(None)
+    return response.record_json

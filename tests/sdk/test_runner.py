@@ -1,0 +1,143 @@
+"""The SDK runner against a real gRPC server on 127.0.0.1:0 (the scripted fake of tests/sdk/fake_server.py).
+
+Covers: whole games of reference bots; a dropped stream resumed with the
+last sequence seen; in-band rejections re-asked then answered with the
+first legal action; typed errors for a bad token and an unreachable server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+
+from bots import BOTS, make_bot
+from bots.first_legal import FirstLegalBot
+from bots.random_bot import RandomBot
+from client_sdk.bot import Bot
+from client_sdk.errors import ConnectionLost, JoinRejected
+from client_sdk.runner import Backoff, run_bot_async
+from rules.actions import Action, Play
+from rules.cards import ALL_CARDS
+from rules.game import Result, SeatView
+from tests.sdk.fake_server import FakeTable, fake_table, start_fake_server
+
+FAST = Backoff(initial=0.01, maximum=0.05, attempts=5)
+
+
+async def _play_all(table: FakeTable, bots: list[Bot]) -> list[Result]:
+    server, address = await start_fake_server(table)
+    try:
+        runs = [run_bot_async(bot, address, token=f"tok-{seat}", backoff=FAST, seed=seat)
+                for seat, bot in enumerate(bots)]
+        return list(await asyncio.wait_for(asyncio.gather(*runs), timeout=60))
+    finally:
+        await server.stop(None)
+
+
+@pytest.mark.parametrize("game", ["twenty_five", "all_fives"])
+async def test_reference_bots_play_a_whole_game(game: str) -> None:
+    table = fake_table(game)
+    bots: list[Bot] = [RandomBot(seat) if seat % 2 else FirstLegalBot() for seat in range(table.players)]
+    results = await _play_all(table, bots)
+    assert table.match.result is not None
+    assert all(r == table.match.result for r in results)
+    assert results[0].status == "finished"
+    assert table.rejections == []
+
+
+async def test_dropped_stream_resumes_from_the_last_sequence_seen(caplog: pytest.LogCaptureFixture) -> None:
+    table = fake_table("twenty_five")
+    table.drop_after = {1: 2}
+    caplog.set_level(logging.WARNING, logger="tricktable.sdk")
+    results = await _play_all(table, [FirstLegalBot() for _ in range(table.players)])
+    assert results[1] == table.match.result
+    seat_one_joins = [last for seat, last in table.joins if seat == 1]
+    assert seat_one_joins[0] is None
+    assert len(seat_one_joins) == 2 and seat_one_joins[1] is not None and seat_one_joins[1] >= 2
+    assert any("reconnecting" in r.getMessage() for r in caplog.records)
+
+
+class _WrongOnceBot:
+    """Plays a card it does not hold at its first decision, then plays legally; records rejections."""
+
+    def __init__(self) -> None:
+        self.reasons: list[str] = []
+        self.wrong_sent = False
+
+    def choose_action(self, view: SeatView) -> Action:
+        if not self.wrong_sent:
+            self.wrong_sent = True
+            missing = next(c for c in ALL_CARDS[:52] if c not in view.hand)
+            return Play(card=missing)
+        return view.legal_actions[0]
+
+    def on_rejection(self, view: SeatView, action: Action | None, reason: str, message: str) -> None:
+        self.reasons.append(reason)
+
+
+class _StubbornBot:
+    """Always plays a card it does not hold: the runner must fall back to the first legal action."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def choose_action(self, view: SeatView) -> Action:
+        self.asked += 1
+        return Play(card=next(c for c in ALL_CARDS[:52] if c not in view.hand))
+
+
+async def test_rejection_keeps_the_stream_and_the_bot_is_asked_again() -> None:
+    table = fake_table("twenty_five")
+    wrong = _WrongOnceBot()
+    bots: list[Bot] = [FirstLegalBot() for _ in range(table.players)]
+    bots[table.match.to_act or 0] = wrong
+    results = await _play_all(table, bots)
+    assert wrong.reasons == ["CARD_NOT_IN_HAND"]
+    assert results[0].status == "finished"
+    assert len(table.joins) == table.players  # nobody had to reconnect
+
+
+async def test_a_bot_refused_twice_gets_the_first_legal_action_played() -> None:
+    table = fake_table("twenty_five")
+    stubborn = _StubbornBot()
+    seat = table.match.to_act or 0
+    bots: list[Bot] = [FirstLegalBot() for _ in range(table.players)]
+    bots[seat] = stubborn
+    results = await _play_all(table, bots)
+    assert results[seat].status == "finished"
+    decisions = table.accepted_by_seat[seat]
+    assert stubborn.asked == 2 * decisions  # asked, re-asked once, then the runner's fallback
+    assert [r for s, r in table.rejections if s == seat] == ["CARD_NOT_IN_HAND"] * (2 * decisions)
+
+
+async def test_bad_token_raises_join_rejected() -> None:
+    server, address = await start_fake_server(fake_table())
+    try:
+        with pytest.raises(JoinRejected):
+            await asyncio.wait_for(run_bot_async(FirstLegalBot(), address, token="nope", backoff=FAST), 20)
+    finally:
+        await server.stop(None)
+
+
+async def test_unreachable_server_raises_connection_lost_after_the_backoff() -> None:
+    with pytest.raises(ConnectionLost):
+        await asyncio.wait_for(
+            run_bot_async(FirstLegalBot(), "127.0.0.1:1", token="x",
+                          backoff=Backoff(initial=0.01, maximum=0.02, attempts=2)), 30)
+
+
+def test_backoff_grows_exponentially_to_its_cap() -> None:
+    import random
+
+    schedule = Backoff(initial=0.1, factor=2.0, maximum=1.0, jitter=0.0)
+    rng = random.Random(0)
+    assert [schedule.delay(n, rng) for n in range(1, 6)] == [0.1, 0.2, 0.4, 0.8, 1.0]
+
+
+def test_bot_registry_names_the_reference_bots() -> None:
+    assert set(BOTS) >= {"random", "first-legal"}
+    assert isinstance(make_bot("random", 1), RandomBot)
+    with pytest.raises(KeyError, match="unknown bot"):
+        make_bot("nobody")
