@@ -1,0 +1,274 @@
+#!/usr/bin/env node
+// A Tricktable bot in Node.js, written from docs/protocol.md and the .proto files.
+//
+// It loads the project's protos at run time from ../../protos (nothing is
+// copied or generated), gets a seat (a join token given with --token, or
+// SeekGame with --seek GAME), joins it over the bidirectional Play stream and
+// answers every decision request with one of its legal actions until the game
+// ends. It answers a rejected decision again from the legal actions, and when
+// the stream breaks it reconnects with backoff and resumes with the last event
+// sequence it saw.
+//
+// Usage:
+//   node bot.js --server HOST:PORT --token TOKEN [--name NAME] [--strategy first|random]
+//   node bot.js --server HOST:PORT --seek all_fives [--players 2]
+// TRICKTABLE_SERVER and TRICKTABLE_TOKEN are read when the flags are missing.
+// Exit status: 0 once game_ended was received, 2 for a usage or a fatal call error,
+// 3 when the server stayed unreachable.
+'use strict';
+
+const path = require('node:path');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+
+const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'protos');
+const PROTO_FILE = 'tricktable/v1/table_service.proto';
+
+// Statuses after which reconnecting cannot help (docs/protocol.md sections 10 and 15).
+const FATAL = new Set([
+  grpc.status.UNAUTHENTICATED,
+  grpc.status.NOT_FOUND,
+  grpc.status.INVALID_ARGUMENT,
+  grpc.status.PERMISSION_DENIED,
+]);
+// Rejections after which the decision is no longer ours to answer (section 8).
+const NOT_PENDING = new Set([
+  'REJECTION_REASON_STALE_DECISION',
+  'REJECTION_REASON_NOT_YOUR_TURN',
+  'REJECTION_REASON_GAME_OVER',
+  'REJECTION_REASON_NOT_STARTED',
+]);
+const MAX_REANSWERS = 3;
+const MAX_ATTEMPTS = 12;
+
+function parseArgs(argv) {
+  const args = {
+    server: process.env.TRICKTABLE_SERVER || '',
+    token: process.env.TRICKTABLE_TOKEN || '',
+    seek: '',
+    players: 0,
+    name: 'node-bot',
+    strategy: 'random',
+    quiet: false,
+  };
+  for (let i = 0; i < argv.length; i += 1) {
+    const flag = argv[i];
+    const value = () => {
+      i += 1;
+      if (i >= argv.length) throw new Error(`${flag} needs a value`);
+      return argv[i];
+    };
+    if (flag === '--server') args.server = value();
+    else if (flag === '--token') args.token = value();
+    else if (flag === '--seek') args.seek = value();
+    else if (flag === '--players') args.players = Number.parseInt(value(), 10);
+    else if (flag === '--name') args.name = value();
+    else if (flag === '--strategy') args.strategy = value();
+    else if (flag === '--quiet') args.quiet = true;
+    else throw new Error(`unknown argument ${flag}`);
+  }
+  if (!args.server) throw new Error('--server HOST:PORT (or TRICKTABLE_SERVER) is required');
+  if (!args.token && !args.seek) throw new Error('--token TOKEN, TRICKTABLE_TOKEN or --seek GAME is required');
+  if (!['first', 'random'].includes(args.strategy)) throw new Error('--strategy is first or random');
+  return args;
+}
+
+function loadService() {
+  const definition = protoLoader.loadSync(PROTO_FILE, {
+    includeDirs: [PROTO_ROOT],
+    keepCase: true, // field names as in the .proto files
+    longs: String, // uint64 sequences and int64 times arrive as strings
+    enums: String, // enum values by name, e.g. "REJECTION_REASON_STALE_DECISION"
+    defaults: true, // absent scalars read as their zero value (seat 0, score 0)
+    oneofs: true, // the name of the oneof case that is set, e.g. message.kind === "decision"
+  });
+  return grpc.loadPackageDefinition(definition).tricktable.v1.TableService;
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+class Bot {
+  constructor(args, client) {
+    this.args = args;
+    this.client = client;
+    this.token = args.token;
+    this.lastSequence = null; // highest event sequence processed: the resume point
+    this.result = null;
+    this.pending = null; // {decisionId, legal: [LegalAction], answers}
+    this.stats = { joins: 0, decisions: 0, rejections: 0, reconnects: 0, events: 0 };
+  }
+
+  log(...parts) {
+    if (!this.args.quiet) console.error('[node-bot]', ...parts);
+  }
+
+  choose(legal) {
+    if (this.args.strategy === 'first') return legal[0];
+    return legal[Math.floor(Math.random() * legal.length)];
+  }
+
+  // Seek a game (section 4): resolves to the seat's token.
+  seek() {
+    const game = `GAME_${this.args.seek.toUpperCase()}`;
+    return new Promise((resolve, reject) => {
+      const call = this.client.SeekGame({ game, players: this.args.players, name: this.args.name });
+      let seated = null;
+      call.on('data', (message) => {
+        if (message.kind === 'waiting') {
+          this.log(`seeking ${game}: ${message.waiting.waiting} of ${message.waiting.needed} waiting`);
+        } else if (message.kind === 'seated') {
+          seated = message.seated;
+          this.log(`seated at table ${seated.table_id}, seat ${seated.seat}`);
+        }
+      });
+      call.on('error', reject);
+      call.on('end', () => (seated ? resolve(seated.token) : reject(new Error('the seek ended unseated'))));
+    });
+  }
+
+  // One Play stream (sections 5-11). Resolves 'ended' after game_ended, 'lost' when the stream broke.
+  playOnce() {
+    return new Promise((resolve, reject) => {
+      const call = this.client.Play();
+      let settled = false;
+      const finish = (how, error) => {
+        if (settled) return;
+        settled = true;
+        if (error) reject(error);
+        else resolve(how);
+      };
+      const send = (request) => {
+        if (!settled) call.write(request);
+      };
+      const answer = (decisionId, legalAction) => {
+        this.log(`decision ${decisionId}: ${legalAction.name}`);
+        send({ decide: { decision_id: decisionId, action_id: legalAction.id } });
+      };
+
+      const join = { token: this.token, name: this.args.name };
+      if (this.lastSequence !== null) join.last_seen_sequence = String(this.lastSequence);
+      send({ join });
+
+      call.on('data', (message) => {
+        switch (message.kind) {
+          case 'joined': {
+            const joined = message.joined;
+            this.stats.joins += 1;
+            this.log(`joined table ${joined.table_id} as seat ${joined.seat} at sequence ${joined.sequence}`
+              + (this.lastSequence !== null ? ` (resuming after ${this.lastSequence})` : ''));
+            // A first join starts from the view: the events after joined.sequence follow.
+            if (this.lastSequence === null) this.lastSequence = Number(joined.sequence);
+            break;
+          }
+          case 'event': {
+            const event = message.event;
+            const sequence = Number(event.sequence);
+            if (this.lastSequence !== null && sequence <= this.lastSequence) break; // already seen
+            this.lastSequence = sequence;
+            this.stats.events += 1;
+            if (event.kind === 'game_ended') {
+              this.result = event.game_ended.result;
+              call.end();
+              finish('ended');
+            } else if (event.kind === 'action_timed_out') {
+              this.log(`seat ${event.action_timed_out.seat} timed out`);
+            }
+            break;
+          }
+          case 'decision': {
+            const decision = message.decision;
+            this.stats.decisions += 1;
+            this.pending = { decisionId: decision.decision_id, legal: decision.legal_actions, answers: 1 };
+            answer(decision.decision_id, this.choose(decision.legal_actions));
+            break;
+          }
+          case 'accepted':
+            if (this.pending && this.pending.decisionId === message.accepted.decision_id) this.pending = null;
+            break;
+          case 'rejection': {
+            const rejection = message.rejection;
+            this.stats.rejections += 1;
+            this.log(`rejected ${rejection.decision_id}: ${rejection.reason} (${rejection.message})`);
+            const pending = this.pending;
+            if (!pending || pending.decisionId !== rejection.decision_id || NOT_PENDING.has(rejection.reason)) {
+              if (pending && pending.decisionId === rejection.decision_id) this.pending = null;
+              break; // not pending any more: the next decision request will come
+            }
+            if (pending.answers > MAX_REANSWERS) break; // stop arguing; the clock will decide
+            pending.answers += 1;
+            // The decision is still pending and nothing changed: answer again, the first legal action
+            // after a second refusal.
+            answer(pending.decisionId, pending.answers > 2 ? pending.legal[0] : this.choose(pending.legal));
+            break;
+          }
+          default:
+            this.log(`ignoring unknown message ${message.kind}`);
+        }
+      });
+      call.on('error', (error) => {
+        if (settled) return;
+        if (FATAL.has(error.code)) finish(null, error);
+        else {
+          this.log(`stream broke: ${grpc.status[error.code] || error.code} ${error.details || ''}`);
+          finish('lost');
+        }
+      });
+      call.on('end', () => finish(this.result ? 'ended' : 'lost'));
+    });
+  }
+
+  async run() {
+    if (!this.token) this.token = await this.seek();
+    let failures = 0;
+    for (;;) {
+      const joinsBefore = this.stats.joins;
+      const how = await this.playOnce();
+      if (how === 'ended') return this.result;
+      failures = this.stats.joins > joinsBefore ? 1 : failures + 1; // a stream that joined restarts the schedule
+      if (failures > MAX_ATTEMPTS) {
+        const error = new Error(`gave up after ${MAX_ATTEMPTS} reconnect attempts`);
+        error.exitCode = 3;
+        throw error;
+      }
+      const delay = Math.min(5000, 100 * 2 ** (failures - 1)) * (1 + 0.2 * Math.random());
+      this.stats.reconnects += 1;
+      this.log(`reconnecting in ${Math.round(delay)} ms, resuming after sequence ${this.lastSequence}`);
+      await sleep(delay);
+    }
+  }
+}
+
+async function main() {
+  let args;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (error) {
+    console.error(`usage error: ${error.message}`);
+    return 2;
+  }
+  const TableService = loadService();
+  const client = new TableService(args.server, grpc.credentials.createInsecure(), {
+    'grpc.max_receive_message_length': 32 * 1024 * 1024,
+  });
+  const bot = new Bot(args, client);
+  try {
+    const result = await bot.run();
+    console.log(JSON.stringify({ result, stats: bot.stats }));
+    return 0;
+  } catch (error) {
+    console.error(`fatal: ${error.details || error.message}`);
+    return error.exitCode || 2;
+  } finally {
+    client.close();
+  }
+}
+
+if (require.main === module) {
+  main().then((code) => {
+    process.exitCode = code;
+  });
+}
+
+module.exports = { Bot, loadService, parseArgs };
