@@ -24,6 +24,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "cli.verify",
     "cli.selfplay",
     "cli.bot",
+    "cli.tournament",
+    "cli.conformance",
 )
 
 for _name in COMMAND_MODULES:

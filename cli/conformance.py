@@ -1,0 +1,73 @@
+"""``tricktable conformance [--server ADDR] -- COMMAND...``: check a client program in any language.
+
+The command is run once per situation (a normal game, a rejection, a dropped
+connection, a tight clock) with the placeholders ``{address}`` and ``{token}``
+replaced, and with ``TRICKTABLE_SERVER`` and ``TRICKTABLE_TOKEN`` in its
+environment. One PASS/FAIL line per situation; exit status 1 when any failed,
+2 on a usage error. See docs/protocol.md, section 18, and
+:mod:`server.conformance`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.selfplay import parse_options
+from rules.errors import OptionsError
+from server.conformance import DEFAULT_GAME, DEFAULT_OPTIONS, Settings, Verdict, run_conformance, situations
+
+
+def conformance_command(
+    command: Annotated[list[str], typer.Argument(help="The client command, after --; {address} and {token} "
+                                                       "are replaced.")],
+    server: Annotated[str | None, typer.Option("--server", help="Server address host:port; default: start one "
+                                                                "in-process.")] = None,
+    game: Annotated[str, typer.Option("--game", help="Game of the tables.")] = DEFAULT_GAME,
+    option: Annotated[list[str] | None, typer.Option("--option", help="Table option KEY=VALUE (repeatable); "
+                                                                      "default for all_fives: target=11.")] = None,
+    clock_ms: Annotated[int, typer.Option("--clock-ms", help="Per-decision limit of the clock situation.")] = 2000,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds a client gets to finish one situation.")] = 90.0,
+    only: Annotated[list[str] | None, typer.Option("--only", help="Run only this situation (repeatable).")] = None,
+    transcript: Annotated[Path | None, typer.Option("--transcript", help="Write each situation's message "
+                                                                         "exchange to DIR/NAME.txt.")] = None,
+) -> None:
+    """Run a client program through scripted situations and print a PASS/FAIL line for each."""
+    known = [s.name for s in situations()]
+    for name in only or []:
+        if name not in known:
+            typer.echo(f"error: unknown situation {name!r} (known: {', '.join(known)})", err=True)
+            raise typer.Exit(2)
+    try:
+        options = parse_options(option or []) if option else (dict(DEFAULT_OPTIONS) if game == DEFAULT_GAME else {})
+    except OptionsError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from None
+    from server.logging import configure
+
+    configure(level="ERROR")  # the in-process server's logs would drown the report
+    settings = Settings(command=tuple(command), server=server, game=game, options=options, clock_ms=clock_ms,
+                        timeout=timeout, only=tuple(only or ()), transcript_dir=transcript)
+
+    def report(verdict: Verdict) -> None:
+        typer.echo(verdict.line())
+        for line in verdict.output_tail:
+            typer.echo(f"    | {line}")
+
+    try:
+        verdicts = asyncio.run(run_conformance(settings, report=report))
+    except (ValueError, OptionsError) as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from None
+    failed = [v for v in verdicts if not v.passed]
+    typer.echo(f"{len(verdicts) - len(failed)} of {len(verdicts)} situations passed")
+    if failed:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``conformance`` to the command line."""
+    app.command("conformance", context_settings={"allow_interspersed_args": False})(conformance_command)

@@ -1,0 +1,340 @@
+"""The conformance relay: a transparent ``TableService`` proxy that can inject faults and watches a client.
+
+``tricktable conformance`` puts this relay between the client under test and
+a real server (in-process or remote). Every RPC is forwarded unchanged,
+except where the current :class:`Script` says otherwise:
+
+- ``reject_first``: the client's first decide is forwarded with its choice
+  replaced by an action id no decision has, so the *server* refuses it
+  (``UNKNOWN_ACTION_ID``) and the same decision stays pending;
+- ``drop_before_decision``: just before the N-th decision request would reach
+  the client, the relay cancels its upstream stream (the server sees a
+  disconnect) and ends the client's stream with ``UNAVAILABLE``; the client
+  never sees that request and must rejoin to get it.
+
+The relay needs no hook in the server and works in front of any server that
+speaks ``tricktable.v1``. It records what it saw (joins, sequences, decisions,
+answers, latencies) for the situation's checks, and can keep a transcript.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import grpc
+from google.protobuf import text_format
+from google.protobuf.message import Message
+
+from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
+
+Context = grpc.aio.ServicerContext[Any, Any]
+
+#: End of a stream in grpc.aio's ``read()`` (missing from grpc-stubs).
+_EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
+
+#: The action id the relay substitutes to make the server refuse the client's first answer.
+INVALID_ACTION_ID = "conformance-not-a-legal-action"
+#: Details of the status the relay ends a dropped stream with.
+DROP_DETAILS = "conformance: the harness dropped this stream; reconnect and resume"
+
+
+class Fault(StrEnum):
+    """What the relay does to the client's traffic in a situation."""
+
+    NONE = "none"
+    REJECT_FIRST = "reject_first"
+    DROP_BEFORE_DECISION = "drop_before_decision"
+
+
+@dataclass(slots=True)
+class StreamLog:
+    """One seat stream (Play or Watch) the client opened through the relay."""
+
+    kind: str
+    opened: float
+    token: str = ""
+    last_seen_sequence: int | None = None
+    joined: bool = False
+    last_sequence: int | None = None
+    dropped: bool = False
+
+
+@dataclass(slots=True)
+class DecisionLog:
+    """One decision request as the client saw it, and its answers."""
+
+    decision_id: str
+    deadline_unix_ms: int
+    delivered: list[float] = field(default_factory=list)
+    answers: list[float] = field(default_factory=list)
+    accepted: bool = False
+    rejections: list[str] = field(default_factory=list)
+
+    def latency(self) -> float | None:
+        """Seconds from the last delivery before the first answer after it to that answer."""
+        if not self.delivered or not self.answers:
+            return None
+        first = self.delivered[0]
+        later = [a for a in self.answers if a >= first]
+        return (later[0] - first) if later else None
+
+
+@dataclass(slots=True)
+class Script:
+    """A situation's fault and everything the relay observed of the client in it."""
+
+    fault: Fault = Fault.NONE
+    #: With DROP_BEFORE_DECISION: drop just before delivering this decision request (1-based).
+    drop_at_decision: int = 2
+    streams: list[StreamLog] = field(default_factory=list)
+    decisions: dict[str, DecisionLog] = field(default_factory=dict)
+    decision_order: list[str] = field(default_factory=list)
+    mutated_decision: str | None = None
+    mutated_outcome: str = ""
+    dropped_after_sequence: int | None = None
+    withheld_decision: str | None = None
+    game_ended: bool = False
+    transcript: list[str] | None = None
+    _t0: float = field(default_factory=time.monotonic)
+
+    # --- notes -----------------------------------------------------------
+
+    def note(self, direction: str, message: Message) -> None:
+        """Add one message to the transcript, if one is kept."""
+        if self.transcript is not None:
+            stamp = f"{time.monotonic() - self._t0:8.3f}"
+            self.transcript.append(f"{stamp} {direction} {text_format.MessageToString(message, as_one_line=True)}")
+
+    def note_text(self, text: str) -> None:
+        """Add a comment line to the transcript, if one is kept."""
+        if self.transcript is not None:
+            self.transcript.append(f"{time.monotonic() - self._t0:8.3f} -- {text}")
+
+    def open_stream(self, kind: str) -> StreamLog:
+        """A new seat stream of the client."""
+        stream = StreamLog(kind=kind, opened=time.monotonic())
+        self.streams.append(stream)
+        return stream
+
+    def on_join(self, stream: StreamLog, token: str, last_seen: int | None) -> None:
+        """The client joined a seat on ``stream``."""
+        stream.token = token
+        stream.last_seen_sequence = last_seen
+
+    # --- client -> server ------------------------------------------------
+
+    def on_decide(self, decide: pb.Decide) -> pb.Decide:
+        """A decide from the client: record it; under REJECT_FIRST, spoil the first one."""
+        log = self.decisions.get(decide.decision_id)
+        if log is not None:
+            log.answers.append(time.monotonic())
+        if self.fault is Fault.REJECT_FIRST and self.mutated_decision is None:
+            self.mutated_decision = decide.decision_id
+            spoiled = pb.Decide(decision_id=decide.decision_id, action_id=INVALID_ACTION_ID)
+            return spoiled
+        return decide
+
+    # --- server -> client ------------------------------------------------
+
+    def should_drop(self, stream: StreamLog, kind: str | None) -> bool:
+        """Whether to drop ``stream`` instead of delivering a message of ``kind``."""
+        return (self.fault is Fault.DROP_BEFORE_DECISION and kind == "decision"
+                and self.dropped_after_sequence is None and len(self.decision_order) + 1 >= self.drop_at_decision)
+
+    def on_drop(self, stream: StreamLog, withheld: pb.DecisionRequest) -> None:
+        """``stream`` is dropped instead of delivering ``withheld``."""
+        stream.dropped = True
+        self.dropped_after_sequence = stream.last_sequence if stream.last_sequence is not None else 0
+        self.withheld_decision = withheld.decision_id
+
+    def on_server_message(self, stream: StreamLog, kind: str | None, message: Any) -> None:
+        """A message of the seat stream reaches the client (``message`` is the case's payload)."""
+        now = time.monotonic()
+        if kind == "joined":
+            stream.joined = True
+            # A resume replays what follows last_seen_sequence; a first join starts at joined.sequence.
+            resumed = stream.last_seen_sequence
+            stream.last_sequence = int(message.sequence) if resumed is None else resumed
+        elif kind == "event":
+            stream.last_sequence = max(stream.last_sequence or 0, int(message.sequence))
+            if message.WhichOneof("kind") == "game_ended":
+                self.game_ended = True
+        elif kind == "decision":
+            log = self.decisions.get(message.decision_id)
+            if log is None:
+                log = self.decisions[message.decision_id] = DecisionLog(
+                    decision_id=message.decision_id, deadline_unix_ms=int(message.deadline_unix_ms))
+                self.decision_order.append(message.decision_id)
+            log.delivered.append(now)
+        elif kind in ("accepted", "rejection"):
+            self.on_outcome(message, accepted=kind == "accepted")
+
+    def on_outcome(self, message: Any, *, accepted: bool) -> None:
+        """An Accepted or a Rejection reaches the client."""
+        log = self.decisions.get(message.decision_id)
+        mutated = message.decision_id == self.mutated_decision and not self.mutated_outcome
+        if mutated:
+            self.mutated_outcome = "accepted" if accepted else pb.RejectionReason.Name(message.reason)
+            if log is not None and not accepted:
+                log.rejections.append(self.mutated_outcome)
+            return
+        if log is None:
+            return
+        if accepted:
+            log.accepted = True
+        else:
+            log.rejections.append(pb.RejectionReason.Name(message.reason))
+
+
+class Relay(pb_grpc.TableServiceServicer):
+    """Forwards ``TableService`` to ``upstream``, applying the current :attr:`script`."""
+
+    def __init__(self, channel: grpc.aio.Channel) -> None:
+        self.stub = pb_grpc.TableServiceStub(channel)
+        self.script = Script()
+
+    # --- plain forwarding ------------------------------------------------
+
+    async def _unary(self, method: Callable[..., Any], request: Any, context: Context) -> Any:
+        try:
+            return await method(request)
+        except grpc.aio.AioRpcError as error:
+            await context.abort(error.code(), error.details() or "")
+
+    async def _server_stream(self, method: Callable[..., Any], request: Any, context: Context) -> AsyncIterator[Any]:
+        call = method(request)
+        try:
+            async for message in call:
+                yield message
+        except grpc.aio.AioRpcError as error:
+            await context.abort(error.code(), error.details() or "")
+        finally:
+            call.cancel()
+
+    async def CreateTable(self, request: pb.CreateTableRequest, context: Context) -> pb.CreateTableResponse:
+        response: pb.CreateTableResponse = await self._unary(self.stub.CreateTable, request, context)
+        return response
+
+    async def ListTables(self, request: pb.ListTablesRequest, context: Context) -> pb.ListTablesResponse:
+        response: pb.ListTablesResponse = await self._unary(self.stub.ListTables, request, context)
+        return response
+
+    async def GetTable(self, request: pb.GetTableRequest, context: Context) -> pb.GetTableResponse:
+        response: pb.GetTableResponse = await self._unary(self.stub.GetTable, request, context)
+        return response
+
+    async def GetRecord(self, request: pb.GetRecordRequest, context: Context) -> pb.GetRecordResponse:
+        response: pb.GetRecordResponse = await self._unary(self.stub.GetRecord, request, context)
+        return response
+
+    async def SeekGame(self, request: pb.SeekGameRequest, context: Context) -> AsyncIterator[pb.SeekGameResponse]:
+        async for message in self._server_stream(self.stub.SeekGame, request, context):
+            yield message
+
+    async def Spectate(self, request: pb.SpectateRequest, context: Context) -> AsyncIterator[pb.SpectateResponse]:
+        async for message in self._server_stream(self.stub.Spectate, request, context):
+            yield message
+
+    # --- seat streams ----------------------------------------------------
+
+    async def SubmitAction(self, request: pb.SubmitActionRequest, context: Context) -> pb.SubmitActionResponse:
+        script = self.script
+        script.note("C>", request)
+        forwarded = pb.SubmitActionRequest(token=request.token, decide=script.on_decide(request.decide))
+        response: pb.SubmitActionResponse = await self._unary(self.stub.SubmitAction, forwarded, context)
+        kind = response.WhichOneof("outcome")
+        if kind is not None:
+            script.on_outcome(getattr(response, kind), accepted=kind == "accepted")
+        script.note("S>", response)
+        return response
+
+    async def Watch(self, request: pb.WatchRequest, context: Context) -> AsyncIterator[pb.WatchResponse]:
+        script = self.script
+        stream = script.open_stream("watch")
+        script.note("C>", request)
+        script.on_join(stream, request.token,
+                       request.last_seen_sequence if request.HasField("last_seen_sequence") else None)
+        call = self.stub.Watch(request)
+        try:
+            async for message in call:
+                kind = message.WhichOneof("kind")
+                if script.should_drop(stream, kind):
+                    script.on_drop(stream, message.decision)
+                    call.cancel()
+                    script.note_text(f"relay drops the stream instead of decision {message.decision.decision_id}")
+                    await context.abort(grpc.StatusCode.UNAVAILABLE, DROP_DETAILS)
+                script.on_server_message(stream, kind, getattr(message, kind) if kind else None)
+                script.note("S>", message)
+                yield message
+        except grpc.aio.AioRpcError as error:
+            await context.abort(error.code(), error.details() or "")
+        finally:
+            call.cancel()
+
+    async def Play(self, request_iterator: AsyncIterator[pb.PlayRequest],
+                   context: Context) -> AsyncIterator[pb.PlayResponse]:
+        script = self.script
+        stream = script.open_stream("play")
+        upstream = self.stub.Play()  # type: ignore[call-arg]  # grpc-stubs: the iterator is optional (we write)
+
+        async def forward() -> None:
+            with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                async for request in request_iterator:
+                    script.note("C>", request)
+                    kind = request.WhichOneof("kind")
+                    if kind == "join" and not stream.token:
+                        join = request.join
+                        script.on_join(stream, join.token,
+                                       join.last_seen_sequence if join.HasField("last_seen_sequence") else None)
+                    elif kind == "decide":
+                        request = pb.PlayRequest(decide=script.on_decide(request.decide))
+                    await upstream.write(request)
+                await upstream.done_writing()
+
+        writer = asyncio.ensure_future(forward())
+        try:
+            while True:
+                message = await upstream.read()
+                if message is _EOF:
+                    break
+                assert isinstance(message, pb.PlayResponse)
+                kind = message.WhichOneof("kind")
+                if script.should_drop(stream, kind):
+                    script.on_drop(stream, message.decision)
+                    upstream.cancel()
+                    script.note_text(f"relay drops the stream instead of decision {message.decision.decision_id}")
+                    await context.abort(grpc.StatusCode.UNAVAILABLE, DROP_DETAILS)
+                script.on_server_message(stream, kind, getattr(message, kind) if kind else None)
+                script.note("S>", message)
+                yield message
+            code = await upstream.code()
+            if code != grpc.StatusCode.OK:
+                await context.abort(code, await upstream.details())
+        except grpc.aio.AioRpcError as error:
+            await context.abort(error.code(), error.details() or "")
+        finally:
+            writer.cancel()
+            upstream.cancel()
+            with contextlib.suppress(BaseException):
+                await writer
+
+
+async def start_relay(upstream: str, host: str = "127.0.0.1") -> tuple[grpc.aio.Server, Relay, str]:
+    """Start a relay to ``upstream`` on a free port of ``host``; return the server, the relay and its address."""
+    channel = grpc.aio.insecure_channel(upstream, options=[("grpc.max_receive_message_length", 32 * 1024 * 1024)])
+    relay = Relay(channel)
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0),
+                                      ("grpc.max_send_message_length", 32 * 1024 * 1024)])
+    pb_grpc.add_TableServiceServicer_to_server(relay, server)
+    port = server.add_insecure_port(f"{host}:0")
+    if not port:
+        raise RuntimeError(f"could not bind a relay port on {host}")
+    await server.start()
+    return server, relay, f"{host}:{port}"
