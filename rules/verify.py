@@ -117,13 +117,19 @@ def _card_key(code: object) -> tuple[int, str]:
         return (999, repr(code))
 
 
+def _subpath(path: str, key: str) -> str:
+    if not key.isidentifier():
+        return f'{path}["{key}"]'
+    return f"{path}.{key}" if path else key
+
+
 def _diff(expected: object, recorded: object, path: str) -> Discrepancy | None:
     """The first difference between two JSON values, or None."""
     if isinstance(expected, dict):
         if not isinstance(recorded, dict):
             return _found(path, "differs", expected, recorded)
         for key, value in expected.items():
-            sub = f"{path}.{key}" if path else key
+            sub = _subpath(path, key)
             if key not in recorded:
                 return _found(sub, "missing from the record", value, "nothing")
             found = _diff(_normal(key, value), _normal(key, recorded[key]), sub)
@@ -131,7 +137,7 @@ def _diff(expected: object, recorded: object, path: str) -> Discrepancy | None:
                 return found
         for key in recorded:
             if key not in expected:
-                return _found(f"{path}.{key}" if path else key, "not a field of this record", None, recorded[key])
+                return _found(_subpath(path, key), "not a field of this record", None, recorded[key])
         return None
     if isinstance(expected, list):
         if not isinstance(recorded, list):
@@ -175,15 +181,21 @@ def _diff_fields(expected: Mapping[str, Any], recorded: Mapping[str, Any], keys:
 
 
 class _ReplayDecks:
-    """The record's decks; past the last one, the unshuffled deck (the replay then reports a missing deal)."""
+    """The record's decks.
+
+    Past the last one, or for a deck that is not a shuffle of the game's deck,
+    the unshuffled deck stands in, so the replay goes on and reports the
+    discrepancy in its place (a missing deal; ``deals[i].deck``).
+    """
 
     def __init__(self, decks: Sequence[Sequence[Card]]) -> None:
         self.decks = [tuple(d) for d in decks]
 
     def deck(self, index: int, cards: Sequence[Card]) -> tuple[Card, ...]:
-        if index < len(self.decks):
+        ordered = tuple(sorted(cards, key=lambda c: c.index))
+        if index < len(self.decks) and tuple(sorted(self.decks[index], key=lambda c: c.index)) == ordered:
             return self.decks[index]
-        return tuple(sorted(cards, key=lambda c: c.index))
+        return ordered
 
 
 def _check_deck(deck: Sequence[Card], config: GameConfig, path: str) -> Discrepancy | None:
