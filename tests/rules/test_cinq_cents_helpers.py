@@ -66,7 +66,7 @@ def contracted(hands: Mapping[int, str], kitty: str, contract: str, declarer: in
     state = new_deal(hands, kitty, dealer, config)
     for _ in range(4):
         state = state.apply(bid(contract) if state.to_act == declarer else Pass())
-    return state.apply(Discard(cards=cards(discard if discard is not None else kitty)))
+    return state.apply(Discard(cards=cards(discard) if discard is not None else state.kitty))
 
 
 def test_deck_for_gives_the_named_hands_and_kitty_for_any_dealer() -> None:
