@@ -1,0 +1,176 @@
+"""``tricktable tournament [CONFIG.toml]``: run (or resume) a bot tournament and report it.
+
+The config is a TOML file (examples/tournament.toml; fields in
+:mod:`tournament.config`), or flags for the simple cases
+(``--game all_fives --bots random,first-legal --games 20``). Matches run over
+the real server by default: one started in this process on a free port (its
+database is the tournament's), or ``--server ADDR``; each bot is a separate
+process. ``--runner local`` plays in-process instead (the rules engine as the
+table, built-in bots only: the fast path for benchmarks), ``--ray ADDRESS``
+on a Ray cluster (``local`` starts one on this machine).
+
+Every finished match is stored at once; after Ctrl-C or a kill, the same
+command with ``--resume`` plays only what is missing. Exit status: 0 done,
+1 interrupted, 2 bad config or database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:  # imported when the command runs, so that other commands (every bot process) start faster
+    from tournament.config import TournamentConfig
+    from tournament.engine import Dispatcher
+    from tournament.report import RichProgress
+    from tournament.store import TournamentStore
+
+RUNNERS = ("server", "local")
+
+
+def flags_config(game: str | None, bots: str | None, fmt: str, games: int, seed: str, players: int | None,
+                 option: list[str], name: str | None) -> dict[str, Any]:
+    """The config fields given as flags (no CONFIG file)."""
+    from cli.selfplay import parse_options
+    from tournament.config import ConfigError
+
+    if game is None or bots is None:
+        raise ConfigError("give a CONFIG.toml, or at least --game and --bots")
+    names: list[str] = []
+    entrants = []
+    for bot in (b.strip() for b in bots.split(",") if b.strip()):
+        label, n = bot, 2
+        while label in names:
+            label, n = f"{bot}-{n}", n + 1
+        names.append(label)
+        entrants.append({"name": label, "bot": bot})
+    return {"name": name or f"{game}-{fmt}-{seed}", "game": game, "entrants": entrants, "format": fmt,
+            "games": games, "seed": seed, "options": parse_options(option, players)}
+
+
+async def _dispatcher(config: TournamentConfig, runner: str, server: str | None, ray: str | None,
+                      concurrency: int, db: Path) -> Dispatcher:
+    from tournament.engine import local_dispatcher
+
+    if ray is not None:
+        from tournament.ray_runner import RayDispatcher
+
+        return RayDispatcher.connect(config, ray, local=runner == "local")
+    if runner == "local" and server is None:
+        return local_dispatcher(config, concurrency)
+    from tournament.server_runner import ServerDispatcher
+
+    return await ServerDispatcher.open(config, address=server, data_dir=db.parent, concurrency=concurrency)
+
+
+async def _run(config: TournamentConfig, store: TournamentStore, *, resume: bool, runner: str, server: str | None,
+               ray: str | None, concurrency: int, db: Path, progress: RichProgress | None) -> Any:
+    from tournament.engine import Tournament
+
+    dispatcher = await _dispatcher(config, runner, server, ray, concurrency, db)
+    if ray is not None:
+        from tournament.ray_runner import RayDispatcher
+
+        assert isinstance(dispatcher, RayDispatcher)
+        concurrency = dispatcher.slots
+    tournament = Tournament(config, store, dispatcher, concurrency=concurrency, progress=progress)
+    return await tournament.run(resume=resume)
+
+
+def tournament_command(
+    config_path: Annotated[Path | None, typer.Argument(metavar="[CONFIG.toml]", help="Tournament file (TOML).")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue a stopped tournament of this name.")] = False,
+    concurrency: Annotated[int | None, typer.Option(
+        "--concurrency", "-j", min=1, help="Matches at once (capped by the cores); default: the config's.")] = None,
+    db: Annotated[Path | None, typer.Option(
+        "--db", help="SQLite file (default: the server's, <data-dir>/tricktable.sqlite3).")] = None,
+    data_dir: Annotated[Path | None, typer.Option(
+        "--data-dir", help="Data directory (default: $TRICKTABLE_DATA_DIR or ./data).")] = None,
+    runner: Annotated[str, typer.Option(
+        "--runner", help="server: over gRPC, a process per bot; local: in-process engine and bots.")] = "server",
+    server: Annotated[str | None, typer.Option(
+        "--server", help="Play on this server (host:port) instead of one started here.")] = None,
+    ray: Annotated[str | None, typer.Option(
+        "--ray", help="Run matches as Ray tasks: a cluster address, 'auto', or 'local'.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Directory for the exports (default: <data-dir>/tournaments/<name>).")] = None,
+    no_progress: Annotated[bool, typer.Option("--no-progress", help="No live progress bar.")] = False,
+    game: Annotated[str | None, typer.Option("--game", help="Without CONFIG: the game.")] = None,
+    bots: Annotated[str | None, typer.Option("--bots", help="Without CONFIG: built-in bots, comma-separated.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="Without CONFIG: round_robin, swiss, gauntlet.")] = "round_robin",
+    games: Annotated[int, typer.Option("--games", min=1, help="Without CONFIG: games per pairing.")] = 10,
+    seed: Annotated[str, typer.Option("--seed", help="Without CONFIG: the seed.")] = "tricktable",
+    players: Annotated[int | None, typer.Option("--players", help="Without CONFIG: players.")] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", help="Without CONFIG: KEY=VALUE.")] = None,
+    name: Annotated[str | None, typer.Option("--name", help="Tournament name (default: the file's stem).")] = None,
+) -> None:
+    """Run a bot tournament (round robin, Swiss or gauntlet, duplicate decks) and report ratings."""
+    from rich.console import Console
+
+    from tournament.config import ConfigError, config_from_mapping, load_config
+    from tournament.engine import bounded_concurrency
+    from tournament.report import RichProgress, export, print_report, summarize
+    from tournament.store import StoreError, TournamentStore, default_db_path
+
+    console = Console()
+    try:
+        if config_path is not None:
+            config = load_config(config_path)
+            if name:
+                config = config_from_mapping({**config.to_json(), "name": name})
+        else:
+            config = config_from_mapping(flags_config(game, bots, fmt, games, seed, players, option or [], name))
+        if runner not in RUNNERS:
+            raise ConfigError(f"--runner must be one of {', '.join(RUNNERS)}")
+        if runner == "local" and any(e.command is not None for e in config.entrants):
+            raise ConfigError("--runner local plays built-in bots only; command entrants need the server runner")
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    db_path = db if db is not None else default_db_path(data_dir)
+    wanted = concurrency if concurrency is not None else config.concurrency
+    workers = wanted if ray is not None else bounded_concurrency(wanted)
+    if workers < wanted:
+        console.print(f"concurrency {wanted} capped at {workers} (cores: {os.cpu_count()})", style="yellow")
+    try:
+        store = TournamentStore(db_path)
+    except Exception as exc:
+        typer.echo(f"error: cannot open {db_path}: {exc}", err=True)
+        raise typer.Exit(2) from None
+    progress = None if no_progress else RichProgress()
+    stats = None
+    interrupted = False
+    try:
+        if progress is not None:
+            progress.__enter__()
+        try:
+            stats = asyncio.run(_run(config, store, resume=resume, runner=runner, server=server, ray=ray,
+                                     concurrency=workers, db=db_path, progress=progress))
+        finally:
+            if progress is not None:
+                progress.__exit__(None, None, None)
+    except StoreError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        store.close()
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        interrupted = True
+    summary = summarize(config, store)
+    print_report(summary, console, stats)
+    target = out if out is not None else db_path.parent / "tournaments" / config.name
+    written = export(summary, store, target, stats)
+    console.print(f"exports: {', '.join(str(p) for p in written)}")
+    store.close()
+    if interrupted:
+        console.print(f"interrupted: {summary.games} games stored; run the same command with --resume to finish",
+                      style="yellow")
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``tournament`` to the command line."""
+    app.command("tournament")(tournament_command)

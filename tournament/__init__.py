@@ -1,0 +1,11 @@
+"""Bot tournaments: formats, duplicate deals, ratings, storage and reports (issue 7).
+
+- :mod:`tournament.config` reads the TOML file (or flags) into a frozen config;
+- :mod:`tournament.schedule` turns it into matches: formats, duplicate rotations, seeds, ids;
+- :mod:`tournament.runner` is the :class:`~tournament.runner.MatchRunner` contract and the in-process runner;
+  :mod:`tournament.server_runner` plays over the gRPC server with each bot a process;
+  :mod:`tournament.ray_runner` sends matches to a Ray cluster;
+- :mod:`tournament.store` keeps every match in SQLite (the server's database file), so a run resumes;
+- :mod:`tournament.ratings` computes OpenSkill ratings, paired results and the SPRT;
+- :mod:`tournament.engine` runs a tournament; :mod:`tournament.report` prints and exports it.
+"""

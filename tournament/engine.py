@@ -1,0 +1,274 @@
+"""Running a tournament: schedule, dispatch with bounded concurrency, store, stop when decided.
+
+The engine is one asyncio loop. It recomputes the schedule from the config
+(Swiss: round by round, from the stored results), skips the matches already
+stored, and hands the rest to a :class:`Dispatcher` with at most
+``concurrency`` in flight. Each outcome is stored as soon as it arrives, so a
+Ctrl-C or a kill loses only the matches in flight, which ``--resume`` plays
+again. With an SPRT configured, no new match starts once the test has
+decided (over the leading run of complete deck sets, so the decision is the
+same whatever order matches finished in).
+
+Dispatchers: :class:`ThreadDispatcher` (a runner in worker threads; tests and
+concurrency 1), :class:`ProcessDispatcher` (the in-process runner in a pool
+of worker processes, one per core), and the server and Ray dispatchers of
+:mod:`tournament.server_runner` and :mod:`tournament.ray_runner`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import os
+import signal
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from tournament.config import EntrantSpec, TournamentConfig
+from tournament.ratings import Game, SprtState, match_points, sprt_from_games
+from tournament.runner import LocalRunner, MatchOutcome, MatchRunner
+from tournament.schedule import (
+    MatchSpec,
+    fixed_groups,
+    groups_met,
+    round_matches,
+    swiss_groups,
+)
+from tournament.store import TournamentStore
+
+
+class Dispatcher(Protocol):
+    """Plays matches asynchronously (in threads, processes, over a server or on a cluster)."""
+
+    async def play(self, spec: MatchSpec) -> MatchOutcome:
+        """Play one match; raise only for a failure of the machinery itself, never for a bot's fault."""
+        ...
+
+    async def close(self) -> None:
+        """Release workers, servers and processes."""
+        ...
+
+
+class ProgressSink(Protocol):
+    """Receives progress: ``start`` once per round (totals so far), ``advance`` per stored match."""
+
+    def start(self, total: int, done: int) -> None: ...
+    def advance(self, spec: MatchSpec, outcome: MatchOutcome) -> None: ...
+
+
+def cores() -> int:
+    """CPU cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def bounded_concurrency(requested: int) -> int:
+    """``requested`` capped by the cores (matches are CPU-bound: more in flight only queue)."""
+    return max(1, min(requested, cores()))
+
+
+class ThreadDispatcher:
+    """Runs a :class:`MatchRunner` in a thread pool (the GIL makes this one core: tests and concurrency 1)."""
+
+    def __init__(self, runner: MatchRunner, entrants: Mapping[str, EntrantSpec], workers: int = 1) -> None:
+        self.runner = runner
+        self.entrants = dict(entrants)
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="match")
+
+    async def play(self, spec: MatchSpec) -> MatchOutcome:
+        """Run the match in a worker thread."""
+        return await asyncio.get_running_loop().run_in_executor(self._pool, self.runner.run, spec, self.entrants)
+
+    async def close(self) -> None:
+        """Stop the threads (after the running matches)."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker_init() -> None:
+    # Ctrl-C is the tournament's to handle: a worker killed mid-match would be a lost match, not a result.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run_local(spec_json: dict[str, Any], entrants: dict[str, dict[str, Any]], forfeit_after: int,
+               decision_ms: int | None) -> dict[str, Any]:
+    runner = LocalRunner(forfeit_after=forfeit_after, decision_ms=decision_ms)
+    specs = {name: EntrantSpec(**e) for name, e in entrants.items()}
+    return runner.run(MatchSpec.from_json(spec_json), specs).to_json()
+
+
+class ProcessDispatcher:
+    """The in-process runner in a pool of worker processes (one match per worker at a time)."""
+
+    def __init__(self, config: TournamentConfig, workers: int) -> None:
+        self.config = config
+        self._entrants = {e.name: {"name": e.name, "bot": e.bot, "command": e.command} for e in config.entrants}
+        self._pool: Executor = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
+
+    async def play(self, spec: MatchSpec) -> MatchOutcome:
+        """Run the match in a worker process."""
+        data = await asyncio.get_running_loop().run_in_executor(
+            self._pool, _run_local, spec.to_json(), self._entrants, self.config.forfeit_after,
+            self.config.decision_ms)
+        return MatchOutcome.from_json(data)
+
+    async def close(self) -> None:
+        """Stop the workers (after the running matches)."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def local_dispatcher(config: TournamentConfig, concurrency: int) -> Dispatcher:
+    """The in-process runner: in a thread for one worker, else in a process pool."""
+    if concurrency <= 1:
+        return ThreadDispatcher(LocalRunner(forfeit_after=config.forfeit_after, decision_ms=config.decision_ms),
+                                {e.name: e for e in config.entrants})
+    return ProcessDispatcher(config, concurrency)
+
+
+@dataclass(slots=True)
+class RunStats:
+    """What one run did (this invocation; a resumed tournament counts only what it played)."""
+
+    scheduled: int = 0
+    already_done: int = 0
+    played: int = 0
+    wall_s: float = 0.0
+    stopped_by_sprt: bool = False
+    sprt: SprtState | None = None
+    byes: dict[int, list[str]] = field(default_factory=dict)
+
+    @property
+    def games_per_s(self) -> float:
+        """Matches played per wall-clock second in this run."""
+        return self.played / self.wall_s if self.wall_s > 0 else 0.0
+
+
+def stored_games(store: TournamentStore, tournament_id: str) -> list[Game]:
+    """The stored matches as (spec, outcome), in schedule order."""
+    return [(m.spec, m.outcome) for m in store.iter_matches(tournament_id)]
+
+
+def swiss_round_groups(config: TournamentConfig, round_index: int, games: Sequence[Game],
+                       byes_so_far: Mapping[str, int]) -> tuple[list[tuple[str, ...]], list[str]]:
+    """Groups of Swiss round ``round_index`` from the results of the earlier rounds (and their byes)."""
+    names = [e.name for e in config.entrants]
+    scores: dict[str, float] = collections.defaultdict(float)
+    earlier = [g for g in games if g[0].round < round_index]
+    for spec, outcome in earlier:
+        for name, pts in match_points(spec, outcome).items():
+            scores[name] += pts
+    for name, count in byes_so_far.items():
+        scores[name] += count * _bye_points(config)
+    met = groups_met(tuple(dict.fromkeys(spec.seats)) for spec, _ in earlier)
+    return swiss_groups(names, scores, met, byes_so_far, config.units_per_table, seed=config.seed,
+                        round_index=round_index)
+
+
+def _bye_points(config: TournamentConfig) -> float:
+    # A bye is worth a won game in each of the games the entrant would have played that round.
+    from tournament.schedule import arrangements_per_deck_set, deck_sets_per_group
+
+    return float(arrangements_per_deck_set(config) * deck_sets_per_group(config))
+
+
+class Tournament:
+    """One tournament over one store: :meth:`run` plays what is missing; the store then holds it all."""
+
+    def __init__(self, config: TournamentConfig, store: TournamentStore, dispatcher: Dispatcher, *,
+                 concurrency: int = 1, progress: ProgressSink | None = None) -> None:
+        self.config = config
+        self.store = store
+        self.dispatcher = dispatcher
+        self.concurrency = max(1, concurrency)
+        self.progress = progress
+        self.stats = RunStats()
+        self._stop = False
+        self._scheduled: list[MatchSpec] = []
+
+    def rounds(self) -> int:
+        """Rounds of the format (one unless Swiss)."""
+        return self.config.swiss_rounds if self.config.format == "swiss" else 1
+
+    async def run(self, *, resume: bool = False) -> RunStats:
+        """Play every scheduled match not yet stored; returns this run's figures.
+
+        Raises:
+            StoreError: see :meth:`TournamentStore.begin`.
+        """
+        started = time.perf_counter()
+        self.store.begin(self.config, resume=resume)
+        tid = self.config.name
+        byes: dict[str, int] = collections.defaultdict(int)
+        try:
+            for r in range(self.rounds()):
+                done = self.store.done_ids(tid)
+                if self.config.format == "swiss":
+                    groups, bye = swiss_round_groups(self.config, r, stored_games(self.store, tid), byes)
+                    for name in bye:
+                        byes[name] += 1
+                    self.stats.byes[r] = bye
+                else:
+                    groups = fixed_groups(self.config)
+                specs = round_matches(self.config, r, groups)
+                self._scheduled.extend(specs)
+                todo = [s for s in specs if s.match_id not in done]
+                self.stats.scheduled = len(self._scheduled)
+                self.stats.already_done += len(specs) - len(todo)
+                if self.progress is not None and r == 0:
+                    # Every round of a format has as many matches as the first.
+                    self.progress.start(len(specs) * self.rounds(), self.store.count(tid))
+                self._check_sprt()
+                if self._stop:
+                    break
+                await self._play_all(todo)
+                if self._stop:
+                    break
+            self.store.set_status(tid, "stopped by sprt" if self.stats.stopped_by_sprt else "finished")
+        except BaseException:
+            self.store.set_status(tid, "interrupted")
+            raise
+        finally:
+            self.stats.wall_s = time.perf_counter() - started
+            await self.dispatcher.close()
+        return self.stats
+
+    async def _play_all(self, todo: list[MatchSpec]) -> None:
+        queue = collections.deque(todo)
+
+        async def worker() -> None:
+            while queue and not self._stop:
+                spec = queue.popleft()
+                try:
+                    outcome = await self.dispatcher.play(spec)
+                except (BrokenProcessPool, asyncio.CancelledError):
+                    raise
+                except Exception as exc:  # the machinery failed for this match: record it, go on
+                    outcome = MatchOutcome(match_id=spec.match_id, status="error", winners=(), scores=(),
+                                           reason=f"could not be played: {type(exc).__name__}: {exc}")
+                self.store.save(self.config.name, spec, outcome)
+                self.stats.played += 1
+                if self.progress is not None:
+                    self.progress.advance(spec, outcome)
+                self._check_sprt()
+
+        await asyncio.gather(*(worker() for _ in range(min(self.concurrency, max(1, len(todo))))))
+
+    def _check_sprt(self) -> None:
+        spec = self.config.sprt
+        if spec is None:
+            return
+        done = self.store.done_ids(self.config.name)
+        complete: dict[tuple[int, int], bool] = {}
+        for s in self._scheduled:
+            key = (s.round, s.deck_set)
+            complete[key] = complete.get(key, True) and s.match_id in done
+        state = sprt_from_games(stored_games(self.store, self.config.name), spec, complete)
+        self.stats.sprt = state
+        if state.decision is not None:
+            self._stop = True
+            self.stats.stopped_by_sprt = True

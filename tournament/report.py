@@ -1,0 +1,262 @@
+"""Reports: the live progress bar, the final tables, and the JSON/CSV exports.
+
+Everything here reads the store, so a report of a resumed tournament is the
+report of the whole tournament. Exports (in the output directory):
+
+- ``summary.json``: config, leaderboard, pairs (paired results with 95%
+  intervals), crosstable, SPRT state, forfeits and errors;
+- ``leaderboard.csv``, ``crosstable.csv`` (A's score against B per cell),
+  ``pairs.csv``, ``matches.csv`` (one line per game);
+- ``records.jsonl``: every game's record, one per line, which
+  ``tricktable verify records.jsonl`` replays.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from tournament.config import TournamentConfig
+from tournament.engine import RunStats, stored_games
+from tournament.ratings import Game, PairResult, SprtState, Standing, crosstable, leaderboard, pair_result, sprt
+from tournament.runner import MatchOutcome
+from tournament.schedule import MatchSpec
+from tournament.store import TournamentStore
+
+
+class RateColumn(ProgressColumn):
+    """Games per second since the bar started."""
+
+    def render(self, task: Task) -> Text:
+        """The rate as text."""
+        speed = task.finished_speed or task.speed
+        return Text("-- games/s" if speed is None else f"{speed:.1f} games/s", style="progress.data.speed")
+
+
+class RichProgress:
+    """A rich progress bar: games done of the total, rate, time elapsed and left, forfeits so far."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console(stderr=True)
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
+            TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(), TextColumn("{task.fields[note]}"),
+            console=self.console, transient=False)
+        self._task: Any = None
+        self.forfeits = 0
+        self.errors = 0
+
+    def __enter__(self) -> RichProgress:
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    def start(self, total: int, done: int) -> None:
+        """Set the total (games scheduled) and the games already stored."""
+        if self._task is None:
+            self._task = self._progress.add_task("games", total=total, completed=done, note="")
+        else:
+            self._progress.update(self._task, total=total, completed=done)
+
+    def advance(self, spec: MatchSpec, outcome: MatchOutcome) -> None:
+        """One more game stored."""
+        if outcome.status == "forfeit":
+            self.forfeits += 1
+        elif outcome.status == "error":
+            self.errors += 1
+        note = ""
+        if self.forfeits or self.errors:
+            note = f"{self.forfeits} forfeits, {self.errors} errors"
+        self._progress.update(self._task, advance=1, note=note)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Summary:
+    """Everything the final report shows, computed from the stored games."""
+
+    config: TournamentConfig
+    standings: list[Standing]
+    pairs: list[PairResult]
+    cross: dict[str, dict[str, PairResult]]
+    sprt: SprtState | None
+    games: int
+    forfeits: list[dict[str, Any]]
+    errors: list[dict[str, Any]]
+    status: str | None
+
+    def to_json(self, stats: RunStats | None = None) -> dict[str, Any]:
+        """``summary.json``."""
+        data: dict[str, Any] = {
+            "tournament": self.config.name, "status": self.status, "config": self.config.to_json(),
+            "games": self.games,
+            "leaderboard": [s.to_json() for s in self.standings],
+            "pairs": [p.to_json() for p in self.pairs],
+            "crosstable": {a: {b: r.to_json() for b, r in row.items()} for a, row in self.cross.items()},
+            "sprt": None if self.sprt is None else self.sprt.to_json(),
+            "forfeits": self.forfeits, "errors": self.errors,
+        }
+        if stats is not None:
+            data["run"] = {"played": stats.played, "already_done": stats.already_done, "scheduled": stats.scheduled,
+                           "wall_s": round(stats.wall_s, 3), "games_per_s": round(stats.games_per_s, 2),
+                           "stopped_by_sprt": stats.stopped_by_sprt}
+        return data
+
+
+def summarize(config: TournamentConfig, store: TournamentStore) -> Summary:
+    """The report of everything stored for ``config``'s tournament."""
+    games: list[Game] = stored_games(store, config.name)
+    names = [e.name for e in config.entrants]
+    pairs = [pair_result(games, a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    sprt_state = None
+    if config.sprt is not None:
+        from tournament.ratings import paired_samples
+
+        sprt_state = sprt(paired_samples(games, config.sprt.a, config.sprt.b), config.sprt)
+    return Summary(
+        config=config, standings=leaderboard(names, games), pairs=[p for p in pairs if p.games],
+        cross=crosstable(names, games), sprt=sprt_state, games=len(games),
+        forfeits=[{"match_id": s.match_id, "entrant": o.forfeit_by, "reason": o.reason}
+                  for s, o in games if o.status == "forfeit"],
+        errors=[{"match_id": s.match_id, "reason": o.reason} for s, o in games if o.status == "error"],
+        status=store.status(config.name))
+
+
+# --- tables ---------------------------------------------------------------------------
+
+
+def leaderboard_table(summary: Summary) -> Table:
+    """The leaderboard as a rich table."""
+    table = Table(title=f"{summary.config.name}: {summary.config.game}, {summary.config.format}, "
+                        f"{summary.games} games")
+    for col in ("#", "entrant", "mu", "sigma", "mu-3σ", "games", "win share", "points", "forfeits", "faults"):
+        table.add_column(col, justify="left" if col == "entrant" else "right")
+    for i, s in enumerate(summary.standings, start=1):
+        table.add_row(str(i), s.name, f"{s.mu:.2f}", f"{s.sigma:.2f}", f"{s.conservative:.2f}", str(s.games),
+                      f"{s.win_share:.3f}", f"{s.points_for}-{s.points_against}", str(s.forfeits), str(s.faults))
+    return table
+
+
+def crosstable_table(summary: Summary) -> Table:
+    """A's score against B (row against column), with the games played."""
+    names = [s.name for s in summary.standings]
+    table = Table(title="crosstable: row's score against column (games)")
+    table.add_column("")
+    for n in names:
+        table.add_column(n, justify="right")
+    for a in names:
+        cells = []
+        for b in names:
+            r = summary.cross.get(a, {}).get(b)
+            cells.append("·" if a == b else "" if r is None else f"{r.score:.3f} ({r.games})")
+        table.add_row(a, *cells)
+    return table
+
+
+def pairs_table(summary: Summary) -> Table:
+    """Paired results on shared decks with their 95% intervals."""
+    table = Table(title="paired results on shared decks (A's mean score per deck set, 95% CI)")
+    for col in ("A", "B", "W-D-L", "deck sets", "mean", "95% CI"):
+        table.add_column(col, justify="left" if col in ("A", "B") else "right")
+    for p in summary.pairs:
+        table.add_row(p.a, p.b, f"{p.wins}-{p.draws}-{p.losses}", str(p.deck_sets), f"{p.mean:.3f}",
+                      f"[{p.low:.3f}, {p.high:.3f}]")
+    return table
+
+
+def print_report(summary: Summary, console: Console, stats: RunStats | None = None) -> None:
+    """The final report on the console."""
+    console.print(leaderboard_table(summary))
+    console.print(crosstable_table(summary))
+    console.print(pairs_table(summary))
+    if summary.sprt is not None:
+        s = summary.sprt
+        verdict = {"H1": f"{s.a} is stronger than {s.b}", "H0": f"{s.a} is not stronger than {s.b}",
+                   None: "undecided"}[s.decision]
+        console.print(f"SPRT {s.a} vs {s.b}: LLR {s.llr:.3f} in [{s.lower:.3f}, {s.upper:.3f}] after "
+                      f"{s.samples} deck sets: {verdict}")
+    for f in summary.forfeits[:10]:
+        console.print(f"forfeit {f['match_id']}: {f['reason']}")
+    if len(summary.forfeits) > 10:
+        console.print(f"... and {len(summary.forfeits) - 10} more forfeits (summary.json lists them all)")
+    for e in summary.errors[:10]:
+        console.print(f"error {e['match_id']}: {e['reason']}")
+    if stats is not None:
+        console.print(f"this run: {stats.played} games in {stats.wall_s:.1f} s ({stats.games_per_s:.1f} games/s); "
+                      f"{stats.already_done} were already stored")
+
+
+# --- exports ----------------------------------------------------------------------------
+
+
+def _write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+def export(summary: Summary, store: TournamentStore, out: Path, stats: RunStats | None = None) -> list[Path]:
+    """Write the exports into ``out``; returns the files written."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    path = out / "summary.json"
+    data = summary.to_json(stats)
+    data["exported_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    written.append(path)
+    path = out / "leaderboard.csv"
+    keys = list(Standing(name="", mu=0, sigma=0).to_json())
+    _write_csv(path, ["rank", *keys], [[i, *s.to_json().values()] for i, s in enumerate(summary.standings, 1)])
+    written.append(path)
+    names = [s.name for s in summary.standings]
+    path = out / "crosstable.csv"
+    rows = []
+    for a in names:
+        row: list[Any] = [a]
+        for b in names:
+            r = summary.cross.get(a, {}).get(b)
+            row.append("" if r is None else round(r.score, 4))
+        rows.append(row)
+    _write_csv(path, ["entrant", *names], rows)
+    written.append(path)
+    path = out / "pairs.csv"
+    pair_keys = list(PairResult(a="", b="", games=0, wins=0, draws=0, losses=0, deck_sets=0, mean=0, low=0,
+                                high=0).to_json())
+    _write_csv(path, pair_keys, [list(p.to_json().values()) for p in summary.pairs])
+    written.append(path)
+    path = out / "matches.csv"
+    match_rows = []
+    records = out / "records.jsonl"
+    with records.open("w", encoding="utf-8") as fh:
+        for m in store.iter_matches(summary.config.name, with_records=True):
+            s, o = m.spec, m.outcome
+            match_rows.append([s.match_id, s.round, s.deck_set, s.group, s.arrangement, s.seed, " ".join(s.seats),
+                               o.status, " ".join(map(str, o.winners)), " ".join(map(str, o.scores)),
+                               o.forfeit_by or "", o.reason, o.table_id or "", round(o.duration_s, 4)])
+            if o.record:
+                fh.write(json.dumps(o.record, separators=(",", ":")) + "\n")
+    _write_csv(path, ["match_id", "round", "deck_set", "group", "arrangement", "seed", "seats", "status", "winners",
+                      "scores", "forfeit_by", "reason", "table_id", "duration_s"], match_rows)
+    written.extend([path, records])
+    return written

@@ -1,0 +1,199 @@
+"""Playing one match: the :class:`MatchRunner` contract, the outcome, and the in-process runner.
+
+A runner takes a :class:`~tournament.schedule.MatchSpec` and the entrants,
+plays the match and returns a :class:`MatchOutcome`: the record (the JSON of
+game-record.md, replayable with ``tricktable verify``), the result, and the
+faults counted against each entrant. Runners never raise for a bot's fault:
+a bot that fails repeatedly forfeits the match, with the reason recorded,
+and the tournament goes on.
+
+:class:`LocalRunner` plays in this process: the rules engine is the table and
+each seat is an in-process bot (:func:`bots.make_bot`, or ``module:Class``).
+It is what the fast tests and the 1,000-game benchmark use; the server runner
+(:mod:`tournament.server_runner`) plays the same specs over gRPC with a
+process per bot.
+
+Fault rules (both runners): a bot that raises, returns an illegal action or
+(with ``decision_ms``) overruns its time has the lowest legal action played
+for it (the server's default action) and one fault counted; at
+``forfeit_after`` faults the match stops, recorded as aborted, and the entrant
+forfeits it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from bots import BOTS, make_bot
+from client_sdk.bot import Bot
+from rules.actions import Action
+from rules.errors import RuleError
+from rules.registry import new_match
+from tournament.config import EntrantSpec
+from tournament.schedule import MatchSpec
+
+#: Outcome statuses: played to the end; stopped because an entrant forfeited; could not be played.
+STATUSES: tuple[str, ...] = ("finished", "forfeit", "error")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MatchOutcome:
+    """What a runner returns for one match."""
+
+    match_id: str
+    status: str
+    #: Winning sides (record's ``result.winners``); for a forfeit, every side but the forfeiter's.
+    winners: tuple[int, ...]
+    scores: tuple[int, ...]
+    reason: str = ""
+    forfeit_by: str | None = None
+    #: Entrant name -> faults (crashes, illegal actions, timeouts) in this match.
+    faults: Mapping[str, int] = field(default_factory=dict)
+    record: Mapping[str, Any] = field(default_factory=dict)
+    table_id: str | None = None
+    duration_s: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON values (Ray transport, exports)."""
+        return {"match_id": self.match_id, "status": self.status, "winners": list(self.winners),
+                "scores": list(self.scores), "reason": self.reason, "forfeit_by": self.forfeit_by,
+                "faults": dict(self.faults), "record": dict(self.record), "table_id": self.table_id,
+                "duration_s": self.duration_s}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> MatchOutcome:
+        """Inverse of :meth:`to_json`."""
+        return cls(match_id=data["match_id"], status=data["status"], winners=tuple(data["winners"]),
+                   scores=tuple(data["scores"]), reason=data.get("reason", ""), forfeit_by=data.get("forfeit_by"),
+                   faults=dict(data.get("faults", {})), record=dict(data.get("record", {})),
+                   table_id=data.get("table_id"), duration_s=float(data.get("duration_s", 0.0)))
+
+
+class MatchRunner(Protocol):
+    """Plays matches. ``run`` is called from worker threads or processes, so runners hold no shared state."""
+
+    def run(self, spec: MatchSpec, entrants: Mapping[str, EntrantSpec]) -> MatchOutcome:
+        """Play ``spec`` to its end (or a forfeit) and return the outcome; never raises for a bot's fault."""
+        ...
+
+
+def forfeit_winners(spec: MatchSpec, loser: str) -> tuple[int, ...]:
+    """Every side without the forfeiting entrant."""
+    return tuple(i for i, names in enumerate(spec.side_entrants()) if loser not in names)
+
+
+def bot_seed(spec: MatchSpec, seat: int) -> str:
+    """The seed of a seat's own choices: fixed by the match, so a rerun plays the same."""
+    return f"{spec.seed}/{spec.match_id}/seat{seat}"
+
+
+def load_bot(spec: str, seed: str) -> Bot:
+    """A bot from a built-in name (``random``, ``first-legal``, ...) or ``package.module:Class``.
+
+    A class is called with ``seed=`` when its constructor takes a ``seed``, else with no argument.
+
+    Raises:
+        KeyError: unknown built-in name; ImportError/AttributeError: bad ``module:Class``.
+    """
+    if ":" not in spec:
+        return make_bot(spec, seed)
+    module_name, _, attr = spec.partition(":")
+    factory = getattr(importlib.import_module(module_name), attr)
+    try:
+        takes_seed = "seed" in inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        takes_seed = False
+    bot: Bot = factory(seed=seed) if takes_seed else factory()
+    return bot
+
+
+def is_builtin(bot: str) -> bool:
+    """A name of :data:`bots.BOTS`."""
+    return bot in BOTS
+
+
+class LocalRunner:
+    """Plays a match in this process: the rules engine as the table, in-process bots at the seats.
+
+    Every entrant must be a ``bot`` (a command needs the server runner).
+    ``decision_ms`` counts an overrun as a fault (a local bot cannot be
+    interrupted; its late answer is replaced by the default action).
+    """
+
+    def __init__(self, *, forfeit_after: int = 3, decision_ms: int | None = None,
+                 max_actions: int = 100_000) -> None:
+        self.forfeit_after = forfeit_after
+        self.decision_ms = decision_ms
+        self.max_actions = max_actions
+
+    def run(self, spec: MatchSpec, entrants: Mapping[str, EntrantSpec]) -> MatchOutcome:
+        """Play ``spec``; see the module's fault rules."""
+        started = time.perf_counter()
+        match = new_match(spec.game, spec.options, seed=spec.seed)
+        faults: dict[str, int] = {name: 0 for name in spec.seats}
+        bots: dict[int, Bot] = {}
+        for index, name in enumerate(spec.seats):
+            entrant = entrants[name]
+            if entrant.bot is None:
+                raise ValueError(f"entrant {name!r} is a command; the in-process runner plays built-in bots only")
+            try:
+                bots[index] = load_bot(entrant.bot, bot_seed(spec, index))
+            except Exception as exc:  # a bot that cannot even start forfeits
+                reason = f"forfeit: {name} (seat {index}) could not start: {type(exc).__name__}: {exc}"
+                return self._forfeit(spec, match, name, reason, faults, started, count=self.forfeit_after)
+        limit = None if self.decision_ms is None else self.decision_ms / 1000.0
+        for _ in range(self.max_actions):
+            if match.is_over:
+                break
+            to_act = match.to_act
+            assert to_act is not None
+            seat = to_act
+            name = spec.seats[seat]
+            problem: str | None = None
+            asked = time.perf_counter()
+            action: Action | None = None
+            try:
+                choice = bots[seat].choose_action(match.view(seat))
+                if inspect.isawaitable(choice):
+                    raise TypeError("asynchronous bots need the server runner")
+                match.check(choice, seat)
+                action = choice
+            except RuleError as exc:
+                problem = f"illegal action: {exc}"
+            except Exception as exc:
+                problem = f"crashed: {type(exc).__name__}: {exc}"
+            if problem is None and limit is not None and time.perf_counter() - asked > limit:
+                problem = f"timed out (over {self.decision_ms} ms)"
+                action = None  # as on the server: the late answer is dropped, the default action plays
+            if problem is not None:
+                faults[name] += 1
+                if faults[name] >= self.forfeit_after:
+                    reason = f"forfeit: {name} (seat {seat}) {problem} ({faults[name]} faults)"
+                    return self._forfeit(spec, match, name, reason, faults, started)
+            if action is None:
+                action = match.legal_actions()[0]
+            match = match.apply(action, seat)
+        else:
+            match = match.abort(f"no end after {self.max_actions} actions")
+        record = match.to_record(seed=spec.seed, names=list(spec.seats))
+        result = match.result
+        assert result is not None
+        status = "finished" if result.status == "finished" else "error"
+        return MatchOutcome(match_id=spec.match_id, status=status, winners=result.winners, scores=result.scores,
+                            reason=result.reason, faults=faults, record=record,
+                            duration_s=time.perf_counter() - started)
+
+    def _forfeit(self, spec: MatchSpec, match: Any, name: str, reason: str, faults: dict[str, int],
+                 started: float, count: int | None = None) -> MatchOutcome:
+        if count is not None:
+            faults[name] = count
+        aborted = match.abort(reason)
+        record = aborted.to_record(seed=spec.seed, names=list(spec.seats))
+        return MatchOutcome(match_id=spec.match_id, status="forfeit", winners=forfeit_winners(spec, name),
+                            scores=tuple(aborted.scores), reason=reason, forfeit_by=name, faults=faults,
+                            record=record, duration_s=time.perf_counter() - started)

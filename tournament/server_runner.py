@@ -1,0 +1,212 @@
+"""Matches over the real server: CreateTable with the deck seed, one process per bot, GetRecord.
+
+For each match the dispatcher creates a table on the server (the match's
+deck seed, so the same deck set deals the same cards wherever it is
+played; the entrants' names as seat names), starts every seat's bot as a
+separate process with the seat's token, waits for the game to end and
+fetches the record. The server is one started in this process on a free
+port (its database is the tournament's, so its ``tables`` and the
+tournament's rows sit side by side), or ``--server ADDR``.
+
+Faults: a bot process that exits with an error before the game ends is one
+fault, and is started again with the same token (it rejoins its seat where
+it was); timeouts come from the record's per-seat counters (the server
+played the default action). At ``forfeit_after`` faults the entrant forfeits
+the match, with the reason recorded; after a forfeit by crash, an in-process
+first-legal bot plays the seat out so the table ends at once (the same
+action the server's clock would default to).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import shlex
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bots.first_legal import FirstLegalBot
+from client_sdk.errors import SdkError, TableNotPlayable
+from client_sdk.runner import create_table, get_record, run_bot_async
+from tournament.config import EntrantSpec, TournamentConfig
+from tournament.runner import MatchOutcome, bot_seed, forfeit_winners
+from tournament.schedule import MatchSpec
+
+#: How much of a crashed bot's stderr goes into the reason.
+STDERR_TAIL = 400
+
+
+def bot_argv(entrant: EntrantSpec, *, address: str, token: str, seat: int, seed: str) -> list[str]:
+    """The command line of one seat's bot: the entrant's template filled in, or ``tricktable bot NAME``."""
+    if entrant.command is not None:
+        values = {"address": address, "token": token, "seat": str(seat), "name": entrant.name, "seed": seed,
+                  "python": sys.executable}
+        return [part.format(**values) for part in shlex.split(entrant.command)]
+    assert entrant.bot is not None
+    return [sys.executable, "-m", "cli.main", "bot", entrant.bot, "--server", address, "--token", token,
+            "--seed", seed, "--name", entrant.name]
+
+
+@dataclass(slots=True)
+class _Seat:
+    seat: int
+    entrant: EntrantSpec
+    token: str
+    argv: list[str]
+    process: asyncio.subprocess.Process | None = None
+    reader: asyncio.Task[bytes] | None = None
+    crashes: list[str] = field(default_factory=list)
+
+
+async def _start(seat: _Seat) -> None:
+    seat.process = await asyncio.create_subprocess_exec(
+        *seat.argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE, start_new_session=True)
+    stream = seat.process.stderr
+    assert stream is not None
+    seat.reader = asyncio.ensure_future(stream.read())
+
+
+async def _stop(seat: _Seat) -> None:
+    proc = seat.process
+    if proc is not None and proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await proc.wait()
+    if seat.reader is not None:
+        seat.reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await seat.reader
+
+
+class ServerDispatcher:
+    """Plays matches on a gRPC server, each bot a process (see the module docstring)."""
+
+    def __init__(self, config: TournamentConfig, address: str, server: Any = None) -> None:
+        self.config = config
+        self.address = address
+        self.entrants = {e.name: e for e in config.entrants}
+        self._server = server
+
+    @classmethod
+    async def open(cls, config: TournamentConfig, *, address: str | None, data_dir: Path,
+                   concurrency: int = 1) -> ServerDispatcher:
+        """Use the server at ``address``, or start one in this process on a free port over ``data_dir``."""
+        if address is not None:
+            return cls(config, address)
+        from server import logging as server_logging
+        from server.app import GameServer, ServerConfig
+        from server.clocks import TimeControl
+        from server.lobby import Limits
+
+        server_logging.configure(level="WARNING")
+        control = TimeControl(decision_seconds=(config.decision_ms or 10_000) / 1000.0, bank_seconds=60.0,
+                              grace_seconds=5.0, join_seconds=60.0)
+        limits = Limits(max_tables_per_client=100_000, max_tables=100_000, retain_seconds=5.0,
+                        max_streams_per_client=100_000)
+        server = GameServer(ServerConfig(port=0, data_dir=data_dir, time_control=control, limits=limits))
+        await server.start()
+        return cls(config, server.address, server)
+
+    async def close(self) -> None:
+        """Stop the in-process server, if this dispatcher started one."""
+        if self._server is not None:
+            await self._server.stop("tournament over")
+            self._server = None
+
+    async def play(self, spec: MatchSpec) -> MatchOutcome:
+        """Play one match on the server; bots' faults become faults and forfeits, never exceptions."""
+        try:
+            return await asyncio.wait_for(self._play(spec), timeout=self.config.match_timeout_s)
+        except TimeoutError:
+            return MatchOutcome(match_id=spec.match_id, status="error", winners=(), scores=(),
+                                reason=f"no end within {self.config.match_timeout_s:g} s")
+
+    async def _play(self, spec: MatchSpec) -> MatchOutcome:
+        started = time.perf_counter()
+        table = await create_table(self.address, game=spec.game, options=spec.options, seed=spec.seed,
+                                   decision_ms=self.config.decision_ms, seat_names=list(spec.seats))
+        seats = [_Seat(seat=s, entrant=self.entrants[name], token=table.tokens[s],
+                       argv=bot_argv(self.entrants[name], address=self.address, token=table.tokens[s], seat=s,
+                                     seed=bot_seed(spec, s)))
+                 for s, name in enumerate(spec.seats)]
+        faults = {name: 0 for name in spec.seats}
+        forfeit: tuple[str, str] | None = None
+        substitutes: list[asyncio.Task[Any]] = []
+        try:
+            for seat in seats:
+                await _start(seat)
+            running = {seat.seat: seat for seat in seats}
+            while running:
+                waits = {asyncio.ensure_future(s.process.wait()): s for s in running.values() if s.process}
+                finished, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                for task in waits:
+                    if task not in finished:
+                        task.cancel()
+                for task in finished:
+                    seat = waits[task]
+                    code = task.result()
+                    stderr = b""
+                    if seat.reader is not None:
+                        with contextlib.suppress(Exception):
+                            stderr = await seat.reader
+                    if code in (0, 1):  # the game ended (finished, or aborted by the server)
+                        del running[seat.seat]
+                        continue
+                    name = seat.entrant.name
+                    faults[name] += 1
+                    tail = stderr.decode("utf-8", "replace").strip()[-STDERR_TAIL:]
+                    seat.crashes.append(f"exit {code}: {tail}" if tail else f"exit {code}")
+                    if forfeit is None and faults[name] >= self.config.forfeit_after:
+                        forfeit = (name, f"forfeit: {name} (seat {seat.seat}) crashed {faults[name]} times; "
+                                         f"last: {seat.crashes[-1]}")
+                    if forfeit is not None and forfeit[0] == name:
+                        del running[seat.seat]
+                        substitutes.append(asyncio.ensure_future(
+                            run_bot_async(FirstLegalBot(), self.address, token=seat.token, name=f"{name} (forfeit)")))
+                    else:
+                        await _start(seat)
+            for sub in substitutes:
+                with contextlib.suppress(SdkError):
+                    await sub
+        finally:
+            for seat in seats:
+                await _stop(seat)
+            for sub in substitutes:
+                sub.cancel()
+        record = await self._record(table.table_id)
+        return self._outcome(spec, table.table_id, record, faults, forfeit, started)
+
+    async def _record(self, table_id: str) -> dict[str, Any]:
+        for _ in range(50):
+            try:
+                return dict(json.loads(await get_record(self.address, table_id)))
+            except TableNotPlayable:  # the bots are done but the table has not written its end yet
+                await asyncio.sleep(0.05)
+        raise RuntimeError(f"table {table_id} did not end after its bots did")
+
+    def _outcome(self, spec: MatchSpec, table_id: str, record: Mapping[str, Any], faults: dict[str, int],
+                 forfeit: tuple[str, str] | None, started: float) -> MatchOutcome:
+        result = record.get("result") or {}
+        for entry in record.get("seats", []):
+            timeouts = int(entry.get("timeouts", 0))
+            if timeouts:
+                name = spec.seats[entry["seat"]]
+                faults[name] += timeouts
+                if forfeit is None and faults[name] >= self.config.forfeit_after:
+                    forfeit = (name, f"forfeit: {name} (seat {entry['seat']}) timed out {timeouts} times")
+        scores = tuple(result.get("scores", ()))
+        duration = time.perf_counter() - started
+        if forfeit is not None:
+            return MatchOutcome(match_id=spec.match_id, status="forfeit", winners=forfeit_winners(spec, forfeit[0]),
+                                scores=scores, reason=forfeit[1], forfeit_by=forfeit[0], faults=faults,
+                                record=record, table_id=table_id, duration_s=duration)
+        status = "finished" if result.get("status") == "finished" else "error"
+        return MatchOutcome(match_id=spec.match_id, status=status, winners=tuple(result.get("winners", ())),
+                            scores=scores, reason=str(result.get("reason", "")), faults=faults, record=record,
+                            table_id=table_id, duration_s=duration)

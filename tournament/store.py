@@ -1,0 +1,176 @@
+"""Tournaments in SQLite: the server's database file, with tables of their own.
+
+The file is the server's (:data:`server.storage.DB_NAME` in the data
+directory, WAL), so one database holds the tables the server played and the
+tournaments built from them. A match is written in one statement once it is
+complete (record, result, faults), so after a crash or a kill it is either
+stored whole or not at all - and a match not stored is played again on
+``--resume``. The schedule itself is not stored: it is recomputed from the
+config (and, for Swiss, from the stored results), which gives the same match
+ids.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from server.storage import DB_NAME, resolve_data_dir
+from tournament.config import TournamentConfig
+from tournament.runner import MatchOutcome
+from tournament.schedule import MatchSpec
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tournaments (
+    id TEXT PRIMARY KEY,
+    config TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    finished_at REAL
+);
+CREATE TABLE IF NOT EXISTS tournament_matches (
+    tournament_id TEXT NOT NULL,
+    match_id TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    deck_set INTEGER NOT NULL,
+    grp INTEGER NOT NULL,
+    arrangement INTEGER NOT NULL,
+    seed TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    status TEXT NOT NULL,
+    winners TEXT NOT NULL,
+    scores TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    forfeit_by TEXT,
+    faults TEXT NOT NULL,
+    table_id TEXT,
+    duration_s REAL NOT NULL,
+    ended_at REAL NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (tournament_id, match_id)
+);
+"""
+
+
+class StoreError(RuntimeError):
+    """The database refuses what was asked (a tournament that exists, a resume of a different config)."""
+
+
+def default_db_path(data_dir: str | Path | None = None) -> Path:
+    """The server's database file in the data directory (flag, ``$TRICKTABLE_DATA_DIR``, else ``./data``)."""
+    return resolve_data_dir(data_dir) / DB_NAME
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoredMatch:
+    """A completed match as stored: its spec and its outcome."""
+
+    spec: MatchSpec
+    outcome: MatchOutcome
+
+
+class TournamentStore:
+    """One SQLite connection to the database file; used from the tournament's event-loop thread only."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=10000")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._db.close()
+
+    # --- tournaments ---------------------------------------------------------
+
+    def begin(self, config: TournamentConfig, *, resume: bool) -> int:
+        """Register ``config`` (new) or check it against the stored one (resume); returns matches already stored.
+
+        Raises:
+            StoreError: a new tournament whose name exists, or a resume whose config differs or is unknown.
+        """
+        row = self._db.execute("SELECT fingerprint FROM tournaments WHERE id = ?", (config.name,)).fetchone()
+        if row is None:
+            if resume:
+                raise StoreError(f"no tournament {config.name!r} in {self.path} to resume")
+            self._db.execute(
+                "INSERT INTO tournaments (id, config, fingerprint, status, created_at) VALUES (?, ?, ?, ?, ?)",
+                (config.name, json.dumps(config.to_json(), sort_keys=True), config.fingerprint(), "running",
+                 time.time()))
+            return 0
+        if not resume:
+            raise StoreError(f"tournament {config.name!r} already exists in {self.path}: "
+                             "use --resume to continue it, or another name or database")
+        if row[0] != config.fingerprint():
+            raise StoreError(f"tournament {config.name!r} in {self.path} was started with a different config; "
+                             "only concurrency may change on --resume")
+        self._db.execute("UPDATE tournaments SET status = 'running' WHERE id = ?", (config.name,))
+        return self.count(config.name)
+
+    def set_status(self, tournament_id: str, status: str) -> None:
+        """Mark the tournament ``running``, ``interrupted`` or ``finished``."""
+        finished = time.time() if status == "finished" else None
+        self._db.execute("UPDATE tournaments SET status = ?, finished_at = ? WHERE id = ?",
+                         (status, finished, tournament_id))
+
+    def status(self, tournament_id: str) -> str | None:
+        """The stored status, or None for an unknown tournament."""
+        row = self._db.execute("SELECT status FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
+        return None if row is None else str(row[0])
+
+    # --- matches -------------------------------------------------------------
+
+    def save(self, tournament_id: str, spec: MatchSpec, outcome: MatchOutcome) -> None:
+        """Store a completed match in one statement (a second save of the same id is refused)."""
+        self._db.execute(
+            "INSERT INTO tournament_matches (tournament_id, match_id, round, deck_set, grp, arrangement, seed, spec,"
+            " status, winners, scores, reason, forfeit_by, faults, table_id, duration_s, ended_at, record)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (tournament_id, spec.match_id, spec.round, spec.deck_set, spec.group, spec.arrangement, spec.seed,
+             json.dumps(spec.to_json()), outcome.status, json.dumps(list(outcome.winners)),
+             json.dumps(list(outcome.scores)), outcome.reason, outcome.forfeit_by, json.dumps(dict(outcome.faults)),
+             outcome.table_id, outcome.duration_s, time.time(),
+             json.dumps(dict(outcome.record), separators=(",", ":"))))
+
+    def done_ids(self, tournament_id: str) -> set[str]:
+        """Ids of the matches stored."""
+        rows = self._db.execute("SELECT match_id FROM tournament_matches WHERE tournament_id = ?", (tournament_id,))
+        return {r[0] for r in rows}
+
+    def count(self, tournament_id: str) -> int:
+        """Number of matches stored."""
+        row = self._db.execute("SELECT COUNT(*) FROM tournament_matches WHERE tournament_id = ?",
+                               (tournament_id,)).fetchone()
+        return int(row[0])
+
+    def matches(self, tournament_id: str, *, with_records: bool = False) -> list[StoredMatch]:
+        """Every stored match, in schedule order (round, deck set, group, arrangement)."""
+        return list(self.iter_matches(tournament_id, with_records=with_records))
+
+    def iter_matches(self, tournament_id: str, *, with_records: bool = False) -> Iterator[StoredMatch]:
+        """:meth:`matches`, one at a time (records are large)."""
+        rows = self._db.execute(
+            "SELECT spec, match_id, status, winners, scores, reason, forfeit_by, faults, table_id, duration_s,"
+            f" {'record' if with_records else 'NULL'} FROM tournament_matches WHERE tournament_id = ?"
+            " ORDER BY round, deck_set, grp, arrangement", (tournament_id,))
+        for r in rows:
+            yield StoredMatch(spec=MatchSpec.from_json(json.loads(r[0])), outcome=MatchOutcome(
+                match_id=r[1], status=r[2], winners=tuple(json.loads(r[3])), scores=tuple(json.loads(r[4])),
+                reason=r[5], forfeit_by=r[6], faults=json.loads(r[7]), table_id=r[8], duration_s=r[9],
+                record=json.loads(r[10]) if r[10] is not None else {}))
+
+    def record(self, tournament_id: str, match_id: str) -> Mapping[str, Any] | None:
+        """The record of one match, or None."""
+        row = self._db.execute("SELECT record FROM tournament_matches WHERE tournament_id = ? AND match_id = ?",
+                               (tournament_id, match_id)).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
