@@ -24,7 +24,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,6 +94,8 @@ class _Pending:
     legal: dict[str, Action]
     last_action: Action | None = None
     reasks: int = 0
+    #: Seconds an asynchronous bot may think before the runner answers for it (None: no clock).
+    limit: float | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -129,13 +132,18 @@ async def run_bot_async(
     root_certificates: bytes | None = None,
     max_reasks: int = 1,
     seed: int | None = None,
+    transport: str = "play",
 ) -> Result:
     """Play the seat of ``token`` at the server at ``address`` with ``bot`` until the game ends.
 
     Reconnects with ``backoff`` after a dropped connection and resumes from the
     last event seen. When the server refuses the bot's action, the bot is
     asked again up to ``max_reasks`` times, then the first legal action is
-    sent. ``seed`` seeds the backoff jitter (tests).
+    sent. An asynchronous bot that overruns its clock (deadline plus bank, less
+    a margin) gets the first legal action sent for it; a synchronous bot cannot
+    be interrupted. ``transport`` is ``"play"`` (the bidirectional stream) or
+    ``"watch"`` (server stream plus unary SubmitAction, for networks that do
+    not carry bidirectional streams). ``seed`` seeds the backoff jitter (tests).
 
     Returns:
         The game's result (finished, or aborted with the server's reason).
@@ -146,7 +154,11 @@ async def run_bot_async(
         TableNotPlayable: the table cannot be joined (cancelled before the join).
         ConnectionLost: the server stayed unreachable through every retry.
         SdkError: any other non-retryable status.
+        ValueError: for an unknown ``transport``.
     """
+    if transport not in ("play", "watch"):
+        raise ValueError(f"transport must be 'play' or 'watch', not {transport!r}")
+    once = _play_once if transport == "play" else _watch_once
     session = SeatSession(token=token, name=name)
     schedule = backoff or Backoff()
     rng = random.Random(seed)
@@ -157,7 +169,7 @@ async def run_bot_async(
             stub = table_service_pb2_grpc.TableServiceStub(channel)
             joins_before = session.joins
             try:
-                done = await _play_once(stub, bot, session, max_reasks=max_reasks)
+                done = await once(stub, bot, session, max_reasks=max_reasks)
                 if done is not None:
                     return done
                 error: SdkError = ConnectionLost("the server closed the stream before the game ended")
@@ -184,6 +196,108 @@ async def run_bot_async(
         await channel.close(None)
 
 
+class _SeatLoop:
+    """Handles one connection's server messages (Play or Watch: the same oneof) and sends decisions.
+
+    ``send`` delivers a Decide: written on the Play stream, or sent with
+    SubmitAction on the Watch path (whose reply is fed back to :meth:`handle`).
+    """
+
+    def __init__(self, bot: Bot, session: SeatSession, send: Callable[[table_service_pb2.Decide], Awaitable[None]],
+                 *, max_reasks: int) -> None:
+        self.bot = bot
+        self.session = session
+        self.send = send
+        self.max_reasks = max_reasks
+        self.pending: dict[str, _Pending] = {}
+
+    async def handle(self, message: table_service_pb2.PlayResponse | table_service_pb2.WatchResponse) -> bool:
+        """Handle one server message; True once the game has ended.
+
+        Raises:
+            ProtocolError: when the first message is not Joined.
+        """
+        session = self.session
+        kind = message.WhichOneof("kind")
+        if kind == "joined":
+            _on_joined(session, message.joined)
+            return session.result is not None
+        if session.seat is None:
+            raise ProtocolError(f"expected Joined as the first message, got {kind}")
+        if kind == "event":
+            _on_event(session, message.event)
+            return session.result is not None
+        if kind == "decision":
+            decision = message.decision
+            view = convert.view_from_proto(decision.view)
+            legal = convert.legal_actions_from_proto(decision.legal_actions)
+            session.view = view
+            limit = _thinking_time(decision.deadline_unix_ms, decision.time_bank_ms)
+            entry = self.pending[decision.decision_id] = _Pending(view=view, legal=legal, limit=limit)
+            await self._decide(decision.decision_id, entry)
+        elif kind == "accepted":
+            await self.on_accepted(message.accepted)
+        elif kind == "rejection":
+            await self.on_rejection(message.rejection)
+        return False
+
+    async def on_accepted(self, accepted: table_service_pb2.Accepted) -> None:
+        """A decision was played (or acknowledged again)."""
+        self.session.accepted.add(accepted.decision_id)
+        self.pending.pop(accepted.decision_id, None)
+
+    async def on_rejection(self, rejection: table_service_pb2.Rejection) -> None:
+        """Log; ask the bot again (``max_reasks`` times), then send the first legal action."""
+        session = self.session
+        session.rejections += 1
+        reason = convert.rejection_reason_from_proto(rejection.reason)
+        log.warning("decision %s rejected: %s (%s)", rejection.decision_id, reason, rejection.message)
+        entry = self.pending.get(rejection.decision_id)
+        if entry is None or reason == "STALE_DECISION":
+            # Nothing of ours is pending under that id: a newer request will come.
+            self.pending.pop(rejection.decision_id, None)
+            return
+        hook = getattr(self.bot, "on_rejection", None)
+        if callable(hook):
+            try:
+                hook(entry.view, entry.last_action, reason, rejection.message)
+            except Exception:
+                log.exception("bot's on_rejection hook raised")
+        entry.reasks += 1
+        if entry.reasks <= self.max_reasks:
+            await self._decide(rejection.decision_id, entry)
+        elif entry.reasks == self.max_reasks + 1:
+            first_id, first = next(iter(entry.legal.items()))
+            log.warning("bot's choices refused %d times; playing the first legal action %s", entry.reasks, first_id)
+            entry.last_action = first
+            await self.send(_decide_message(rejection.decision_id, first, entry.legal))
+        # Else the fallback itself was refused: wait for the server's next request.
+
+    async def _decide(self, decision_id: str, entry: _Pending) -> None:
+        """Ask the bot and send its choice; a bot that raises or overruns gets the first legal action sent for it."""
+        try:
+            if entry.limit is None:
+                action = await ask(self.bot, entry.view)
+            else:
+                action = await asyncio.wait_for(ask(self.bot, entry.view), entry.limit)
+        except TimeoutError:
+            log.warning("bot overran its clock on decision %s; playing the first legal action", decision_id)
+            action = next(iter(entry.legal.values()))
+        except Exception:  # a bot's bug must not lose the game on time
+            log.exception("bot raised while choosing; playing the first legal action")
+            action = next(iter(entry.legal.values()))
+        entry.last_action = action
+        await self.send(_decide_message(decision_id, action, entry.legal))
+
+
+def _thinking_time(deadline_unix_ms: int, time_bank_ms: int) -> float | None:
+    """Seconds an asynchronous bot may think: until the deadline plus the bank, less a margin for the network."""
+    if deadline_unix_ms <= 0:
+        return None
+    left = (deadline_unix_ms + time_bank_ms) / 1000.0 - time.time()
+    return max(0.05, left - 0.25)
+
+
 async def _play_once(
     stub: table_service_pb2_grpc.TableServiceAsyncStub,
     bot: Bot,
@@ -196,35 +310,51 @@ async def _play_once(
     join = table_service_pb2.Join(token=session.token, name=session.name)
     if session.last_sequence is not None:
         join.last_seen_sequence = session.last_sequence
+
+    async def send(decide: table_service_pb2.Decide) -> None:
+        await call.write(table_service_pb2.PlayRequest(decide=decide))
+
+    loop = _SeatLoop(bot, session, send, max_reasks=max_reasks)
     await call.write(table_service_pb2.PlayRequest(join=join))
-    pending: dict[str, _Pending] = {}
     try:
         while True:
             message = await call.read()
             if message is _EOF:
                 return session.result
             assert isinstance(message, table_service_pb2.PlayResponse)
-            kind = message.WhichOneof("kind")
-            if kind == "joined":
-                _on_joined(session, message.joined)
-            elif session.seat is None:
-                raise ProtocolError(f"expected Joined as the first message, got {kind}")
-            elif kind == "event":
-                _on_event(session, message.event)
-                if session.result is not None:
-                    return session.result
-            elif kind == "decision":
-                decision = message.decision
-                view = convert.view_from_proto(decision.view)
-                legal = convert.legal_actions_from_proto(decision.legal_actions)
-                session.view = view
-                entry = pending[decision.decision_id] = _Pending(view=view, legal=legal)
-                await _decide(call, bot, decision.decision_id, entry)
-            elif kind == "accepted":
-                session.accepted.add(message.accepted.decision_id)
-                pending.pop(message.accepted.decision_id, None)
-            elif kind == "rejection":
-                await _on_rejection(call, bot, session, message.rejection, pending, max_reasks)
+            if await loop.handle(message):
+                return session.result
+    finally:
+        call.cancel()
+
+
+async def _watch_once(
+    stub: table_service_pb2_grpc.TableServiceAsyncStub,
+    bot: Bot,
+    session: SeatSession,
+    *,
+    max_reasks: int,
+) -> Result | None:
+    """One Watch stream plus unary SubmitAction: the path for clients without bidirectional streams."""
+    request = table_service_pb2.WatchRequest(token=session.token, name=session.name)
+    if session.last_sequence is not None:
+        request.last_seen_sequence = session.last_sequence
+    call = stub.Watch(request)
+    loop: _SeatLoop
+
+    async def send(decide: table_service_pb2.Decide) -> None:
+        reply = await stub.SubmitAction(table_service_pb2.SubmitActionRequest(token=session.token, decide=decide))
+        if reply.WhichOneof("outcome") == "accepted":
+            await loop.on_accepted(reply.accepted)
+        elif reply.WhichOneof("outcome") == "rejection":
+            await loop.on_rejection(reply.rejection)
+
+    loop = _SeatLoop(bot, session, send, max_reasks=max_reasks)
+    try:
+        async for message in call:
+            if await loop.handle(message):
+                return session.result
+        return session.result
     finally:
         call.cancel()
 
@@ -250,58 +380,15 @@ def _on_event(session: SeatSession, event: events_pb2.Event) -> None:
         session.result = convert.result_from_proto(event.game_ended.result)
 
 
-async def _decide(call: Any, bot: Bot, decision_id: str, entry: _Pending) -> None:
-    """Ask the bot and send its choice; a bot that raises gets the first legal action sent for it."""
-    try:
-        action = await ask(bot, entry.view)
-    except Exception:  # a bot's bug must not lose the game on time
-        log.exception("bot raised while choosing; playing the first legal action")
-        action = next(iter(entry.legal.values()))
-    entry.last_action = action
-    await call.write(_decide_request(decision_id, action, entry.legal))
-
-
-def _decide_request(decision_id: str, action: Action, legal: Mapping[str, Action]) -> table_service_pb2.PlayRequest:
+def _decide_message(decision_id: str, action: Action, legal: Mapping[str, Action]) -> table_service_pb2.Decide:
+    """A Decide carrying the action's stable id when it is a legal one, else the action itself."""
     decide = table_service_pb2.Decide(decision_id=decision_id)
     action_id = convert.action_id(action)
     if legal.get(action_id) == action:
         decide.action_id = action_id
     else:
         decide.action.CopyFrom(convert.action_to_proto(action))
-    return table_service_pb2.PlayRequest(decide=decide)
-
-
-async def _on_rejection(
-    call: Any,
-    bot: Bot,
-    session: SeatSession,
-    rejection: table_service_pb2.Rejection,
-    pending: dict[str, _Pending],
-    max_reasks: int,
-) -> None:
-    session.rejections += 1
-    reason = convert.rejection_reason_from_proto(rejection.reason)
-    log.warning("decision %s rejected: %s (%s)", rejection.decision_id, reason, rejection.message)
-    entry = pending.get(rejection.decision_id)
-    if entry is None or reason == "STALE_DECISION":
-        # Nothing of ours is pending under that id: a newer request will come.
-        pending.pop(rejection.decision_id, None)
-        return
-    hook = getattr(bot, "on_rejection", None)
-    if callable(hook):
-        try:
-            hook(entry.view, entry.last_action, reason, rejection.message)
-        except Exception:
-            log.exception("bot's on_rejection hook raised")
-    entry.reasks += 1
-    if entry.reasks <= max_reasks:
-        await _decide(call, bot, rejection.decision_id, entry)
-    elif entry.reasks == max_reasks + 1:
-        first_id, first = next(iter(entry.legal.items()))
-        log.warning("bot's choices refused %d times; playing the first legal action %s", entry.reasks, first_id)
-        entry.last_action = first
-        await call.write(_decide_request(rejection.decision_id, first, entry.legal))
-    # Else the fallback itself was refused: wait for the server's next request.
+    return decide
 
 
 async def seek_async(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -76,8 +77,10 @@ async def test_rejection_from_the_server_is_answered_by_asking_the_bot_again(ser
     wrong = _WrongOnceBot()
     # Seat 1 is eldest hand whenever seat 0 deals; any seat's first decision gets one wrong card.
     bots: list[Bot] = [wrong, FirstLegalBot(), FirstLegalBot(), FirstLegalBot()]
-    _, results = await _run_table(server.address, "twenty_five", bots)
+    table_id, results = await _run_table(server.address, "twenty_five", bots)
     assert results[0].status == "finished"
+    record = json.loads(await get_record(server.address, table_id))
+    assert record["seats"][0]["rejected"] == len(wrong.reasons) >= 1
     assert wrong.reasons and wrong.reasons[0] in ("CARD_NOT_IN_HAND", "WRONG_PHASE", "MUST_PLAY_AFTER_ROB")
 
 
@@ -166,3 +169,61 @@ async def test_dropped_connection_is_resumed_and_the_game_finishes(server: GameS
     assert any("reconnecting" in r.getMessage() for r in caplog.records)
     record = json.loads(await get_record(server.address, table.table_id))
     assert record["result"]["status"] == "finished"
+    assert record["seats"][0]["disconnects"] >= 1
+
+
+async def test_watch_and_submit_path_plays_a_whole_game(server: GameServer) -> None:
+    table = await create_table(server.address, game="all_fives", seed="sdk-watch")
+    runs = [run_bot_async(RandomBot(0), server.address, token=table.tokens[0], backoff=FAST, transport="watch"),
+            run_bot_async(FirstLegalBot(), server.address, token=table.tokens[1], backoff=FAST)]
+    results = await asyncio.wait_for(asyncio.gather(*runs), timeout=90)
+    assert results[0] == results[1]
+    assert results[0].status == "finished"
+
+
+class _SlowFirstBot:
+    """An async bot that sleeps far past its clock on its first decision only."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def choose_action(self, view: SeatView) -> Action:
+        self.asked += 1
+        if self.asked == 1:
+            await asyncio.sleep(60)
+        return view.legal_actions[-1]
+
+
+async def test_an_async_bot_overrunning_its_clock_is_answered_for_in_time(server: GameServer) -> None:
+    table = await create_table(server.address, game="all_fives", seed="sdk-slow", decision_ms=1000, bank_ms=0)
+    slow = _SlowFirstBot()
+    runs = [run_bot_async(slow, server.address, token=table.tokens[0], backoff=FAST),
+            run_bot_async(FirstLegalBot(), server.address, token=table.tokens[1], backoff=FAST)]
+    results = await asyncio.wait_for(asyncio.gather(*runs), timeout=50)
+    assert results[0].status == "finished"
+    assert slow.asked > 1
+
+
+async def _cli(*args: str) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "cli.main", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        cwd=str(Path(__file__).resolve().parents[2]))
+    out, err = await asyncio.wait_for(process.communicate(), timeout=120)
+    return process.returncode or 0, out.decode(), err.decode()
+
+
+async def test_cli_bots_in_separate_processes_play_a_seeked_game(server: GameServer) -> None:
+    runs = [_cli("bot", name, "--server", server.address, "--seek", "all_fives", "--players", "2")
+            for name in ("random", "first-legal")]
+    (code_a, out_a, err_a), (code_b, out_b, _) = await asyncio.gather(*runs)
+    assert code_a == 0, err_a
+    assert code_b == 0
+    assert out_a.startswith("finished: winners")
+    assert out_a == out_b
+
+
+async def test_cli_bot_with_a_bad_token_says_so_and_exits_2(server: GameServer) -> None:
+    code, _, err = await _cli("bot", "random", "--server", server.address, "--token", "bad")
+    assert code == 2
+    assert err.startswith("error: UNAUTHENTICATED")
+    assert "Traceback" not in err
