@@ -71,13 +71,20 @@ class Situation:
     check_latency: bool = False
 
 
-def situations(clock_ms: int = 2000) -> tuple[Situation, ...]:
-    """The situations, in the order they run; ``clock_ms`` is the per-decision limit of ``clock``."""
+def situations(clock_ms: int = 2000, decision_ms: int = RELAXED_DECISION_MS,
+               bank_ms: int = RELAXED_BANK_MS) -> tuple[Situation, ...]:
+    """The situations, in the order they run.
+
+    ``clock_ms`` is the per-decision limit of ``clock``; ``decision_ms`` and
+    ``bank_ms`` are the clocks of the other situations.
+    """
     return (
-        Situation(name="normal-game", summary="a whole game, nothing special"),
-        Situation(name="rejection", summary="the first answer is refused by the server", fault=Fault.REJECT_FIRST),
+        Situation(name="normal-game", summary="a whole game, nothing special", decision_ms=decision_ms,
+                  bank_ms=bank_ms),
+        Situation(name="rejection", summary="the first answer is refused by the server", fault=Fault.REJECT_FIRST,
+                  decision_ms=decision_ms, bank_ms=bank_ms),
         Situation(name="reconnect", summary="the stream is dropped before a decision request",
-                  fault=Fault.DROP_BEFORE_DECISION),
+                  fault=Fault.DROP_BEFORE_DECISION, decision_ms=decision_ms, bank_ms=bank_ms),
         Situation(name="clock", summary=f"{clock_ms} ms per decision, no bank", decision_ms=clock_ms, bank_ms=0,
                   check_latency=True),
     )
@@ -118,6 +125,8 @@ class Settings:
     game: str = DEFAULT_GAME
     options: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_OPTIONS))
     clock_ms: int = 2000
+    decision_ms: int = RELAXED_DECISION_MS
+    bank_ms: int = RELAXED_BANK_MS
     timeout: float = 90.0
     only: tuple[str, ...] = ()
     transcript_dir: Path | None = None
@@ -132,7 +141,8 @@ async def run_conformance(settings: Settings, *, report: Callable[[Verdict], Non
     """Run every selected situation against the client command; return one verdict per situation."""
     if not settings.command:
         raise ValueError("no client command given")
-    chosen = [s for s in situations(settings.clock_ms) if not settings.only or s.name in settings.only]
+    every = situations(settings.clock_ms, settings.decision_ms, settings.bank_ms)
+    chosen = [s for s in every if not settings.only or s.name in settings.only]
     if not chosen:
         raise ValueError(f"no situation named {', '.join(settings.only)}")
     async with contextlib.AsyncExitStack() as stack:
@@ -232,7 +242,7 @@ async def _finish_table(stub: pb_grpc.TableServiceAsyncStub, table_id: str, oppo
     """Wait a little for the table to end (abort it when the server is ours), then fetch its record."""
     pending: set[asyncio.Task[None]] = set()
     if opponents:
-        _done, pending = await asyncio.wait(opponents, timeout=5.0)
+        _done, pending = await asyncio.wait(opponents, timeout=2.0)
     if pending and local is not None:
         table = local.lobby.find(table_id)
         if table is not None:

@@ -103,34 +103,37 @@ class ErrorInterceptor(_Wrapping):
 
 
 class AccessLogInterceptor(_Wrapping):
-    """One line per call: method, client, status code, duration."""
+    """One line per call: method, client, status code, duration.
+
+    The client's address is read when the call starts: the core call may be
+    gone by the time a cancelled stream's generator is closed.
+    """
 
     def unary(self, method: str, inner: Unary) -> Unary:
         async def behaviour(request: Any, context: Context) -> Any:
-            started = time.perf_counter()
+            started, client = time.perf_counter(), client_of(context)
             try:
                 return await inner(request, context)
             finally:
-                self._log(method, context, started)
+                self._log(method, client, context, started)
 
         return behaviour
 
     def streaming(self, method: str, inner: Streaming) -> Streaming:
         async def behaviour(request: Any, context: Context) -> AsyncIterator[Any]:
-            started = time.perf_counter()
+            started, client = time.perf_counter(), client_of(context)
             try:
                 async for response in inner(request, context):
                     yield response
             finally:
-                self._log(method, context, started)
+                self._log(method, client, context, started)
 
         return behaviour
 
     @staticmethod
-    def _log(method: str, context: Context, started: float) -> None:
+    def _log(method: str, client: str, context: Context, started: float) -> None:
         code = context.code()
-        name = code.name if isinstance(code, grpc.StatusCode) else ("CANCELLED" if context.cancelled() else "OK")
-        log.info("rpc", method=method, client=client_of(context), code=name,
+        log.info("rpc", method=method, client=client, code=code.name if isinstance(code, grpc.StatusCode) else "OK",
                  ms=round((time.perf_counter() - started) * 1000, 2))
 
 

@@ -67,6 +67,8 @@ class PlaySeat:
         self.last_seen = last_seen
         self.outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
         self.run = SeatRun()
+        self._arrived = asyncio.Event()
+        self._cursor: dict[str, int] = {}
 
     async def _requests(self) -> AsyncIterator[pb.PlayRequest]:
         join = pb.Join(token=self.token, name=self.name)
@@ -75,6 +77,21 @@ class PlaySeat:
         yield pb.PlayRequest(join=join)
         while (request := await self.outbox.get()) is not None:
             yield request
+
+    async def next(self, kind: str, timeout: float = 10.0) -> Any:
+        """The next response of ``kind`` not yet returned by this method (waits for it)."""
+        async def wait() -> Any:
+            while True:
+                start = self._cursor.get(kind, 0)
+                for i in range(start, len(self.run.responses)):
+                    response = self.run.responses[i]
+                    if response.WhichOneof("kind") == kind:
+                        self._cursor[kind] = i + 1
+                        return getattr(response, kind)
+                self._cursor[kind] = len(self.run.responses)
+                self._arrived.clear()
+                await self._arrived.wait()
+        return await asyncio.wait_for(wait(), timeout)
 
     def send(self, request: pb.PlayRequest) -> None:
         self.outbox.put_nowait(request)
@@ -86,6 +103,7 @@ class PlaySeat:
         try:
             async for response in call:
                 self.run.responses.append(response)
+                self._arrived.set()
                 if stop is not None and stop(response):
                     break
                 if answer and response.WhichOneof("kind") == "decision":

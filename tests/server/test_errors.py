@@ -11,7 +11,7 @@ from server.errors import STATUS_CODES, RejectReason, ServerError, status_for
 
 
 def all_subclasses(cls: type) -> set[type]:
-    found = set(cls.__subclasses__())
+    found: set[type] = set(cls.__subclasses__())
     for sub in list(found):
         found |= all_subclasses(sub)
     return found
