@@ -215,7 +215,8 @@ async def test_silent_seat_is_timed_out_and_the_game_finishes(stub: Any) -> None
     silent_task = asyncio.ensure_future(silent.play(answer=False))
     runs = await asyncio.wait_for(asyncio.gather(*(PlaySeat(stub, t).play() for t in tokens[:2] + tokens[3:])), 60)
     await asyncio.wait_for(silent_task, 10)
-    assert result_of(runs[0]) is not None and result_of(runs[0]).status == game_pb2.RESULT_STATUS_FINISHED
+    result = result_of(runs[0])
+    assert result is not None and result.status == game_pb2.RESULT_STATUS_FINISHED
     timed_out = [e for e in runs[0].events if e.WhichOneof("kind") == "action_timed_out"]
     assert timed_out and {e.action_timed_out.seat for e in timed_out} == {2}
     record = await record_of(stub, created.table_id)
@@ -284,7 +285,7 @@ async def test_bad_input_gets_a_clear_status(stub: Any, call: str, code: grpc.St
 
 
 async def test_seekers_are_seated_and_play(stub: Any) -> None:
-    async def seek(name: str) -> pb.SeekSeated:
+    async def seek(name: str) -> Any:
         seated = None
         async for response in stub.SeekGame(pb.SeekGameRequest(game=game_pb2.GAME_ALL_FIVES, name=name)):
             if response.WhichOneof("kind") == "seated":
