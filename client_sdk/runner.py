@@ -25,7 +25,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -525,3 +525,32 @@ async def get_record(address: str, table_id: str, *, root_certificates: bytes | 
     finally:
         await channel.close(None)
     return response.record_json
+
+
+async def spectate(
+    address: str,
+    table_id: str,
+    *,
+    last_seen_sequence: int | None = None,
+    root_certificates: bytes | None = None,
+) -> AsyncIterator[table_service_pb2.SpectateResponse]:
+    """Follow a table's public events: first a ``started`` message (public view), then each event.
+
+    Ends when the server ends the stream (after GameEnded). A spectator never
+    sees a hand, the stock, a buried card, the kitty, a discard or the seed.
+
+    Raises:
+        TableNotFound: no such table.
+        SdkError: any other status.
+    """
+    request = table_service_pb2.SpectateRequest(table_id=table_id)
+    if last_seen_sequence is not None:
+        request.last_seen_sequence = last_seen_sequence
+    channel = open_channel(address, root_certificates=root_certificates)
+    try:
+        async for message in table_service_pb2_grpc.TableServiceStub(channel).Spectate(request):
+            yield message
+    except grpc.aio.AioRpcError as exc:
+        raise error_from_rpc(exc) from None
+    finally:
+        await channel.close(None)

@@ -23,7 +23,7 @@ from bots.first_legal import FirstLegalBot
 from bots.random_bot import RandomBot
 from client_sdk.bot import Bot
 from client_sdk.errors import JoinRejected
-from client_sdk.runner import Backoff, create_table, get_record, run_bot_async, seek_and_run_async
+from client_sdk.runner import Backoff, create_table, get_record, run_bot_async, seek_and_run_async, spectate
 from rules.actions import Action
 from rules.game import Result, SeatView
 from server.app import GameServer, ServerConfig
@@ -227,3 +227,25 @@ async def test_cli_bot_with_a_bad_token_says_so_and_exits_2(server: GameServer) 
     assert code == 2
     assert err.startswith("error: UNAUTHENTICATED")
     assert "Traceback" not in err
+
+
+async def test_spectator_sees_the_public_game_and_no_hand(server: GameServer) -> None:
+    table = await create_table(server.address, game="twenty_five", seed="sdk-spectate")
+    runs = [run_bot_async(FirstLegalBot(), server.address, token=token, backoff=FAST) for token in table.tokens]
+    players = asyncio.gather(*runs)
+    kinds: list[str] = []
+    async with asyncio.timeout(60):
+        async for message in spectate(server.address, table.table_id):
+            if message.WhichOneof("kind") == "started":
+                assert not message.started.view.HasField("seat")
+                assert list(message.started.view.hand) == []
+            else:
+                kinds.append(message.event.WhichOneof("kind") or "")
+                if message.event.HasField("deal_started"):
+                    assert list(message.event.deal_started.hand) == []
+                if message.event.HasField("robbed"):
+                    assert message.event.robbed.buried == ""
+    results = await asyncio.wait_for(players, timeout=60)
+    assert kinds[-1] == "game_ended"
+    assert "card_played" in kinds
+    assert results[0].status == "finished"

@@ -1,0 +1,42 @@
+"""Import directions of STYLE.md for the SDK side: client_sdk -> rules and generated code; bots -> client_sdk, rules.
+
+Neither may import the server, the CLI or the tournament code, so a bot
+author can install the SDK without the server and the server can use the
+conversion module without pulling in bots.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+OUR_PACKAGES = {"rules", "client_sdk", "bots", "server", "cli", "tournament", "tests", "bench"}
+ALLOWED = {
+    "client_sdk": {"client_sdk", "rules"},
+    "bots": {"bots", "client_sdk", "rules"},
+}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_package_imports_only_what_its_direction_allows(package: str) -> None:
+    bad = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        if "generated" in path.parts:
+            continue
+        for name in sorted(_imports(path) & OUR_PACKAGES - ALLOWED[package]):
+            bad.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert bad == []
