@@ -113,6 +113,7 @@ def drive(match: Match, bids: Mapping[int, str], deals: int = 1) -> Match:
         deal = match.deal
         assert isinstance(deal, CinqCentsDeal)
         seat = match.to_act
+        assert seat is not None
         action: Action
         if deal.phase.value == "bidding":
             action = bid(bids[seat]) if seat in bids else Pass()
