@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: venv
-	$(BIN)/tricktable demo
+	$(BIN)/tricktable match --game twenty_five --bots random,random,random,random
 
 test: venv
 	$(BIN)/pytest -p no:cacheprovider

@@ -26,6 +26,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "cli.bot",
     "cli.tournament",
     "cli.conformance",
+    "cli.serve",
+    "cli.match",
 )
 
 for _name in COMMAND_MODULES:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -121,22 +122,21 @@ class GameServer:
             await self._server.wait_for_termination()
 
 
-async def serve(config: ServerConfig, *, ready: asyncio.Event | None = None) -> None:
-    """Run a server until SIGTERM or SIGINT, then stop it cleanly."""
+async def serve(config: ServerConfig, *, on_ready: Callable[[GameServer], None] | None = None) -> None:
+    """Run a server until SIGTERM or SIGINT, then stop it cleanly (``on_ready`` is called once it listens)."""
     server = GameServer(config)
     await server.start()
     loop = asyncio.get_running_loop()
-    stopping: asyncio.Task[None] | None = None
+    stopping: list[asyncio.Task[None]] = []
 
     def on_signal() -> None:
-        nonlocal stopping
-        if stopping is None:
-            stopping = loop.create_task(server.stop())
+        if not stopping:
+            stopping.append(loop.create_task(server.stop()))
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, on_signal)
-    if ready is not None:
-        ready.set()
+    if on_ready is not None:
+        on_ready(server)
     await server.wait()
-    if stopping is not None:
-        await stopping
+    for task in stopping:
+        await task

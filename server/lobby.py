@@ -47,6 +47,8 @@ class Limits:
     max_seekers: int = 2000
     #: How long an ended table stays in memory so late or resuming streams get its last events.
     retain_seconds: float = 30.0
+    #: A table is aborted after this many deals without a result (no table runs for ever).
+    max_deals: int = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +118,7 @@ class Lobby:
         match = new_match(game, dict(options or {}), seed=secret)
         table_id = "t-" + secrets.token_hex(6)
         table = Table(table_id=table_id, match=match, seed=secret, time_control=control, names=names,
-                      on_end=self._table_ended)
+                      on_end=self._table_ended, max_deals=self.limits.max_deals)
         tokens = []
         for state in table.seats:
             state.token = self.tokens.issue(table_id, state.seat)

@@ -54,8 +54,10 @@ from server.events import (
 from server.seats import SeatState, clean_name
 from server.visibility import public_view
 
-#: A table that reaches this many actions is aborted: a guard so that no table can run forever.
+#: A table that reaches this many actions, or deals, is aborted: guards so that no table can run for ever
+#: (rules.md 3.6 puts no floor under Cinq Cents scores, so random play may never reach the target).
 MAX_ACTIONS = 50_000
+MAX_DEALS = 200
 
 
 class TableStatus(StrEnum):
@@ -109,6 +111,7 @@ class Table:
         names: list[str] | None = None,
         on_end: Callable[[Table], None] | None = None,
         max_actions: int = MAX_ACTIONS,
+        max_deals: int = MAX_DEALS,
     ) -> None:
         self.id = table_id
         self.match = match
@@ -138,6 +141,7 @@ class Table:
         self._trump_seen: tuple[Suit | None, bool] = (None, False)
         self._contract_seen = self._kitty_seen = False
         self._max_actions = max_actions
+        self._max_deals = max_deals
         self._on_end = on_end
         self._loop = asyncio.get_running_loop()
         self._join_timer: asyncio.TimerHandle | None = self._loop.call_later(
@@ -365,7 +369,9 @@ class Table:
         if after.is_over:
             self._end()
         elif self._actions >= self._max_actions:
-            self.abort(f"move limit: {self._max_actions} actions played")
+            self.abort(f"move limit: {self._max_actions} actions played without a result")
+        elif len(after.finished) >= self._max_deals:
+            self.abort(f"deal limit: {self._max_deals} deals played without a result")
         else:
             self._request_decision()
 

@@ -269,3 +269,14 @@ async def test_engine_failure_aborts_the_table_instead_of_escaping(monkeypatch: 
     table.submit(decision.seat, decision.decision_id, decision.legal_actions[0])
     assert table.status is TableStatus.ABORTED
     assert table.record is not None and "internal error" in table.record["result"]["reason"]
+
+
+async def test_a_game_without_a_result_is_aborted_at_the_deal_limit() -> None:
+    match = Match.start(RULES, {"players": 2, "target": 1000}, SeededDecks("long"), seed="long")
+    table = Table(table_id="t-long", match=match, seed="long", time_control=FAST, max_deals=3)
+    await asyncio.wait_for(asyncio.gather(bot(table, 0), bot(table, 1)), 10)
+    assert table.status is TableStatus.ABORTED
+    assert table.record is not None
+    assert table.record["result"]["reason"] == "deal limit: 3 deals played without a result"
+    # The fourth deal was dealt when the third ended; it is listed with no action (game-record.md allows it).
+    assert [len(d["actions"]) > 0 for d in table.record["deals"]] == [True, True, True, False]

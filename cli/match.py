@@ -1,0 +1,213 @@
+"""``tricktable match``: one table of bots over real gRPC, shown as it is played.
+
+Starts a server on a free port (unless ``--server`` names one), creates a
+table, launches each bot as a separate process (``tricktable bot NAME
+--server ADDR --token T``), follows the table's public events with the
+Spectate stream, then prints the result and writes the record where
+``tricktable verify`` can read it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import grpc
+import typer
+from rich.console import Console
+
+from bots import BOTS
+from cli.selfplay import parse_options
+from client_sdk import convert
+from client_sdk.generated.tricktable.v1 import events_pb2, table_service_pb2_grpc
+from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from rules.errors import TricktableError
+from rules.registry import game_rules
+from server.app import GameServer, ServerConfig
+from server.logging import configure
+from server.storage import resolve_data_dir
+
+#: Seconds the bots get to exit after the game's end before they are stopped.
+BOT_EXIT_SECONDS = 10.0
+
+
+def match_command(
+    game: Annotated[str, typer.Option("--game", help="twenty_five, forty_five, all_fives or cinq_cents.")],
+    bots: Annotated[str, typer.Option("--bots", help="One bot per seat, comma separated (random, first-legal).")],
+    players: Annotated[int | None, typer.Option("--players", help="Players (default: the number of bots).")] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", help="A table option, KEY=VALUE (repeatable).")]
+    = None,
+    server: Annotated[str | None, typer.Option("--server", help="Use this server (host:port) instead of a new one.")]
+    = None,
+    seed: Annotated[str | None, typer.Option("--seed", help="Seed of the decks (and of the bots' choices).")]
+    = None,
+    data_dir: Annotated[Path | None, typer.Option(
+        "--data-dir", help="Data directory of the local server and of the record file (default ./data).")] = None,
+    decision_ms: Annotated[int | None, typer.Option("--decision-ms", help="Time per decision.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Show deal results only, not every trick.")] = False,
+) -> None:
+    """Play one table of bots over gRPC and show it."""
+    console = Console(highlight=False)
+    names = [b.strip() for b in bots.split(",") if b.strip()]
+    unknown = [n for n in names if n not in BOTS]
+    if unknown:
+        console.print(f"[red]error:[/red] unknown bot(s) {', '.join(unknown)} (bots: {', '.join(BOTS)})")
+        raise typer.Exit(2)
+    try:
+        options = parse_options(option or [], players if players is not None else len(names))
+        expected = game_rules(game).config(options).players
+    except TricktableError as error:
+        console.print(f"[red]error:[/red] {error}")
+        raise typer.Exit(2) from None
+    if len(names) != expected:
+        console.print(f"[red]error:[/red] {game} seats {expected} players here; --bots names {len(names)}")
+        raise typer.Exit(2)
+    folder = resolve_data_dir(data_dir)
+    try:
+        status = asyncio.run(_match(console, game, options, names, server, seed, folder, decision_ms, quiet))
+    except grpc.aio.AioRpcError as error:
+        console.print(f"[red]error:[/red] {error.code().name}: {error.details()}")
+        raise typer.Exit(2) from None
+    raise typer.Exit(0 if status == "finished" else 1)
+
+
+async def _match(console: Console, game: str, options: dict[str, Any], bots: list[str], address: str | None,
+                 seed: str | None, folder: Path, decision_ms: int | None, quiet: bool) -> str:
+    local: GameServer | None = None
+    if address is None:
+        configure(json=True, level="WARNING")
+        local = GameServer(ServerConfig(host="127.0.0.1", port=0, data_dir=folder))
+        await local.start()
+        address = local.address
+        console.print(f"server listening on [bold]{address}[/bold] (data in {folder})")
+    try:
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = table_service_pb2_grpc.TableServiceStub(channel)
+            request = pb.CreateTableRequest(game=convert.game_to_proto(game),
+                                            options=convert.options_to_proto(game, options),
+                                            seat_names=[f"{name}-{i}" for i, name in enumerate(bots)])
+            if seed is not None:
+                request.seed = seed
+            if decision_ms is not None:
+                request.time_control.decision_ms = decision_ms
+            created = await stub.CreateTable(request)
+            console.print(f"table [bold]{created.table_id}[/bold]: {game}, seed SHA-256 {created.seed_sha256[:16]}...")
+            watching = asyncio.ensure_future(_show(console, stub, created.table_id, quiet))
+            processes = [await _launch(name, address, t.token, f"{name}-{t.seat}",
+                                       None if seed is None else f"{seed}/{t.seat}")
+                         for name, t in zip(bots, created.seat_tokens, strict=True)]
+            result = await watching
+            await _reap(console, processes)
+            record = json.loads((await stub.GetRecord(pb.GetRecordRequest(table_id=created.table_id))).record_json)
+    finally:
+        if local is not None:
+            await local.stop()
+    path = folder / "records" / f"{created.table_id}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1) + "\n")
+    status = str(record["result"]["status"])
+    _print_result(console, record, result)
+    console.print(f"record: [bold]{path}[/bold] (check it with: tricktable verify {path})")
+    return status
+
+
+async def _launch(bot: str, address: str, token: str, name: str, seed: str | None) -> asyncio.subprocess.Process:
+    args = [sys.executable, "-m", "cli.main", "bot", bot, "--server", address, "--token", token, "--name", name]
+    if seed is not None:
+        args += ["--seed", seed]
+    return await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE,
+                                                stderr=asyncio.subprocess.PIPE)
+
+
+async def _reap(console: Console, processes: list[asyncio.subprocess.Process]) -> None:
+    for process in processes:
+        try:
+            _out, err = await asyncio.wait_for(process.communicate(), BOT_EXIT_SECONDS)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await process.wait()
+            console.print(f"[yellow]a bot (pid {process.pid}) did not exit and was stopped[/yellow]")
+            continue
+        if process.returncode not in (0, 1):
+            console.print(f"[yellow]a bot exited with status {process.returncode}: "
+                          f"{err.decode(errors='replace').strip()[-300:]}[/yellow]")
+
+
+async def _show(console: Console, stub: Any, table_id: str, quiet: bool) -> Any:
+    """Print the table's public events until the game ends; return the result message."""
+    names: list[str] = []
+    result = None
+    # From sequence 0: every event of the table, however late this stream connects.
+    async for response in stub.Spectate(pb.SpectateRequest(table_id=table_id, last_seen_sequence=0)):
+        if response.WhichOneof("kind") != "event":
+            continue
+        event = response.event
+        kind = event.WhichOneof("kind")
+        if kind == "table_started":
+            names = list(event.table_started.seat_names)
+            console.print("seats: " + ", ".join(f"{i} {n}" for i, n in enumerate(names)))
+        elif kind == "game_ended":
+            result = event.game_ended.result
+        line = describe_event(event, names, quiet)
+        if line:
+            console.print(line)
+    return result
+
+
+def describe_event(event: events_pb2.Event, names: list[str], quiet: bool = False) -> str | None:
+    """A one-line, human description of a public event (None for events not worth a line)."""
+    kind = event.WhichOneof("kind")
+
+    def who(seat: int) -> str:
+        return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+
+    if kind == "deal_started":
+        d = event.deal_started
+        turn_up = f", turn-up {d.turn_up}" if d.turn_up else ""
+        redeal = " (redeal)" if d.redeal else ""
+        return f"[bold]deal {d.deal_number}[/bold]{redeal}: {who(d.dealer)} deals{turn_up}"
+    if kind == "trick_won" and not quiet:
+        t = event.trick_won
+        return f"  trick {t.trick_number}: {' '.join(t.trick.cards)} -> {who(t.trick.winner)}"
+    if kind == "robbed" and not quiet:
+        return f"  {who(event.robbed.seat)} robs the {event.robbed.taken}"
+    if kind == "contract_set":
+        c = event.contract_set.contract
+        return f"  contract: {who(c.seat)} {c.tricks} {convert.denomination_from_proto(c.denomination).value}"
+    if kind == "deal_scored":
+        s = event.deal_scored
+        return f"  points {list(s.points)}, scores {list(s.scores)}"
+    if kind == "deal_voided":
+        return f"  {event.deal_voided.reason}"
+    if kind == "action_timed_out":
+        return f"  [yellow]{who(event.action_timed_out.seat)} timed out; the lowest legal action was played[/yellow]"
+    if kind == "seat_disconnected":
+        return f"  [yellow]{who(event.seat_disconnected.seat)} disconnected[/yellow]"
+    return None
+
+
+def _print_result(console: Console, record: dict[str, Any], result: Any) -> None:
+    outcome = record["result"]
+    sides = record["sides"]
+    names = [s["name"] for s in record["seats"]]
+    if outcome["status"] == "finished":
+        winners = "; ".join(", ".join(names[s] for s in sides[w]) for w in outcome["winners"])
+        console.print(f"[green bold]finished[/green bold]: won by {winners} ({outcome['reason']})")
+    else:
+        console.print(f"[red bold]aborted[/red bold]: {outcome['reason']}")
+    for index, side in enumerate(sides):
+        console.print(f"  side {index} ({', '.join(names[s] for s in side)}): {outcome['scores'][index]}")
+    counters = [f"{s['name']}: {s['timeouts']} timeouts, {s['rejected']} rejected, {s['disconnects']} disconnects"
+                for s in record["seats"] if s.get("timeouts") or s.get("rejected") or s.get("disconnects")]
+    for line in counters:
+        console.print(f"  [yellow]{line}[/yellow]")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``match`` to the command line."""
+    app.command("match")(match_command)

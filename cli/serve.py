@@ -1,0 +1,73 @@
+"""``tricktable serve``: run the authoritative game server until SIGTERM or Ctrl-C.
+
+Prints ``listening on HOST:PORT`` on stdout once bound (``--port 0`` picks a
+free port, which the line then names), logs JSON lines to stderr (a console
+rendering on a terminal), and on SIGTERM aborts the running tables with
+reason "server shutdown" and stores their records before it exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from server.app import ServerConfig, serve
+from server.clocks import TimeControl
+from server.lobby import Limits
+from server.logging import configure
+from server.storage import resolve_data_dir
+
+
+def serve_command(
+    host: Annotated[str, typer.Option("--host", help="Address to bind (127.0.0.1 by default: local only).")]
+    = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to bind; 0 picks a free one.")] = 50051,
+    data_dir: Annotated[Path | None, typer.Option(
+        "--data-dir", help="Where the SQLite store lives (default: $TRICKTABLE_DATA_DIR, else ./data).")] = None,
+    tls_cert: Annotated[Path | None, typer.Option("--tls-cert", help="PEM certificate chain; TLS with --tls-key.")]
+    = None,
+    tls_key: Annotated[Path | None, typer.Option("--tls-key", help="PEM private key; TLS with --tls-cert.")] = None,
+    decision_ms: Annotated[int, typer.Option("--decision-ms", help="Default time per decision.")] = 10_000,
+    bank_ms: Annotated[int, typer.Option("--bank-ms", help="Default time bank per seat and game.")] = 60_000,
+    grace_ms: Annotated[int, typer.Option("--grace-ms", help="How long a disconnected seat keeps its place.")]
+    = 30_000,
+    join_ms: Annotated[int, typer.Option("--join-ms", help="How long seats have to join before cancellation.")]
+    = 60_000,
+    max_tables: Annotated[int, typer.Option("--max-tables", help="Open tables the server holds at most.")] = 2000,
+    max_tables_per_client: Annotated[int, typer.Option(
+        "--max-tables-per-client", help="Open tables one client address may create.")] = 500,
+    max_streams_per_client: Annotated[int, typer.Option(
+        "--max-streams-per-client", help="Open streams one client address may hold.")] = 2000,
+    log_level: Annotated[str, typer.Option("--log-level", help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
+    json_logs: Annotated[bool | None, typer.Option(
+        "--json-logs/--console-logs", help="Log format (default: JSON unless stderr is a terminal).")] = None,
+) -> None:
+    """Run the Tricktable game server."""
+    if (tls_cert is None) != (tls_key is None):
+        typer.echo("error: give both --tls-cert and --tls-key, or neither", err=True)
+        raise typer.Exit(2)
+    configure(json=json_logs, level=log_level)
+    try:
+        clocks = TimeControl(decision_seconds=decision_ms / 1000, bank_seconds=bank_ms / 1000,
+                             grace_seconds=grace_ms / 1000, join_seconds=join_ms / 1000).validate()
+    except ValueError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from None
+    config = ServerConfig(
+        host=host, port=port, data_dir=resolve_data_dir(data_dir), tls_cert=tls_cert, tls_key=tls_key,
+        time_control=clocks,
+        limits=Limits(max_tables=max_tables, max_tables_per_client=max_tables_per_client,
+                      max_streams_per_client=max_streams_per_client))
+    try:
+        asyncio.run(serve(config, on_ready=lambda server: typer.echo(f"listening on {server.address}")))
+    except (OSError, RuntimeError) as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from None
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``serve`` to the command line."""
+    app.command("serve")(serve_command)
