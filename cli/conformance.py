@@ -18,7 +18,16 @@ import typer
 
 from cli.selfplay import parse_options
 from rules.errors import OptionsError
-from server.conformance import DEFAULT_GAME, DEFAULT_OPTIONS, Settings, Verdict, run_conformance, situations
+from server.conformance import (
+    DEFAULT_GAME,
+    DEFAULT_OPTIONS,
+    RELAXED_BANK_MS,
+    RELAXED_DECISION_MS,
+    Settings,
+    Verdict,
+    run_conformance,
+    situations,
+)
 
 
 def conformance_command(
@@ -30,6 +39,9 @@ def conformance_command(
     option: Annotated[list[str] | None, typer.Option("--option", help="Table option KEY=VALUE (repeatable); "
                                                                       "default for all_fives: target=11.")] = None,
     clock_ms: Annotated[int, typer.Option("--clock-ms", help="Per-decision limit of the clock situation.")] = 2000,
+    decision_ms: Annotated[int, typer.Option("--decision-ms", help="Per-decision limit of the other "
+                                                                   "situations.")] = RELAXED_DECISION_MS,
+    bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank of the other situations.")] = RELAXED_BANK_MS,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds a client gets to finish one situation.")] = 90.0,
     only: Annotated[list[str] | None, typer.Option("--only", help="Run only this situation (repeatable).")] = None,
     transcript: Annotated[Path | None, typer.Option("--transcript", help="Write each situation's message "
@@ -50,7 +62,8 @@ def conformance_command(
 
     configure(level="ERROR")  # the in-process server's logs would drown the report
     settings = Settings(command=tuple(command), server=server, game=game, options=options, clock_ms=clock_ms,
-                        timeout=timeout, only=tuple(only or ()), transcript_dir=transcript)
+                        decision_ms=decision_ms, bank_ms=bank_ms, timeout=timeout, only=tuple(only or ()),
+                        transcript_dir=transcript)
 
     def report(verdict: Verdict) -> None:
         typer.echo(verdict.line())

@@ -1,0 +1,112 @@
+"""The Node.js example bot (examples/node) against the real server: conformance, then whole games.
+
+The npm packages are installed by the test itself (``npm ci``, pinned by
+package-lock.json). Where node or the npm registry is missing the tests FAIL
+and say so: a skipped Node check would look like a passing one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import grpc
+import pytest
+
+from client_sdk import convert
+from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
+from rules.verify import verify_record
+from server.app import GameServer, ServerConfig
+from tests.conformance.helpers import ROOT, run_check, verdict_lines
+
+NODE_DIR = ROOT / "examples" / "node"
+BOT = str(NODE_DIR / "bot.js")
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    """The node executable, with examples/node's packages installed by ``npm ci``."""
+    node = shutil.which("node")
+    npm = shutil.which("npm")
+    if node is None or npm is None:
+        pytest.fail("node and npm are required for the Node.js client tests (Node >= 18); they are not on PATH")
+    registry = subprocess.run([npm, "config", "get", "registry"], capture_output=True, text=True, check=False,
+                              cwd=NODE_DIR).stdout.strip()
+    ping = subprocess.run([npm, "ping"], cwd=NODE_DIR, capture_output=True, text=True, timeout=120, check=False)
+    if ping.returncode != 0:
+        pytest.fail(f"the npm registry {registry} cannot be reached (npm ping failed), so the Node.js client "
+                    f"cannot be installed and checked:\n{ping.stdout}{ping.stderr}")
+    install = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, capture_output=True, text=True,
+                             timeout=600, check=False)
+    if install.returncode != 0:
+        pytest.fail(f"npm ci in examples/node failed (registry {registry}):\n{install.stdout}{install.stderr}")
+    return node
+
+
+def test_package_versions_are_pinned_exactly():
+    package = json.loads((NODE_DIR / "package.json").read_text())
+    lock = json.loads((NODE_DIR / "package-lock.json").read_text())
+    for name, version in package["dependencies"].items():
+        assert version[0].isdigit(), f"{name} must be pinned to an exact version, not {version!r}"
+        assert lock["packages"][f"node_modules/{name}"]["version"] == version
+
+
+def test_node_bot_loads_the_protos_at_run_time_and_copies_nothing():
+    source = (NODE_DIR / "bot.js").read_text()
+    assert "'..', '..', 'protos'" in source
+    assert not list(NODE_DIR.glob("*.proto")) and not list(NODE_DIR.glob("*_pb*"))
+
+
+def test_node_bot_passes_every_conformance_situation(node):
+    done = run_check([node, BOT, "--server", "{address}", "--token", "{token}", "--quiet"])
+    lines = verdict_lines(done.stdout)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(lines) == 4 and all(line.startswith("PASS") for line in lines.values()), done.stdout
+
+
+async def _run_node(node: str, *args: str) -> tuple[int, str]:
+    process = await asyncio.create_subprocess_exec(node, BOT, *args, "--quiet", stdout=asyncio.subprocess.PIPE,
+                                                   stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(process.communicate(), 120)
+    assert process.returncode is not None
+    return process.returncode, out.decode() + err.decode()
+
+
+async def test_four_node_bots_play_a_whole_game_of_twenty_five(node, tmp_path: Path):
+    server = GameServer(ServerConfig(port=0, data_dir=tmp_path, stop_grace=0.5))
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(server.address) as channel:
+            stub = pb_grpc.TableServiceStub(channel)
+            created = await stub.CreateTable(pb.CreateTableRequest(game=convert.game_to_proto("twenty_five"),
+                                                                   seed="node-game"))
+            runs = await asyncio.gather(*(_run_node(node, "--server", server.address, "--token", t.token)
+                                          for t in created.seat_tokens))
+            for code, output in runs:
+                assert code == 0, output
+            record = json.loads((await stub.GetRecord(pb.GetRecordRequest(table_id=created.table_id))).record_json)
+    finally:
+        await server.stop()
+    assert record["result"]["status"] == "finished"
+    assert verify_record(record) is None
+    assert all(seat["timeouts"] == 0 and seat["default_actions"] == 0 for seat in record["seats"])
+    result = json.loads(runs[0][1].splitlines()[0])["result"]
+    assert result["status"] == "RESULT_STATUS_FINISHED"
+    assert result["scores"] == record["result"]["scores"]
+
+
+async def test_two_node_bots_seek_and_play_all_fives(node, tmp_path: Path):
+    server = GameServer(ServerConfig(port=0, data_dir=tmp_path, stop_grace=0.5))
+    await server.start()
+    try:
+        runs = await asyncio.gather(*(_run_node(node, "--server", server.address, "--seek", "all_fives",
+                                                "--players", "2", "--strategy", "first") for _ in range(2)))
+    finally:
+        await server.stop()
+    for code, output in runs:
+        assert code == 0, output
+        assert json.loads(output.splitlines()[0])["result"]["status"] == "RESULT_STATUS_FINISHED"
