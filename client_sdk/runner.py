@@ -171,6 +171,7 @@ async def run_bot_async(
             try:
                 done = await once(stub, bot, session, max_reasks=max_reasks)
                 if done is not None:
+                    _tell_game_end(bot, done)
                     return done
                 error: SdkError = ConnectionLost("the server closed the stream before the game ended")
             except grpc.aio.AioRpcError as exc:
@@ -288,6 +289,16 @@ class _SeatLoop:
             action = next(iter(entry.legal.values()))
         entry.last_action = action
         await self.send(_decide_message(decision_id, action, entry.legal))
+
+
+def _tell_game_end(bot: Bot, result: Result) -> None:
+    """Call the bot's optional ``on_game_end(result)`` hook; a hook that raises is logged, not fatal."""
+    hook = getattr(bot, "on_game_end", None)
+    if callable(hook):
+        try:
+            hook(result)
+        except Exception:
+            log.exception("bot's on_game_end hook raised")
 
 
 def _thinking_time(deadline_unix_ms: int, time_bank_ms: int) -> float | None:

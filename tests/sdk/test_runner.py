@@ -65,6 +65,7 @@ class _WrongOnceBot:
     def __init__(self) -> None:
         self.reasons: list[str] = []
         self.wrong_sent = False
+        self.result: Result | None = None
 
     def choose_action(self, view: SeatView) -> Action:
         if not self.wrong_sent:
@@ -75,6 +76,10 @@ class _WrongOnceBot:
 
     def on_rejection(self, view: SeatView, action: Action | None, reason: str, message: str) -> None:
         self.reasons.append(reason)
+        assert isinstance(action, Play) and action.card not in view.hand
+
+    def on_game_end(self, result: Result) -> None:
+        self.result = result
 
 
 class _StubbornBot:
@@ -95,6 +100,7 @@ async def test_rejection_keeps_the_stream_and_the_bot_is_asked_again() -> None:
     bots[table.match.to_act or 0] = wrong
     results = await _play_all(table, bots)
     assert wrong.reasons == ["CARD_NOT_IN_HAND"]
+    assert wrong.result == results[0]
     assert results[0].status == "finished"
     assert len(table.joins) == table.players  # nobody had to reconnect
 
