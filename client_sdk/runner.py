@@ -408,30 +408,46 @@ async def seek_async(
     game: str,
     players: int = 0,
     name: str = "",
+    backoff: Backoff | None = None,
     root_certificates: bytes | None = None,
 ) -> table_service_pb2.SeekSeated:
     """Seek a game of ``game`` with ``players`` players (0: the game's default) and wait to be seated.
+
+    A seek the network drops before this client is seated is made again with
+    ``backoff`` (a server still starting is the common case).
 
     Returns:
         The table id, seat and join token.
 
     Raises:
         InvalidRequest: unknown game or player count.
-        ConnectionLost: the server closed the seek without seating this client.
+        LimitExceeded: the server holds too many seekers.
+        ConnectionLost: the server stayed unreachable, or kept ending the seek, through every retry.
         SdkError: any other status.
     """
+    schedule = backoff or Backoff()
+    rng = random.Random()
+    request = table_service_pb2.SeekGameRequest(game=convert.game_to_proto(game), players=players, name=name)
     channel = open_channel(address, root_certificates=root_certificates)
     try:
-        stub = table_service_pb2_grpc.TableServiceStub(channel)
-        request = table_service_pb2.SeekGameRequest(game=convert.game_to_proto(game), players=players, name=name)
-        try:
-            async for update in stub.SeekGame(request):
-                if update.WhichOneof("kind") == "seated":
-                    return update.seated
-                log.info("seeking %s: %d of %d waiting", game, update.waiting.waiting, update.waiting.needed)
-        except grpc.aio.AioRpcError as exc:
-            raise error_from_rpc(exc) from None
-        raise ConnectionLost("the server ended the seek without seating this client")
+        for attempt in range(1, schedule.attempts + 2):
+            stub = table_service_pb2_grpc.TableServiceStub(channel)
+            try:
+                async for update in stub.SeekGame(request):
+                    if update.WhichOneof("kind") == "seated":
+                        return update.seated
+                    log.info("seeking %s: %d of %d waiting", game, update.waiting.waiting, update.waiting.needed)
+                error: SdkError = ConnectionLost("the server ended the seek without seating this client")
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() not in RETRYABLE:
+                    raise error_from_rpc(exc) from None
+                error = error_from_rpc(exc)
+            if attempt > schedule.attempts:
+                raise ConnectionLost(f"gave up seeking after {schedule.attempts} retries: {error.message}", error.code)
+            wait = schedule.delay(attempt, rng)
+            log.warning("seek interrupted (%s); seeking again in %.2fs", error.message, wait)
+            await asyncio.sleep(wait)
+        raise AssertionError("unreachable")
     finally:
         await channel.close(None)
 
@@ -451,7 +467,8 @@ async def seek_and_run_async(
     Raises:
         the errors of :func:`seek_async` and :func:`run_bot_async`.
     """
-    seated = await seek_async(address, game=game, players=players, name=name, root_certificates=root_certificates)
+    seated = await seek_async(address, game=game, players=players, name=name, backoff=backoff,
+                              root_certificates=root_certificates)
     log.info("seated at table %s, seat %d", seated.table_id, seated.seat)
     return await run_bot_async(bot, address, token=seated.token, name=name, backoff=backoff,
                                root_certificates=root_certificates)

@@ -249,3 +249,23 @@ async def test_spectator_sees_the_public_game_and_no_hand(server: GameServer) ->
     assert kinds[-1] == "game_ended"
     assert "card_played" in kinds
     assert results[0].status == "finished"
+
+
+async def test_seek_waits_for_a_server_that_is_still_starting(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"127.0.0.1:{port}"
+    patient = Backoff(initial=0.05, maximum=0.2, attempts=40)
+    runs = asyncio.gather(*(seek_and_run_async(FirstLegalBot(), address, game="all_fives", players=2, backoff=patient)
+                            for _ in range(2)))
+    await asyncio.sleep(0.3)
+    late = GameServer(ServerConfig(host="127.0.0.1", port=port, data_dir=tmp_path / "late", stop_grace=1.0))
+    await late.start()
+    try:
+        results = await asyncio.wait_for(runs, timeout=60)
+    finally:
+        await late.stop()
+    assert results[0] == results[1] and results[0].status == "finished"
