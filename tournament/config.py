@@ -22,8 +22,9 @@ Choices:
 - An entrant is either a built-in bot (``bot``: a name or ``module:Class``) or
   a command template (any language) with the placeholders ``{address}``,
   ``{token}``, ``{seat}``, ``{name}``, ``{seed}`` and ``{python}`` (this
-  interpreter). A built-in bot over the server runs as
-  ``tricktable bot NAME --server {address} --token {token}``.
+  interpreter). A built-in bot over the server runs as its own process, the
+  same SDK client as ``tricktable bot NAME --server {address} --token {token}``
+  (started through the lean :mod:`tournament.seat`).
 - ``partners`` (partnership games only): ``"fixed"`` (default) - an entrant
   fills every seat of its side (one bot process per seat); ``"rotate"`` -
   an entrant fills one seat and every way of splitting a table's entrants

@@ -42,14 +42,16 @@ STDERR_TAIL = 400
 
 
 def bot_argv(entrant: EntrantSpec, *, address: str, token: str, seat: int, seed: str) -> list[str]:
-    """The command line of one seat's bot: the entrant's template filled in, or ``tricktable bot NAME``."""
+    """The command line of one seat's bot: the entrant's template filled in, or a built-in bot.
+
+    A built-in bot runs as :mod:`tournament.seat` (``tricktable bot NAME``'s client, started lean).
+    """
     if entrant.command is not None:
         values = {"address": address, "token": token, "seat": str(seat), "name": entrant.name, "seed": seed,
                   "python": sys.executable}
         return [part.format(**values) for part in shlex.split(entrant.command)]
     assert entrant.bot is not None
-    return [sys.executable, "-m", "cli.main", "bot", entrant.bot, "--server", address, "--token", token,
-            "--seed", seed, "--name", entrant.name]
+    return [sys.executable, "-m", "tournament.seat", entrant.bot, address, token, seed, entrant.name]
 
 
 @dataclass(slots=True)

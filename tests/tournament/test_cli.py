@@ -1,0 +1,100 @@
+"""``tricktable tournament`` as a real process: flags, bad input, and a SIGKILL mid-way then --resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tournament.config import load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = [sys.executable, "-m", "cli.main", "tournament"]
+
+CONFIG = """
+name = "kill-test"
+game = "all_fives"
+format = "round_robin"
+games = 40
+seed = "kill"
+concurrency = 1
+entrants = ["random", "first-legal", { name = "random-2", bot = "random" }]
+"""
+
+
+def tournament(*args: str, **kwargs) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], cwd=ROOT, capture_output=True, text=True, timeout=120, **kwargs)
+
+
+def stored(db: Path) -> int:
+    try:
+        with sqlite3.connect(db, timeout=5) as con:
+            return int(con.execute("SELECT COUNT(*) FROM tournament_matches").fetchone()[0])
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+def tables(summary: Path) -> dict[str, object]:
+    data = json.loads(summary.read_text())
+    return {k: data[k] for k in ("leaderboard", "pairs", "crosstable", "games", "forfeits", "errors")}
+
+
+def test_example_config_is_valid():
+    cfg = load_config(ROOT / "examples" / "tournament.toml")
+    assert cfg.name == "example" and len(cfg.entrants) == 3
+    assert any(e.command for e in cfg.entrants) and any(e.bot for e in cfg.entrants)
+
+
+def test_flags_run_a_simple_tournament(tmp_path):
+    done = tournament("--game", "all_fives", "--bots", "random,random", "--games", "2", "--runner", "local",
+                      "--db", str(tmp_path / "db.sqlite3"), "--out", str(tmp_path / "out"), "--no-progress")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert [s["name"] for s in summary["leaderboard"]] != [] and summary["games"] == 2
+    assert {s["name"] for s in summary["leaderboard"]} == {"random", "random-2"}
+
+
+def test_bad_config_exits_2_with_a_message(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('game = "whist"\nentrants = ["random", "random"]\n')
+    done = tournament(str(bad), "--db", str(tmp_path / "db.sqlite3"))
+    assert done.returncode == 2 and "unknown game 'whist'" in done.stderr
+
+
+def test_killed_tournament_resumes_to_the_same_final_table(tmp_path):
+    config = tmp_path / "kill.toml"
+    config.write_text(CONFIG)
+    total = 3 * 40
+    # Uninterrupted run.
+    whole = tournament(str(config), "--runner", "local", "--db", str(tmp_path / "whole.sqlite3"),
+                       "--out", str(tmp_path / "whole"), "--no-progress")
+    assert whole.returncode == 0, whole.stderr
+    # Killed run: SIGKILL once some matches are stored, then --resume.
+    db = tmp_path / "killed.sqlite3"
+    args = [*CLI, str(config), "--runner", "local", "--db", str(db), "--out", str(tmp_path / "killed"),
+            "--no-progress"]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while stored(db) < 15 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    at_kill = stored(db)
+    assert 15 <= at_kill < total, f"the kill came too late to test anything ({at_kill} of {total} stored)"
+    resumed = tournament(str(config), "--runner", "local", "--db", str(db), "--out", str(tmp_path / "killed"),
+                         "--no-progress", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert stored(db) == total
+    summary = json.loads((tmp_path / "killed" / "summary.json").read_text())
+    assert summary["run"]["already_done"] == at_kill and summary["run"]["played"] == total - at_kill
+    assert tables(tmp_path / "killed" / "summary.json") == tables(tmp_path / "whole" / "summary.json")
+    again = tournament(str(config), "--runner", "local", "--db", str(db), "--no-progress")
+    assert again.returncode == 2 and "--resume" in again.stderr

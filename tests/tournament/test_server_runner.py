@@ -1,0 +1,66 @@
+"""Tournaments over the real gRPC server (in-process, free port), each bot a separate process."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from rules.verify import verify_record
+from tests.tournament.helpers import config
+from tournament.engine import Tournament, stored_games
+from tournament.server_runner import ServerDispatcher, bot_argv
+from tournament.store import TournamentStore
+
+pytestmark = pytest.mark.timeout(120)
+
+
+async def play(cfg, tmp_path, concurrency=2):
+    store = TournamentStore(tmp_path / "tricktable.sqlite3")
+    dispatcher = await ServerDispatcher.open(cfg, address=None, data_dir=tmp_path, concurrency=concurrency)
+    await Tournament(cfg, store, dispatcher, concurrency=concurrency).run()
+    return store
+
+
+def test_bot_argv_fills_the_template():
+    cfg = config(entrants=[{"name": "mine", "command": "{python} bot.py --at {address} --t {token} --s {seat}"},
+                           "random"])
+    argv = bot_argv(cfg.entrants[0], address="127.0.0.1:5", token="tok", seat=1, seed="x")
+    assert argv[1:] == ["bot.py", "--at", "127.0.0.1:5", "--t", "tok", "--s", "1"]
+
+
+def test_matches_over_the_server_store_server_records_with_the_decks_seed(tmp_path):
+    cfg = config(entrants=["random", {"name": "cmd", "command": "{python} -m tournament.seat first-legal "
+                                                              "{address} {token} {seed} {name}"}], games=2)
+    store = asyncio.run(play(cfg, tmp_path))
+    games = stored_games(store, "t")
+    assert len(games) == 2
+    records = [store.record("t", spec.match_id) for spec, _ in games]
+    for (spec, outcome), record in zip(games, records, strict=True):
+        assert outcome.status == "finished" and outcome.table_id
+        assert verify_record(record) is None
+        assert record["seed"] == spec.seed and [s["name"] for s in record["seats"]] == list(spec.seats)
+    # duplicate: the same decks both directions
+    assert records[0]["deals"][0]["deck"] == records[1]["deals"][0]["deck"]
+    # the server's own table of records is in the same database
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "tricktable.sqlite3") as con:
+        ids = {r[0] for r in con.execute("SELECT id FROM tables")}
+    assert {o.table_id for _, o in games} <= ids
+    store.close()
+
+
+def test_a_bot_that_keeps_crashing_forfeits_and_the_table_is_played_out(tmp_path):
+    crash = "{python} -c \"import sys; print('dying', file=sys.stderr); sys.exit(3)\" {token}"
+    cfg = config(entrants=["first-legal", {"name": "crasher", "command": crash}], games=1, forfeit_after=2)
+    store = asyncio.run(play(cfg, tmp_path, concurrency=1))
+    games = stored_games(store, "t")
+    assert len(games) == 2
+    for spec, outcome in games:
+        assert outcome.status == "forfeit" and outcome.forfeit_by == "crasher"
+        assert "crashed 2 times" in outcome.reason and "dying" in outcome.reason
+        assert outcome.winners == (spec.seats.index("first-legal"),)
+        record = store.record("t", spec.match_id)
+        assert record["result"]["status"] == "finished"  # a substitute played the seat out
+    store.close()

@@ -1,0 +1,46 @@
+"""``python -m tournament.seat BOT ADDRESS TOKEN [SEED] [NAME]``: one built-in bot (or module:Class) plays a seat.
+
+The same SDK client as ``tricktable bot BOT --server ADDRESS --token TOKEN``
+(:func:`bots.make_bot` and :func:`client_sdk.runner.run_bot`), without
+loading the whole command line: a tournament starts one bot process per seat
+per match, and the command line's imports would triple each start. Exit
+status as ``tricktable bot``: 0 finished, 1 aborted, 2 error.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str]) -> int:
+    """Play the seat; returns the exit status."""
+    if len(argv) < 3:
+        print("usage: python -m tournament.seat BOT ADDRESS TOKEN [SEED] [NAME]", file=sys.stderr)
+        return 2
+    from bots import make_bot
+    from client_sdk.errors import SdkError
+    from client_sdk.runner import run_bot
+    from rules.errors import TricktableError
+
+    name, address, token = argv[0], argv[1], argv[2]
+    seed = argv[3] if len(argv) > 3 else None
+    label = argv[4] if len(argv) > 4 else name
+    try:
+        if ":" in name:  # a bot class given as module:Class
+            from tournament.runner import load_bot
+
+            bot = load_bot(name, seed or "")
+        else:
+            bot = make_bot(name, seed)
+        result = run_bot(bot, address, token=token, name=label)
+    except KeyError as exc:
+        print(f"error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    except (SdkError, TricktableError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0 if result.status == "finished" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
