@@ -44,6 +44,7 @@ def conformance_command(
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank of the other situations.")] = RELAXED_BANK_MS,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds a client gets to finish one situation.")] = 90.0,
     only: Annotated[list[str] | None, typer.Option("--only", help="Run only this situation (repeatable).")] = None,
+    seed: Annotated[str | None, typer.Option("--seed", help="Seed of the tables' decks (reproducible runs).")] = None,
     transcript: Annotated[Path | None, typer.Option("--transcript", help="Write each situation's message "
                                                                          "exchange to DIR/NAME.txt.")] = None,
 ) -> None:
@@ -63,7 +64,7 @@ def conformance_command(
     configure(level="ERROR")  # the in-process server's logs would drown the report
     settings = Settings(command=tuple(command), server=server, game=game, options=options, clock_ms=clock_ms,
                         decision_ms=decision_ms, bank_ms=bank_ms, timeout=timeout, only=tuple(only or ()),
-                        transcript_dir=transcript)
+                        seed=seed, transcript_dir=transcript)
 
     def report(verdict: Verdict) -> None:
         typer.echo(verdict.line())

@@ -129,6 +129,8 @@ class Settings:
     bank_ms: int = RELAXED_BANK_MS
     timeout: float = 90.0
     only: tuple[str, ...] = ()
+    #: Seed of the tables' decks (each situation's table gets SEED-NAME); None: the server draws them.
+    seed: str | None = None
     transcript_dir: Path | None = None
 
 
@@ -198,18 +200,26 @@ async def _run_situation(settings: Settings, situation: Situation, stub: pb_grpc
     created = await stub.CreateTable(pb.CreateTableRequest(
         game=convert.game_to_proto(settings.game), options=convert.options_to_proto(settings.game, settings.options),
         time_control=pb.TimeControl(decision_ms=situation.decision_ms, bank_ms=situation.bank_ms),
-        seat_names=names))
+        seat_names=names, seed=None if settings.seed is None else f"{settings.seed}-{situation.name}"))
     tokens = {t.seat: t.token for t in created.seat_tokens}
-    opponents = [asyncio.create_task(_harness_seat(stub, tokens[s])) for s in sorted(tokens) if s != CLIENT_SEAT]
     token = tokens[CLIENT_SEAT]
     env = {**os.environ, "TRICKTABLE_SERVER": relay_address, "TRICKTABLE_TOKEN": token}
+    loop = asyncio.get_running_loop()
     with tempfile.TemporaryFile(mode="w+b") as output:
         process = await asyncio.create_subprocess_exec(
             *expand(settings.command, relay_address, token), env=env, stdin=asyncio.subprocess.DEVNULL,
             stdout=output, stderr=output, start_new_session=True)
         timed_out = False
         try:
-            await asyncio.wait_for(process.wait(), settings.timeout)
+            # The client joins first and waits for the table to start, as a client that seeks usually does;
+            # the harness seats join once it has (or once it gave up).
+            ends = loop.time() + settings.timeout
+            while process.returncode is None and loop.time() < ends and not any(s.joined for s in script.streams):
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(process.wait(), 0.05)
+            opponents = [asyncio.create_task(_harness_seat(stub, tokens[s])) for s in sorted(tokens)
+                         if s != CLIENT_SEAT]
+            await asyncio.wait_for(process.wait(), max(0.0, ends - loop.time()))
         except TimeoutError:
             timed_out = True
             _kill_group(process.pid)
