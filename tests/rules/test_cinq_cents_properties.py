@@ -151,3 +151,47 @@ def test_replaying_the_record_gives_the_same_record(seed: int) -> None:
     for item in record["actions"]:
         match = match.apply(action_from_json(item), item["seat"])
     assert match.to_record()["deals"][0] == record
+
+
+def _permuted(deck: tuple[Card, ...], groups: list[list[int]], rng: random.Random) -> tuple[Card, ...]:
+    out = list(deck)
+    for group in groups:
+        chosen = [deck[i] for i in group]
+        rng.shuffle(chosen)
+        for i, c in zip(group, chosen, strict=True):
+            out[i] = c
+    return tuple(out)
+
+
+@given(st.integers(0, 10**9))
+def test_a_view_does_not_change_when_hidden_cards_are_permuted(seed: int) -> None:
+    """Through the bidding and the discard: shuffle what a seat cannot see, replay, and its view is the same."""
+    rng = random.Random(seed)
+    config = CinqCentsConfig()
+    deck = SeededDecks(str(seed)).deck(0, cinq_cents_deck())
+    state = CinqCentsDeal.start(config, number=1, dealer=seed % 4, deck=deck)
+    prefix: list[Action] = []
+    while state.phase in (Phase.BIDDING, Phase.DISCARD):
+        action = Pass() if state.phase is Phase.BIDDING and rng.random() < 0.5 else rng.choice(state.legal_actions())
+        prefix.append(action)
+        state = state.apply(action)
+    where = {c: i for i, c in enumerate(deck)}
+    hands = [[where[c] for c in hand] for hand in state.dealt]
+    kitty = [where[c] for c in state.kitty]
+    for seat in range(4):
+        others = [i for s in range(4) if s != seat for i in hands[s]]
+        if state.contract is None:
+            groups = [others + kitty]
+        elif state.contract.seat == seat:
+            groups = [others]
+        else:
+            # The declarer's hand, the kitty and which of them were thrown are all hidden from this seat.
+            d = state.contract.seat
+            groups = [[i for s in range(4) if s not in (seat, d) for i in hands[s]], hands[d] + kitty]
+        permuted = _permuted(deck, groups, rng)
+        other = CinqCentsDeal.start(config, number=1, dealer=seed % 4, deck=permuted)
+        for action in prefix:
+            if isinstance(action, Discard):
+                action = Discard(cards=tuple(permuted[where[c]] for c in action.cards))
+            other = other.apply(action)
+        assert other.view(seat, (0, 0)) == state.view(seat, (0, 0))
