@@ -40,7 +40,21 @@ Rule choices, each with the rules.md section that rules it:
   the declarer's side wins (3.6).
 - Options: ``players`` (4), ``target`` (1000), ``first_dealer`` (seat or null,
   common rules) and ``bid_values`` (the 3.3 table, a JSON object keyed "6" to
-  "10", each keyed S, C, D, H, NT, non-negative integers) (3.6 ruling).
+  "10", each keyed S, C, D, H, NT) (3.6 ruling). Our rulings where rules.md is
+  silent: table values must be non-negative integers (a negative value would
+  turn a made contract into a loss); the option may also be given as JSON text,
+  and is always written back as an object.
+- Refusals (common rules: refused, state unchanged), with the code chosen where
+  two could apply: a joker led at no-trump on the first trick is
+  JOKER_NOT_ALLOWED whatever suit it names; a later joker lead naming no suit,
+  or a suit not yet led, is BAD_NAMED_SUIT; ``suit`` on any other play is
+  BAD_NAMED_SUIT; a joker played at no-trump while able to follow is
+  JOKER_NOT_ALLOWED, any other failure to follow MUST_FOLLOW_SUIT; an action of
+  the wrong kind for the step, or on a finished deal, is WRONG_PHASE.
+- ``legal_actions()``: the higher bids low to high, then ``Pass``; at the
+  discard every one of the C(16, 6) = 8008 six-card discards; in play one
+  ``Play`` per legal card, and for a joker lead at no-trump one per suit it may
+  name.
 - Record: a deal writes ``kitty`` (six cards as dealt) and omits ``turn_up``,
   which Cinq Cents has none of (game-record.md, "A deal"); ``trump`` is S, C,
   D, H or NT; ``contract`` is ``{"seat", "tricks", "suit"}``, null on a void deal.
