@@ -197,3 +197,11 @@ def test_both_sides_reaching_the_target_in_one_deal_the_declarers_side_wins(
     assert match.result is not None
     assert match.result.scores == scores
     assert match.result.winners == (1,)
+
+
+def test_defending_side_reaching_the_target_with_trick_points_wins() -> None:
+    match = drive(start([deck_for(SEVEN, SEVEN_KITTY, dealer=0)], target=30), {1: "8 H"})
+    assert match.result is not None
+    assert match.result.scores == (30, -300) and match.result.winners == (0,)
+    view = match.view(2)
+    assert view.result == match.result and view.legal_actions == () and view.to_act is None
