@@ -15,3 +15,52 @@ implementation of rules.md, not a shortcut around it.
 """
 
 from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+
+class FastState(Protocol):
+    """What every fast game state offers (integer actions; see each module for their encoding)."""
+
+    @property
+    def over(self) -> bool: ...
+    @property
+    def to_act(self) -> int: ...
+    @property
+    def scores(self) -> list[int]: ...
+    @property
+    def winners(self) -> tuple[int, ...]: ...
+
+    def legal_actions(self) -> list[int]: ...
+    def apply(self, action: int) -> None: ...
+    def clone(self) -> FastState: ...
+    def random_playout(self, rng: random.Random, *, one_deal: bool = False) -> int: ...
+
+
+#: Game name -> fast module (each exports ``from_options(game, options, decks=, rng=)``).
+FAST_MODULES: dict[str, str] = {
+    "twenty_five": "rules.fast.spoil_five",
+    "forty_five": "rules.fast.spoil_five",
+    "all_fives": "rules.fast.all_fives",
+    "cinq_cents": "rules.fast.cinq_cents",
+}
+
+
+def new_fast(game: str, options: Mapping[str, Any], *, decks: Callable[[int], Sequence[int]] | None = None,
+             rng: random.Random | None = None) -> FastState:
+    """A fast match of ``game`` from resolved options (as ``config.to_options()`` writes them, ``first_dealer`` set).
+
+    Decks come from ``decks`` (deal index -> card indexes, top first) or are shuffled with ``rng``.
+
+    Raises:
+        ValueError: unknown game. ImportError: that game has no fast path yet.
+    """
+    module_name = FAST_MODULES.get(game)
+    if module_name is None:
+        raise ValueError(f"no fast path for {game!r}")
+    module = importlib.import_module(module_name)
+    state: FastState = module.from_options(game, options, decks=decks, rng=rng)
+    return state

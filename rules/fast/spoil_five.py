@@ -449,19 +449,30 @@ class SpoilFiveFast:
         other._deck = list(self._deck)
         return other
 
-    def random_playout(self, rng: random.Random) -> int:
+    def random_playout(self, rng: random.Random, *, one_deal: bool = False) -> int:
         """Play uniformly random legal actions to the end of the match; return the number of decisions.
 
-        New deals are shuffled from ``rng`` (unless the state has a fixed deck
-        source). Equivalent to ``while not over: acts = legal_actions();
-        apply(acts[int(rng.random() * len(acts))])``, which the tests check.
+        ``one_deal``: stop when the current deal ends instead (the next deal
+        is then dealt already, or the match is over). New deals are shuffled
+        from ``rng`` unless the state has a fixed deck source. Equivalent to
+        ``while not over: acts = legal_actions(); apply(acts[int(rng.random()
+        * len(acts))])``, which the tests check.
         """
         if self.decks is None:
             self.rng = rng
         rnd = rng.random
         decisions = 0
+        start = self.deal_index
         while not self.over:
             acts = self.legal_actions()
             self.apply(acts[int(rnd() * len(acts))])
             decisions += 1
+            if one_deal and self.deal_index != start:
+                break
         return decisions
+
+
+def from_options(game: str, options: Mapping[str, Any], *, decks: DeckSource | None = None,
+                 rng: random.Random | None = None) -> SpoilFiveFast:
+    """:meth:`SpoilFiveFast.from_options`, the entry point :func:`rules.fast.new_fast` uses."""
+    return SpoilFiveFast.from_options(game, options, decks=decks, rng=rng)
