@@ -233,6 +233,14 @@ def _recorded_action_form(raw: Mapping[str, Any]) -> dict[str, Any]:
     return form
 
 
+def _legal_summary(legal: Sequence[Action], shown: int = 12) -> str:
+    """The legal actions for a message; a long list (a declarer's 8,008 discards) is cut."""
+    text = ", ".join(describe(a) for a in legal[:shown])
+    if len(legal) > shown:
+        text += f", ... ({len(legal)} legal actions)"
+    return f"one of: {text}"
+
+
 def _replay_action(match: Match, index: int, record_deal: RecordedDeal, k: int) -> tuple[Match, Discrepancy | None]:
     path = f"deals[{index}].actions[{k}]"
     recorded = record_deal.actions[k]
@@ -247,8 +255,7 @@ def _replay_action(match: Match, index: int, record_deal: RecordedDeal, k: int) 
         match.check(action, recorded.seat)
     except RuleError as exc:
         to_act = match.to_act
-        legal = ", ".join(describe(a) for a in match.legal_actions())
-        expected = f"an action of seat {to_act}" if to_act != recorded.seat else f"one of: {legal}"
+        expected = f"an action of seat {to_act}" if to_act != recorded.seat else _legal_summary(match.legal_actions())
         return match, Discrepancy(field=path, message=f"illegal action: {exc.code.value}: {exc.message}",
                                   expected=expected, recorded=_json(dict(recorded.raw)), deal=index + 1, action=k)
     match = match.apply(action, recorded.seat)

@@ -384,3 +384,89 @@ def test_parse_record_reads_a_valid_record_into_typed_fields() -> None:
     assert all(len(hand) == 5 for hand in record.deals[0].hands.values())
     assert record.result.status in ("finished", "aborted")
     assert record.deals[0].actions[0].action.type in ("play", "rob", "pass_rob")
+
+
+# --- void deals and redeals ---------------------------------------------------------
+
+
+def _void_all_fives() -> tuple[Record, int]:
+    require_game("all_fives")
+    data = random_record("all_fives", {"players": 3}, "void21", max_deals=30)
+    index = next(i for i, deal in enumerate(data["deals"]) if deal.get("redeal"))
+    return data, index
+
+
+def test_verify_accepts_an_all_fives_void_deal_and_its_redeal() -> None:
+    data, index = _void_all_fives()
+    void = data["deals"][index - 1]
+    assert void["trump"] is None and void["tricks"] == [] and void["points"] == [0, 0, 0]
+    assert void["actions"][-1]["type"] == "run"
+    assert data["deals"][index]["dealer"] == void["dealer"]
+    assert verify_record(data) is None
+
+
+def test_verify_flags_a_redeal_without_its_flag_and_a_void_run_changed() -> None:
+    data, index = _void_all_fives()
+    data["deals"][index]["redeal"] = False
+    assert rejected(data).field == f"deals[{index}].redeal"
+    data, index = _void_all_fives()
+    del data["deals"][index]["redeal"]
+    assert rejected(data).field == f"deals[{index}].redeal"
+    data, index = _void_all_fives()
+    run = data["deals"][index - 1]["actions"][-1]
+    run["exposed"] = run["exposed"][:-1]
+    found = rejected(data)
+    assert found.deal == index and found.field.startswith(f"deals[{index - 1}].actions[")
+
+
+def _cinq_cents_all_pass() -> Record:
+    """A Cinq Cents match whose first deal is passed out by all four, then played at random for a deal."""
+    require_game("cinq_cents")
+    import random
+
+    from rules.actions import Pass
+    from rules.registry import new_match
+
+    match = new_match("cinq_cents", {"first_dealer": 0}, seed="allpass")
+    rng = random.Random(1)
+    while len(match.finished) < 2:
+        legal = match.legal_actions()
+        match = match.apply(Pass() if not match.finished and Pass() in legal else rng.choice(legal))
+    return match.abort("test").to_record(seed="allpass")
+
+
+def test_verify_accepts_a_cinq_cents_deal_passed_out_and_redealt() -> None:
+    data = _cinq_cents_all_pass()
+    void = data["deals"][0]
+    assert [a["type"] for a in void["actions"]] == ["pass"] * 4
+    assert void["trump"] is None and void["contract"] is None and void["points"] == [0, 0]
+    assert data["deals"][1]["redeal"] is True and data["deals"][1]["dealer"] == 0
+    assert verify_record(data) is None
+
+
+def test_verify_flags_a_cinq_cents_redeal_by_the_wrong_dealer_and_a_bad_discard() -> None:
+    data = _cinq_cents_all_pass()
+    data["deals"][1]["dealer"] = 1
+    assert rejected(data).field == "deals[1].dealer"
+    data = _cinq_cents_all_pass()
+    i, k = first_action(data, "discard")
+    discard = data["deals"][i]["actions"][k]
+    declarer = discard["seat"]
+    discard["cards"] = data["deals"][i]["hands"][str((declarer + 1) % 4)][:6]
+    found = rejected(data)
+    assert (found.field, found.action) == (f"deals[{i}].actions[{k}]", k)
+    assert found.expected is not None and "8008 legal actions" in found.expected
+
+
+def test_verify_reports_a_bad_deck_of_a_later_deal_in_its_place() -> None:
+    data = find_record("forty_five", {"players": 4}, lambda d: len(d["deals"]) >= 2)
+    data["deals"][1]["deck"][0] = data["deals"][1]["deck"][1]
+    found = rejected(data)
+    assert found.field == "deals[1].deck" and found.deal == 2
+
+
+def test_verify_wants_the_first_dealer_drawn_written_out() -> None:
+    data = record_of("twenty_five", {"players": 4})
+    data["options"]["first_dealer"] = None
+    found = rejected(data)
+    assert found.field == "options.first_dealer"
