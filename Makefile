@@ -54,6 +54,7 @@ golden: venv
 	$(PY) -m tests.golden --regenerate
 
 bench: venv
+	-$(PY) -m pip install --quiet -e '.[bench]'
 	$(PY) -m bench.run
 
 clean:
