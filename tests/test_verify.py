@@ -10,6 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rules.record import RecordFieldError, parse_record
 from rules.verify import Discrepancy, verify_record
@@ -470,3 +472,38 @@ def test_verify_wants_the_first_dealer_drawn_written_out() -> None:
     data["options"]["first_dealer"] = None
     found = rejected(data)
     assert found.field == "options.first_dealer"
+
+
+# --- never a traceback ---------------------------------------------------------------
+
+_ODD_VALUES: list[object] = [None, True, False, 0, -1, 7, 99, 1.5, "", "5H", "JKB", "NT", "x", [], [1], ["5H"], {},
+                             {"seat": 0}]
+
+
+def _leaf_paths(value: object, path: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    out = [path]
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            out += _leaf_paths(sub, (*path, key))
+    elif isinstance(value, list):
+        for i, sub in enumerate(value):
+            out += _leaf_paths(sub, (*path, i))
+    return out
+
+
+@given(st.sampled_from(["twenty_five", "forty_five", "all_fives", "cinq_cents"]), st.integers(0, 10**6),
+       st.sampled_from(_ODD_VALUES), st.booleans())
+def test_verify_never_raises_on_a_mangled_record(game: str, where: int, value: object, delete: bool) -> None:
+    data = record_of(game, {"players": 3} if game in ("forty_five", "all_fives") else {}, "fuzz")
+    paths = _leaf_paths(data)[1:]
+    path = paths[where % len(paths)]
+    target: Any = data
+    for key in path[:-1]:
+        target = target[key]
+    if delete and isinstance(target, dict):
+        del target[path[-1]]
+    else:
+        target[path[-1]] = copy.deepcopy(value)
+    found = verify_record(data)
+    assert found is None or isinstance(found, Discrepancy)
+    assert found is None or str(found)
