@@ -8,7 +8,7 @@ PY := $(BIN)/python
 STAMP := $(VENV)/.installed-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: venv demo test check lint types golden bench clean protos protos-check buf-lint
+.PHONY: venv demo test check lint types golden bench clean protos protos-check buf-lint ladder
 
 # buf (protobuf lint), pinned, run from the npm registry.
 BUF := npx --yes @bufbuild/buf@1.75.0
@@ -52,6 +52,9 @@ buf-lint:
 
 golden: venv
 	$(PY) -m tests.golden --regenerate
+
+ladder: venv
+	$(BIN)/tricktable ladder --game all --games $(or $(GAMES),100) --workers $(or $(WORKERS),2)
 
 bench: venv
 	-$(PY) -m pip install --quiet -e '.[bench]'

@@ -10,13 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bots.first_legal import FirstLegalBot
+from bots.heuristic import HeuristicBot
 from bots.random_bot import RandomBot
+from bots.search import SearchBot
 from client_sdk.bot import Bot
 
 #: Bot name -> factory(seed) -> bot.
 BOTS: dict[str, Callable[[int | str | None], Bot]] = {
     "random": lambda seed: RandomBot(seed),
     "first-legal": lambda seed: FirstLegalBot(),
+    "heuristic": lambda seed: HeuristicBot(),
+    "search": lambda seed: SearchBot(seed),
 }
 
 

@@ -30,15 +30,16 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from bots import heuristic
 from bots.determinize import WorldSampler
 from rules.actions import Action, Bid, Discard, Jink, Pass, PassJink, Play
-from rules.game import DealState, SeatView
+from rules.game import DealState, SeatView, Trick
 from rules.registry import game_rules
 
-#: Playout policies by name: given the state, the seat to act and the scores before the deal, an action.
-Policy = Callable[[DealState, int, tuple[int, ...], random.Random], Action]
+#: Playout policies by name: given the playout, the seat to act and a generator, an action.
+Policy = Callable[["Playout", int, random.Random], Action]
 
 #: Default time per decision, in seconds.
 DEFAULT_BUDGET = 0.1
@@ -46,17 +47,82 @@ DEFAULT_BUDGET = 0.1
 MAX_FAILED_DRAWS = 200
 
 
-def heuristic_policy(state: DealState, seat: int, scores: tuple[int, ...], rng: random.Random) -> Action:
+class Playout:
+    """A deal played out from a world, keeping each seat's view up to date cheaply.
+
+    The engine's ``view()`` rebuilds the whole public history at every call;
+    a playout needs only hands and tricks, so it reads them once from the
+    engine, then follows the plays itself. Any other action (a rob, a run of
+    the pack) re-reads them from the engine.
+    """
+
+    def __init__(self, state: DealState, scores: tuple[int, ...]) -> None:
+        self.state = state
+        self.scores = scores
+        self._sync()
+
+    def _sync(self) -> None:
+        state = self.state
+        first = state.view(0, self.scores)
+        views = [first, *(state.view(s, self.scores) for s in range(1, first.players))]
+        self.base = first
+        self.hands = [list(v.hand) for v in views]
+        self.discards = [v.discards for v in views]
+        self.tricks = list(self.base.tricks)
+        current = self.base.current_trick
+        self.current = current if current is not None else None
+
+    def copy(self) -> Playout:
+        """An independent copy (the state is immutable; hands and tricks are copied)."""
+        twin = object.__new__(Playout)
+        twin.state, twin.scores, twin.base = self.state, self.scores, self.base
+        twin.hands = [list(h) for h in self.hands]
+        twin.discards, twin.tricks, twin.current = self.discards, list(self.tricks), self.current
+        return twin
+
+    def view(self, seat: int) -> SeatView:
+        """What ``seat`` would see now (history left out: no policy here reads it)."""
+        b = self.base
+        state = self.state
+        return SeatView(
+            game=b.game, options=b.options, seat=seat, players=b.players, sides=b.sides,
+            deal_number=b.deal_number, dealer=b.dealer, hand=tuple(self.hands[seat]), to_act=seat,
+            legal_actions=tuple(state.legal_actions()), scores=self.scores, deal_points=state.points,
+            trump=b.trump, no_trump=b.no_trump, turn_up=b.turn_up, exposed=b.exposed,
+            current_trick=self.current, tricks=tuple(self.tricks), robbed_by=b.robbed_by, contract=b.contract,
+            discards=self.discards[seat], hand_sizes=tuple(len(h) for h in self.hands),
+        )
+
+    def apply(self, action: Action, seat: int) -> None:
+        """Apply ``action`` by ``seat`` and follow what it did to hands and tricks."""
+        self.state = self.state.apply(action, seat)
+        if not isinstance(action, Play):
+            self._sync()
+            return
+        self.hands[seat].remove(action.card)
+        current = self.current
+        if current is None or not current.cards or len(current.cards) == self.base.players:
+            current = Trick(leader=seat, cards=(), named_suit=action.suit)
+        current = replace(current, cards=(*current.cards, action.card))
+        if len(current.cards) == self.base.players:
+            winner = self.state.to_act
+            self.tricks.append(replace(current, winner=winner))
+            self.current = None
+        else:
+            self.current = current
+
+
+def heuristic_policy(playout: Playout, seat: int, rng: random.Random) -> Action:
     """The heuristic bot's choice, from the seat's view of the simulated deal."""
-    return heuristic.choose_action(state.view(seat, scores))
+    return heuristic.choose_action(playout.view(seat))
 
 
-def random_policy(state: DealState, seat: int, scores: tuple[int, ...], rng: random.Random) -> Action:
+def random_policy(playout: Playout, seat: int, rng: random.Random) -> Action:
     """A uniformly random card; any other decision (rob, jink, bid) by the heuristic."""
-    legal = state.legal_actions()
+    legal = playout.state.legal_actions()
     if all(isinstance(a, Play) for a in legal):
         return rng.choice(legal)
-    return heuristic.choose_action(state.view(seat, scores))
+    return heuristic.choose_action(playout.view(seat))
 
 
 POLICIES: dict[str, Policy] = {"heuristic": heuristic_policy, "random": random_policy}
@@ -127,21 +193,23 @@ class SearchBot:
                 failed += 1
                 continue
             worlds += 1
+            start = Playout(world, sampler.scores_before)
             for i, action in enumerate(legal):
-                totals[i] += self._playout(world.apply(action, view.seat), sampler, rng)
+                playout = start.copy()
+                playout.apply(action, view.seat)
+                totals[i] += self._playout(playout, sampler, rng)
         self.last_worlds, self.last_rejected = worlds, failed
         if worlds == 0:
             return heuristic.choose_action(view)
         best = max(range(len(legal)), key=lambda i: (totals[i], -i))
         return legal[best]
 
-    def _playout(self, state: DealState, sampler: WorldSampler, rng: random.Random) -> float:
-        scores = sampler.scores_before
-        while not state.is_over:
-            seat = state.to_act
+    def _playout(self, playout: Playout, sampler: WorldSampler, rng: random.Random) -> float:
+        while not playout.state.is_over:
+            seat = playout.state.to_act
             assert seat is not None
-            state = state.apply(self.policy(state, seat, scores, rng), seat)
-        return self._value(state, sampler)
+            playout.apply(self.policy(playout, seat, rng), seat)
+        return self._value(playout.state, sampler)
 
     def _value(self, state: DealState, sampler: WorldSampler) -> float:
         view = sampler.view

@@ -28,6 +28,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "cli.conformance",
     "cli.serve",
     "cli.match",
+    "cli.ladder",
 )
 
 for _name in COMMAND_MODULES:

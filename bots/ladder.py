@@ -1,0 +1,233 @@
+"""The strength ladder: random < heuristic < search, measured on duplicate deals.
+
+Card luck dominates these games, so two bots are compared on *duplicate*
+pairs of matches: both matches of a pair use the same seed, hence the same
+first dealer and the same deck for every deal, with the bots' sides swapped
+in the second. Whatever the cards favour, each bot gets it once.
+
+For each pair of bots (A vs B) and each duplicate pair ``k`` the ladder
+records A's share of the points, ``0.5 + (a - b) / (2 (|a| + |b|))`` where
+``a`` and ``b`` are the two bots' final scores summed over both matches (just
+``a / (a + b)`` when no score is negative; Cinq Cents scores can be), and
+A's share of the games won (1 for a win, 0.5 for a shared win or a match cut
+at the deal limit and tied). The reported value is the mean over pairs with a
+95% confidence interval, mean +- 1.96 standard errors, the pair being the
+unit of sampling, so the interval is paired by deck.
+
+Matches run in-process (no server): a bot sees exactly the
+:class:`rules.game.SeatView` it would get through the SDK.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from bots.heuristic import HeuristicBot
+from bots.random_bot import RandomBot
+from bots.search import DEFAULT_BUDGET, SearchBot
+from rules.actions import Action
+from rules.game import SeatView
+from rules.match import Match
+from rules.registry import new_match
+
+#: A match still running after this many deals is stopped and judged on its scores.
+MAX_DEALS = 200
+#: The ladder's steps, weaker bot first.
+STEPS: tuple[tuple[str, str], ...] = (("random", "heuristic"), ("heuristic", "search"))
+#: z for a two-sided 95% interval.
+Z95 = 1.96
+
+
+class Chooser(Protocol):
+    """Anything with ``choose_action(view)``; the ladder's bots are synchronous."""
+
+    def choose_action(self, view: SeatView) -> Action: ...
+
+
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    """How to build a ladder bot in any process: its name and the search's settings."""
+
+    name: str
+    simulations: int | None = None
+    budget: float = DEFAULT_BUDGET
+    playout: str = "heuristic"
+
+    def build(self, seed: str) -> Chooser:
+        """A fresh bot seeded with ``seed``.
+
+        Raises:
+            ValueError: for an unknown bot name.
+        """
+        bot: Chooser
+        if self.name == "random":
+            bot = RandomBot(seed)
+        elif self.name == "heuristic":
+            bot = HeuristicBot()
+        elif self.name == "search":
+            bot = SearchBot(seed, simulations=self.simulations, budget=self.budget, playout=self.playout)
+        else:
+            raise ValueError(f"the ladder knows random, heuristic and search, not {self.name!r}")
+        return bot
+
+
+def play_match(game: str, options: dict[str, Any], seed: str, bots: Sequence[Chooser],
+               *, max_deals: int = MAX_DEALS) -> Match:
+    """Play one match in-process, seat ``s`` choosing with ``bots[s]``."""
+    match = new_match(game, options, seed=seed)
+    while not match.is_over:
+        if len(match.finished) >= max_deals:
+            return match.abort(f"ladder deal limit reached ({max_deals} deals)")
+        seat = match.to_act
+        assert seat is not None
+        match = match.apply(bots[seat].choose_action(match.view(seat)), seat)
+    return match
+
+
+@dataclass(frozen=True, slots=True)
+class PairOutcome:
+    """One duplicate pair: A's share of points and of games, and the deals played."""
+
+    points: float
+    games: float
+    deals: int
+
+
+def duplicate_pair(game: str, options: dict[str, Any], seed: str, a: BotSpec, b: BotSpec) -> PairOutcome:
+    """Play the two matches of one duplicate pair (A on the even sides, then on the odd ones)."""
+    a_points = b_points = 0
+    a_games = 0.0
+    deals = 0
+    for swap in (False, True):
+        probe = new_match(game, options, seed=seed)
+        sides = probe.config.sides
+        a_sides = [k for k in range(len(sides)) if (k % 2 == 0) != swap]
+        bots: list[Chooser] = []
+        for seat in range(probe.config.players):
+            side = next(k for k, members in enumerate(sides) if seat in members)
+            spec = a if side in a_sides else b
+            bots.append(spec.build(f"{seed}|{spec.name}|{seat}|{swap}"))
+        match = play_match(game, options, seed, bots)
+        scores = match.scores
+        a_points += sum(scores[k] for k in a_sides)
+        b_points += sum(scores[k] for k in range(len(sides)) if k not in a_sides)
+        a_games += _game_share(match, a_sides)
+        deals += len(match.finished)
+    total = abs(a_points) + abs(b_points)
+    points = 0.5 if total == 0 else 0.5 + (a_points - b_points) / (2 * total)
+    return PairOutcome(points=points, games=a_games / 2, deals=deals)
+
+
+def _game_share(match: Match, a_sides: list[int]) -> float:
+    result = match.result
+    assert result is not None
+    if result.status != "finished":
+        scores = result.scores
+        a = max(scores[k] for k in a_sides)
+        b = max(s for k, s in enumerate(scores) if k not in a_sides)
+        return 1.0 if a > b else 0.0 if a < b else 0.5
+    winners = set(result.winners)
+    if not winners:
+        return 0.5
+    mine = len(winners & set(a_sides))
+    return mine / len(winners)
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """A mean with its 95% confidence interval."""
+
+    mean: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Estimate:
+        """Mean +- 1.96 standard errors of ``values`` (a zero-width interval for one value)."""
+        n = len(values)
+        mean = sum(values) / n
+        if n < 2:
+            return cls(mean, mean, mean)
+        var = sum((v - mean) ** 2 for v in values) / (n - 1)
+        half = Z95 * math.sqrt(var / n)
+        return cls(mean, mean - half, mean + half)
+
+    def __str__(self) -> str:
+        return f"{100 * self.mean:.1f}% [{100 * self.low:.1f}, {100 * self.high:.1f}]"
+
+
+@dataclass(frozen=True, slots=True)
+class PairResult:
+    """The ladder's verdict on one pair: the stronger bot's (B's) share against A."""
+
+    game: str
+    weaker: str
+    stronger: str
+    pairs: int
+    deals: int
+    points: Estimate
+    games: Estimate
+    seconds: float
+    outcomes: tuple[PairOutcome, ...] = field(default=(), repr=False)
+
+    @property
+    def holds(self) -> bool:
+        """Both intervals lie above 50%: the stronger bot is measurably stronger."""
+        return self.points.low > 0.5 and self.games.low > 0.5
+
+
+def _one(task: tuple[str, dict[str, Any], str, BotSpec, BotSpec]) -> PairOutcome:
+    game, options, seed, a, b = task
+    return duplicate_pair(game, options, seed, a, b)
+
+
+def run_pair(game: str, weaker: BotSpec, stronger: BotSpec, pairs: int, *, options: dict[str, Any] | None = None,
+             workers: int = 1, seed: str = "ladder",
+             progress: Callable[[int], None] | None = None) -> PairResult:
+    """Play ``pairs`` duplicate pairs of ``stronger`` against ``weaker``; shares are the stronger bot's."""
+    opts = dict(options or {})
+    tasks = [(game, opts, f"{seed}|{game}|{i}", stronger, weaker) for i in range(pairs)]
+    start = time.monotonic()
+    outcomes: list[PairOutcome] = []
+    if workers <= 1:
+        for task in tasks:
+            outcomes.append(_one(task))
+            if progress:
+                progress(len(outcomes))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for outcome in pool.map(_one, tasks):
+                outcomes.append(outcome)
+                if progress:
+                    progress(len(outcomes))
+    seconds = time.monotonic() - start
+    return PairResult(
+        game=game, weaker=weaker.name, stronger=stronger.name, pairs=pairs,
+        deals=sum(o.deals for o in outcomes),
+        points=Estimate.of([o.points for o in outcomes]), games=Estimate.of([o.games for o in outcomes]),
+        seconds=seconds, outcomes=tuple(outcomes),
+    )
+
+
+def table(results: Sequence[PairResult]) -> str:
+    """The results as a Markdown table (the README's)."""
+    lines = [
+        "| game | pair (stronger vs weaker) | duplicate pairs | deals | points share [95% CI] "
+        "| games won [95% CI] | step holds | time |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r.game} | {r.stronger} vs {r.weaker} | {r.pairs} | {r.deals} | {r.points} | {r.games} "
+            f"| {'yes' if r.holds else 'no'} | {r.seconds:.0f} s |"
+        )
+    return "\n".join(lines)
+
+
+__all__ = ["MAX_DEALS", "STEPS", "BotSpec", "Estimate", "PairOutcome", "PairResult", "duplicate_pair",
+           "play_match", "run_pair", "table"]

@@ -1,0 +1,83 @@
+"""``tricktable ladder --game GAME --games N``: the strength ladder random < heuristic < search.
+
+Plays each step of the ladder on ``N`` duplicate pairs of matches (the same
+decks twice, the bots' sides swapped) in-process, and prints a Markdown
+table: for each pair the stronger bot's share of the points and of the
+games won, each with a 95% confidence interval, and how long it took. The
+search bot runs with a fixed number of worlds per decision (``--sims``), so
+a ladder is reproducible; ``--sims 0`` gives it its time budget instead.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bots.ladder import STEPS, BotSpec, PairResult, run_pair, table
+from cli.selfplay import parse_options
+from rules.errors import OptionsError
+from rules.registry import GAMES
+
+#: Worlds per search decision in the ladder (reproducible, and fast enough for hundreds of games).
+DEFAULT_SIMS = 12
+
+
+def ladder_command(
+    game: Annotated[str, typer.Option("--game", help=f"One of: {', '.join(GAMES)}, or 'all'.")],
+    games: Annotated[int, typer.Option("--games", min=1, help="Duplicate pairs per step (2 matches each).")],
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Processes playing in parallel.")] = 1,
+    sims: Annotated[int, typer.Option("--sims", min=0, help="Search: worlds per decision (0: time budget).")
+                    ] = DEFAULT_SIMS,
+    budget: Annotated[float, typer.Option("--budget", help="Search: seconds per decision when --sims 0.")] = 0.1,
+    playout: Annotated[str, typer.Option("--playout", help="Search playout policy: heuristic or random.")
+                       ] = "heuristic",
+    all_pairs: Annotated[bool, typer.Option("--all-pairs", help="Also play search against random.")] = False,
+    seed: Annotated[str, typer.Option("--seed", help="Seed of the duplicate decks.")] = "ladder",
+    option: Annotated[list[str] | None, typer.Option("--option", help="Table option KEY=VALUE; repeatable.")
+                      ] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the results as JSON here.")] = None,
+) -> None:
+    """Measure the ladder random < heuristic < search on duplicate deals and print the table."""
+    chosen = list(GAMES) if game == "all" else [game]
+    if any(g not in GAMES for g in chosen):
+        typer.echo(f"error: unknown game {game!r} (games: {', '.join(GAMES)}, all)", err=True)
+        raise typer.Exit(2)
+    specs = {
+        "random": BotSpec("random"),
+        "heuristic": BotSpec("heuristic"),
+        "search": BotSpec("search", simulations=sims or None, budget=budget, playout=playout),
+    }
+    steps = list(STEPS) + ([("random", "search")] if all_pairs else [])
+    results: list[PairResult] = []
+    try:
+        options = parse_options(option or [])
+        for g in chosen:
+            for weaker, stronger in steps:
+                result = run_pair(g, specs[weaker], specs[stronger], games, options=options, workers=workers,
+                                  seed=seed)
+                typer.echo(f"{g}: {stronger} vs {weaker}: points {result.points}, games {result.games}, "
+                           f"{result.deals} deals in {result.seconds:.0f} s", err=True)
+                results.append(result)
+    except OptionsError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(table(results))
+    if json_out is not None:
+        json_out.write_text(json.dumps([_as_json(r) for r in results], indent=2) + "\n", encoding="utf-8")
+
+
+def _as_json(r: PairResult) -> dict[str, object]:
+    return {
+        "game": r.game, "stronger": r.stronger, "weaker": r.weaker, "pairs": r.pairs, "deals": r.deals,
+        "points": {"mean": r.points.mean, "low": r.points.low, "high": r.points.high},
+        "games": {"mean": r.games.mean, "low": r.games.low, "high": r.games.high},
+        "holds": r.holds, "seconds": r.seconds,
+    }
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``ladder`` to the command line."""
+    app.command("ladder")(ladder_command)

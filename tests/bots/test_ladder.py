@@ -1,0 +1,62 @@
+"""A short ladder: duplicate pairs, shares with intervals, the table and the command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bots.ladder import BotSpec, Estimate, duplicate_pair, play_match, run_pair, table
+from cli.main import app
+from rules.registry import new_match
+
+
+def test_estimate_is_a_mean_with_a_95_percent_interval() -> None:
+    e = Estimate.of([0.4, 0.6, 0.5, 0.7])
+    assert e.mean == pytest.approx(0.55)
+    half = 1.96 * (sum((v - 0.55) ** 2 for v in [0.4, 0.6, 0.5, 0.7]) / 3 / 4) ** 0.5
+    assert e.low == pytest.approx(0.55 - half) and e.high == pytest.approx(0.55 + half)
+    assert Estimate.of([0.5]).low == 0.5
+
+
+def test_a_bot_against_itself_on_duplicate_deals_scores_exactly_half() -> None:
+    # Deterministic bots on the same decks with sides swapped: the luck cancels exactly.
+    outcome = duplicate_pair("twenty_five", {}, "mirror", BotSpec("heuristic"), BotSpec("heuristic"))
+    assert (outcome.points, outcome.games) == (0.5, 0.5)
+
+
+def test_play_match_stops_at_the_deal_limit() -> None:
+    match = new_match("forty_five", {}, seed="limit")
+    bots = [BotSpec("random").build(f"r{s}") for s in range(match.config.players)]
+    stopped = play_match("forty_five", {}, "limit", bots, max_deals=1)
+    assert stopped.result is not None and stopped.result.status == "aborted"
+    assert len(stopped.finished) == 1
+
+
+@pytest.mark.parametrize("game", ["twenty_five", "all_fives"])
+def test_a_short_ladder_runs_and_reports_shares(game: str) -> None:
+    result = run_pair(game, BotSpec("random"), BotSpec("heuristic"), 3, seed="smoke")
+    assert result.pairs == 3 and result.deals > 0 and len(result.outcomes) == 3
+    for e in (result.points, result.games):
+        assert 0.0 <= e.low <= e.mean <= e.high <= 1.0 or e.low < 0.0 or e.high > 1.0
+    assert 0.0 <= result.points.mean <= 1.0 and 0.0 <= result.games.mean <= 1.0
+    again = run_pair(game, BotSpec("random"), BotSpec("heuristic"), 3, seed="smoke")
+    assert again.outcomes == result.outcomes, "the same seed plays the same ladder"
+    assert "heuristic vs random" in table([result])
+
+
+def test_the_ladder_command_prints_the_table(tmp_path: Path) -> None:
+    out = tmp_path / "ladder.json"
+    run = CliRunner().invoke(app, ["ladder", "--game", "twenty_five", "--games", "1", "--sims", "1",
+                                   "--json", str(out)])
+    assert run.exit_code == 0, run.output
+    assert "search vs heuristic" in run.output and "heuristic vs random" in run.output
+    rows = json.loads(out.read_text())
+    assert [(r["stronger"], r["weaker"]) for r in rows] == [("heuristic", "random"), ("search", "heuristic")]
+
+
+def test_the_ladder_command_refuses_an_unknown_game() -> None:
+    run = CliRunner().invoke(app, ["ladder", "--game", "bridge", "--games", "1"])
+    assert run.exit_code == 2

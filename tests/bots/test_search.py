@@ -1,0 +1,132 @@
+"""The search bot: it sees only the view, its worlds agree with the view, and its choices are reproducible."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bots.determinize import WorldSampler, shown_voids
+from bots.search import SearchBot
+from rules.actions import Play
+from rules.cards import Card
+from rules.cinq_cents_play import suit_of as cinq_suit_of
+from rules.game import SeatView
+from rules.spoil_five_ranking import RANKINGS
+from tests.bots.support import GAMES, advance, first_deck, replay
+
+#: Actions into the first deal where the seat to act has a real choice of cards, per game.
+STEPS = {"twenty_five": (0, 6, 11), "forty_five": (1, 7, 13), "all_fives": (2, 5, 9), "cinq_cents": (9, 14, 21)}
+
+
+def _plain(view: SeatView, card: Card) -> bool:
+    """Not a trump (swapping two plain cards of a suit keeps every earlier play legal)."""
+    if view.game in ("twenty_five", "forty_five"):
+        assert view.trump is not None
+        return not RANKINGS[view.trump].is_trump(card)
+    if view.game == "cinq_cents":
+        return not card.is_joker and (view.trump is None or cinq_suit_of(card, view.trump) is not view.trump)
+    return card.suit is not view.trump
+
+
+def _decision(game: str, seed: str, steps: int):
+    match, done = advance(game, seed, steps)
+    while not match.is_over and not match.finished:
+        seat = match.to_act
+        assert seat is not None
+        view = match.view(seat)
+        if len(view.legal_actions) > 1 and all(isinstance(a, Play) for a in view.legal_actions):
+            return match, done, view
+        match, done = advance(game, seed, len(done) + 1)
+    pytest.skip("no decision point in this deal")
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_choice_does_not_change_when_hidden_cards_are_permuted(game: str, index: int) -> None:
+    seed = f"hidden-{game}-{index}"
+    match, done, view = _decision(game, seed, STEPS[game][index])
+    me = view.seat
+    hidden = {s: [c for c in match.view(s).hand if _plain(view, c)] for s in range(view.players) if s != me}
+    if game == "all_fives":  # two players: swap with the undealt stock instead (-1)
+        dealt = {c for s in range(view.players) for c in match.view(s).hand}
+        played = {c for t in (*view.tricks, view.current_trick) if t is not None for c in t.cards}
+        hidden[-1] = [c for c in first_deck(match) if c not in dealt | played | set(view.exposed)
+                      and _plain(view, c)]
+    rng = random.Random(index)
+    pairs = [(a, b) for s in hidden for t in hidden if s < t for a in hidden[s] for b in hidden[t]
+             if a.suit is b.suit]
+    if not pairs:
+        pytest.skip("no two hidden cards of one suit in two other hands")
+    a, b = rng.choice(pairs)
+    deck = first_deck(match)
+    i, j = deck.index(a), deck.index(b)
+    deck[i], deck[j] = deck[j], deck[i]
+    other = replay(game, seed, deck, done)
+    assert other.view(me) == view, "the swap must not change what the seat sees"
+    assert other.to_record() != match.to_record(), "the swap changed the hidden cards"
+    first = SearchBot(11, simulations=6).choose_action(view)
+    second = SearchBot(11, simulations=6).choose_action(other.view(me))
+    assert first == second
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_choices_are_reproducible_with_a_seed_and_simulation_count(game: str) -> None:
+    _, _, view = _decision(game, f"repro-{game}", STEPS[game][1])
+    bot = SearchBot("r", simulations=5)
+    choice = bot.choose_action(view)
+    assert bot.last_worlds == 5
+    SearchBot("other", simulations=3).choose_action(view)  # another bot in between changes nothing
+    assert [SearchBot("r", simulations=5).choose_action(view) for _ in range(2)] == [choice, choice]
+    assert bot.choose_action(view) == choice  # nor does the bot's own history
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_sampled_worlds_agree_with_the_view(game: str, index: int) -> None:
+    _, _, view = _decision(game, f"worlds-{game}-{index}", STEPS[game][index])
+    sampler = WorldSampler(view)
+    rng = random.Random(5)
+    voids = shown_voids(view)
+    worlds = [w for w in (sampler.sample(rng) for _ in range(20)) if w is not None]
+    assert len(worlds) >= 10, "most draws must give a consistent world"
+    played = {c for t in (*view.tricks, view.current_trick) if t is not None for c in t.cards}
+    seen_hands = set()
+    for world in worlds:
+        scores = sampler.scores_before
+        mine = world.view(view.seat, scores)
+        assert mine.hand == view.hand and mine.tricks == view.tricks and mine.current_trick == view.current_trick
+        assert mine.legal_actions == view.legal_actions
+        for seat in range(view.players):
+            hand = set(world.view(seat, scores).hand)
+            assert not hand & played
+            if seat != view.seat:
+                assert not hand & voids[seat], "a shown void is respected"
+                seen_hands.add((seat, frozenset(hand)))
+    assert len(seen_hands) > view.players - 1, "the hidden hands vary between worlds"
+
+
+def test_voids_are_read_from_failures_to_follow() -> None:
+    match, _ = advance("all_fives", "voids", 40)
+    for seat in range(match.config.players):
+        view = match.view(seat)
+        for trick in view.tricks:
+            lead = trick.cards[0]
+            for who, c in zip(trick.seats(view.players), trick.cards, strict=True):
+                if c.suit is not lead.suit:
+                    assert all(x.suit is lead.suit for x in shown_voids(view)[who])
+                    assert any(x.suit is lead.suit for x in shown_voids(view)[who])
+
+
+def test_search_with_a_time_budget_returns_a_legal_action() -> None:
+    _, _, view = _decision("forty_five", "budget", 3)
+    bot = SearchBot(1, budget=0.02)
+    assert bot.choose_action(view) in view.legal_actions
+    assert bot.last_worlds >= 1
+
+
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(ValueError, match="playout"):
+        SearchBot(playout="oracle")
+    with pytest.raises(ValueError, match="simulations"):
+        SearchBot(simulations=0)
