@@ -48,8 +48,8 @@ from rules.actions import (
 from rules.cards import Card, Suit
 from rules.errors import NotationError, RecordError
 from rules.match import RECORD_FORMAT
+from rules.registry import GAMES
 
-GAME_NAMES: tuple[str, ...] = ("twenty_five", "forty_five", "all_fives", "cinq_cents")
 TRUMP_VALUES: tuple[str, ...] = ("C", "D", "H", "S", "NT")
 RESULT_STATUSES: tuple[str, ...] = ("finished", "aborted")
 
@@ -380,8 +380,8 @@ def parse_record(data: object) -> GameRecord:
     if fmt != RECORD_FORMAT:
         raise RecordFieldError("format", f"expected {RECORD_FORMAT!r}, got {_show(fmt)}")
     game = _str(_require(obj, "game", ""), "game")
-    if game not in GAME_NAMES:
-        raise RecordFieldError("game", f"unknown game {game!r} (games: {', '.join(GAME_NAMES)})")
+    if game not in GAMES:
+        raise RecordFieldError("game", f"unknown game {game!r} (games: {', '.join(GAMES)})")
     options = _object(_require(obj, "options", ""), "options")
     seed_value = _require(obj, "seed", "")
     seed = None if seed_value is None else _str(seed_value, "seed")
