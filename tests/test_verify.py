@@ -507,3 +507,18 @@ def test_verify_never_raises_on_a_mangled_record(game: str, where: int, value: o
     found = verify_record(data)
     assert found is None or isinstance(found, Discrepancy)
     assert found is None or str(found)
+
+
+def test_verify_flags_a_wrong_kitty_alone() -> None:
+    data = record_of("cinq_cents", {})
+    deal = data["deals"][0]
+    deal["kitty"][2] = deal["hands"]["1"][0]
+    found = rejected(data)
+    assert (found.field, found.deal, found.action) == ("deals[0].kitty", 1, None)
+
+
+def test_verify_flags_winners_in_an_aborted_record() -> None:
+    data = record_of("forty_five", {"players": 4}, "cut", max_actions=17)
+    assert data["result"]["status"] == "aborted"
+    data["result"]["winners"] = [0]
+    assert rejected(data).field == "result.winners"
