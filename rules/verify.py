@@ -65,7 +65,7 @@ class Discrepancy:
         head = f"{', '.join(where)}: " if where else ""
         text = f"{head}{self.field}: {self.message}"
         if self.expected is not None or self.recorded is not None:
-            text += f" (expected {self.expected}, record says {self.recorded})"
+            text += f" (expected {self.expected}; record says {self.recorded})"
         return text
 
 
