@@ -13,6 +13,7 @@ Any change to the rules engine that changes a game shows up as a diff.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections.abc import Mapping
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rules.actions import describe
+from rules.actions import Action, describe
 from rules.cards import Card
 from rules.game import Trick
 from rules.registry import new_match
@@ -72,6 +73,15 @@ def _trick(trick: Trick | None) -> str:
         return "-"
     named = f" (named {trick.named_suit.value})" if trick.named_suit is not None else ""
     return f"led by {trick.leader}: {_cards(trick.cards)}{named}"
+
+
+def _legal(legal: list[Action], shown: int = 40) -> str:
+    """The legal actions; a long list (a declarer's 8,008 discards) as its size, ends and a digest of the whole."""
+    names = [describe(a) for a in legal]
+    if len(names) <= shown:
+        return ", ".join(names)
+    digest = hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
+    return f"{len(names)} actions, from {names[0]} to {names[-1]}, sha256 {digest}"
 
 
 def _action(recorded: Mapping[str, Any]) -> str:
@@ -127,7 +137,7 @@ def render(play: Playthrough) -> str:
         action_index = len(match.deal.to_record(match.scores_before)["actions"])
         tricks_before = len(view.tricks)
         lines.append(f"{step:4d} seat {seat} | hand {_cards(view.hand)} | trick {_trick(view.current_trick)} "
-                     f"| scores {list(view.scores)} | legal: {', '.join(describe(a) for a in legal)}")
+                     f"| scores {list(view.scores)} | legal: {_legal(legal)}")
         match = match.apply(chosen)
         step += 1
         deal, before = match.all_deals()[deal_index]
