@@ -13,14 +13,16 @@ legal ones, so robs, jinks, renege cases and both end rules are reached.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.actions import Action, Jink, PassJink, PassRob, Play, Rob
+from rules.actions import Action, Beg, Gift, Jink, PassJink, PassRob, Play, Rob, Run, Stand
 from rules.cards import ALL_CARDS, Card, standard_deck
+from rules.fast import all_fives, new_fast
 from rules.fast.spoil_five import JINK, PASS_JINK, PASS_ROB, ROB, SpoilFiveFast, bits
 from rules.registry import new_match
 from rules.shuffle import RecordedDecks
@@ -34,29 +36,33 @@ SPOIL_FIVE_LAYOUTS: list[tuple[str, int, int]] = [
 ]
 
 
+_SIMPLE_CODES: dict[type[Any], int] = {
+    PassRob: PASS_ROB, Jink: JINK, PassJink: PASS_JINK,
+    Stand: all_fives.STAND, Beg: all_fives.BEG, Gift: all_fives.GIFT, Run: all_fives.RUN,
+}
+
+
 def encode(action: Action) -> int:
-    """A readable action as the fast path's integer."""
+    """A readable action as the fast path's integer (the Spoil Five family and All Fives)."""
     if isinstance(action, Play):
         return action.card.index
     if isinstance(action, Rob):
         return ROB + action.card.index
-    if isinstance(action, PassRob):
-        return PASS_ROB
-    if isinstance(action, Jink):
-        return JINK
-    if isinstance(action, PassJink):
-        return PASS_JINK
-    raise AssertionError(f"not a Spoil Five action: {action!r}")
+    return _SIMPLE_CODES[type(action)]
 
 
-def decode(code: int) -> Action:
+def decode(game: str, code: int) -> Action:
     """The fast path's integer as a readable action."""
     if code < ROB:
         return Play(card=ALL_CARDS[code])
+    if game == "all_fives":
+        simple: dict[int, Action] = {all_fives.STAND: Stand(), all_fives.BEG: Beg(), all_fives.GIFT: Gift(),
+                                     all_fives.RUN: Run()}
+        return simple[code]
     if code < PASS_ROB:
         return Rob(card=ALL_CARDS[code - ROB])
-    simple: dict[int, Action] = {PASS_ROB: PassRob(), JINK: Jink(), PASS_JINK: PassJink()}
-    return simple[code]
+    spoil: dict[int, Action] = {PASS_ROB: PassRob(), JINK: Jink(), PASS_JINK: PassJink()}
+    return spoil[code]
 
 
 def shuffled_decks(seed: int, count: int) -> list[tuple[Card, ...]]:
@@ -69,15 +75,19 @@ def shuffled_decks(seed: int, count: int) -> list[tuple[Card, ...]]:
     return decks
 
 
-def play_both(game: str, options: dict[str, Any], seed: int, *, max_steps: int = 20000) -> dict[str, int]:
-    """Play one random match through both engines, asserting agreement at every step; return counters."""
-    decks = shuffled_decks(seed, 400)
+def play_both(game: str, options: dict[str, Any], seed: int, *, max_steps: int = 20000,
+              first_decks: Sequence[tuple[Card, ...]] = (), prefer: tuple[int, ...] = ()) -> dict[str, int]:
+    """Play one random match through both engines, asserting agreement at every step; return counters.
+
+    ``first_decks`` replace the first random decks; an action in ``prefer`` is taken whenever it is legal.
+    """
+    decks = [*first_decks, *shuffled_decks(seed, 400)]
     match = new_match(game, options, decks=RecordedDecks(decks))
     resolved = match.config.to_options()
     resolved["first_dealer"] = match.first_dealer
-    fast = SpoilFiveFast.from_options(game, resolved, decks=lambda i: [c.index for c in decks[i]])
+    fast: Any = new_fast(game, resolved, decks=lambda i: [c.index for c in decks[i]])
     rng = random.Random(seed ^ 0x5EED)
-    seen = {"robs": 0, "jinks": 0, "deals": 0, "steps": 0}
+    seen = {"robs": 0, "jinks": 0, "deals": 0, "steps": 0, "void": 0, "runs": 0, "gifts": 0}
     deal_number = -1
     for _ in range(max_steps):
         if match.is_over:
@@ -90,18 +100,27 @@ def play_both(game: str, options: dict[str, Any], seed: int, *, max_steps: int =
                 assert bits(fast.hands[seat]) == [c.index for c in match.view(seat).hand]
             turn_up = match.view(0).turn_up
             assert turn_up is not None
-            assert fast.turn_up == turn_up.index
+            first_exposed = fast.exposed[0] if game == "all_fives" else fast.turn_up
+            assert first_exposed == turn_up.index
         assert match.to_act is not None
         assert fast.to_act == match.to_act
         legal = [encode(a) for a in match.legal_actions()]
         assert fast.legal_actions() == legal
         code = legal[int(rng.random() * len(legal))]
-        if ROB <= code < PASS_ROB:
+        for wanted in prefer:
+            if wanted in legal:
+                code = wanted
+                break
+        if game != "all_fives" and ROB <= code < PASS_ROB:
             seen["robs"] += 1
-        if code == JINK:
+        if game != "all_fives" and code == JINK:
             seen["jinks"] += 1
+        if game == "all_fives" and code == all_fives.RUN:
+            seen["runs"] += 1
+        if game == "all_fives" and code == all_fives.GIFT:
+            seen["gifts"] += 1
         deals_before = len(match.finished)
-        match = match.apply(decode(code))
+        match = match.apply(decode(game, code))
         fast.apply(code)
         seen["steps"] += 1
         assert fast.scores == list(match.scores)
@@ -109,14 +128,24 @@ def play_both(game: str, options: dict[str, Any], seed: int, *, max_steps: int =
             finished, before = match.finished[-1]
             record = finished.to_record(before)
             assert fast.last_deal is not None
-            points, winners, hi_seat = fast.last_deal
+            points, winners, extra = fast.last_deal
             assert list(points) == record["points"]
             assert list(winners) == [t["winner"] for t in record["tricks"]]
             if game == "forty_five":
                 bonus = record["bonus"]
-                assert hi_seat == (-1 if bonus is None else bonus["seat"])
+                assert extra == (-1 if bonus is None else bonus["seat"])
+            if game == "all_fives":
+                assert extra == finished.is_void
+                seen["void"] += int(finished.is_void)
+                runs = [a["exposed"] for a in record["actions"] if a["type"] == "run"]
+                exposed = [record["turn_up"], *(c for run in runs for c in run)]
+                assert exposed == [ALL_CARDS[c].code for c in fast.last_exposed]
         else:
             assert fast.deal_points == list(match.deal.points)
+            if game == "all_fives":
+                view = match.view(0)
+                assert fast.exposed == [c.index for c in view.exposed]
+                assert fast.trump == (-1 if view.trump is None else "CDHS".index(view.trump.value))
     assert match.is_over, "the match did not end"
     assert fast.over
     assert match.result is not None
@@ -172,7 +201,7 @@ def test_fast_spoil_five_sweep_reaches_robs_jinks_and_both_end_rules() -> None:
         if game == "forty_five":
             options["jink"] = seed % 3 == 0
         for key, value in play_both(game, options, 1000 + seed).items():
-            totals[key] += value
+            totals[key] = totals.get(key, 0) + value
     assert totals["robs"] > 5
     assert totals["jinks"] > 2
     assert totals["deals"] > 60
@@ -218,3 +247,71 @@ def test_clone_is_independent_of_the_original() -> None:
     assert (list(state.hands), list(state.scores), state.to_act, state.legal_actions(),
             state.deal_index) == snapshot
     assert not state.over
+
+
+# --- All Fives -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_fast_all_fives_agrees(players: int) -> None:
+    for seed in range(3):
+        play_both("all_fives", {"players": players, "first_dealer": seed % players}, 500 + seed)
+
+
+@given(st.sampled_from([2, 3]), st.sampled_from([None, 1, 5, 20, 61]), st.integers(0, 2), st.integers(0, 2**32 - 1))
+def test_fast_all_fives_agrees_with_every_option(players: int, target: int | None, dealer: int, seed: int) -> None:
+    options: dict[str, Any] = {"players": players, "first_dealer": dealer % players}
+    if target is not None:
+        options["target"] = target
+    play_both("all_fives", options, seed)
+
+
+def test_fast_all_fives_sweep_reaches_gifts_runs_voids_and_refused_gifts() -> None:
+    """Not vacuous: the sweep gifts, runs the pack, voids deals, and plays at a target where gifts are refused."""
+    totals: dict[str, int] = {}
+    for seed in range(12):
+        options: dict[str, Any] = {"players": 2 + seed % 2, "first_dealer": 0, "target": 1 if seed % 4 == 0 else 61}
+        for key, value in play_both("all_fives", options, 900 + seed).items():
+            totals[key] = totals.get(key, 0) + value
+    assert totals["gifts"] > 3
+    assert totals["runs"] > 10
+
+
+def _void_deck(players: int) -> tuple[Card, ...]:
+    """A deck whose every exposure is a heart until the pack cannot serve another round: a void deal."""
+    rounds = 0
+    while 52 - (6 * players + 1) - rounds * (3 * players + 1) >= 3 * players + 1:
+        rounds += 1
+    hearts = [c for c in standard_deck() if c.code.endswith("H")]
+    exposures = [hearts.pop() for _ in range(1 + rounds)]
+    fillers = [c for c in standard_deck() if not c.code.endswith("H")] + hearts
+    deck = [fillers.pop(0) for _ in range(6 * players)] + [exposures.pop()]
+    for _ in range(rounds):
+        deck += [fillers.pop(0) for _ in range(3 * players)] + [exposures.pop()]
+    deck += fillers
+    assert sorted(c.index for c in deck) == list(range(52))
+    return tuple(deck)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_fast_all_fives_agrees_on_a_void_deal_and_its_redeal(players: int) -> None:
+    seen = play_both("all_fives", {"players": players, "first_dealer": 0}, 77,
+                     first_decks=[_void_deck(players)], prefer=(all_fives.BEG, all_fives.RUN))
+    assert seen["void"] >= 1
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_all_fives_random_playout_is_the_legal_actions_apply_loop(players: int) -> None:
+    for seed in range(10):
+        rng_a = random.Random(seed)
+        a = all_fives.AllFivesFast(players=players, rng=rng_a)
+        decisions = a.random_playout(rng_a)
+        rng_b = random.Random(seed)
+        b = all_fives.AllFivesFast(players=players, rng=rng_b)
+        steps = 0
+        while not b.over:
+            acts = b.legal_actions()
+            b.apply(acts[int(rng_b.random() * len(acts))])
+            steps += 1
+        assert decisions == steps
+        assert (a.scores, a.winners, a.deal_index) == (b.scores, b.winners, b.deal_index)
