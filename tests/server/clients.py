@@ -11,7 +11,8 @@ from client_sdk import convert
 from client_sdk.generated.tricktable.v1 import game_pb2
 from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
 
-Chooser = Callable[[pb.DecisionRequest], pb.Decide]
+#: Picks the answer to a decision request; None leaves it unanswered (a silent seat).
+Chooser = Callable[[pb.DecisionRequest], pb.Decide | None]
 
 
 def first_legal(decision: pb.DecisionRequest) -> pb.Decide:
@@ -107,7 +108,9 @@ class PlaySeat:
                 if stop is not None and stop(response):
                     break
                 if answer and response.WhichOneof("kind") == "decision":
-                    self.send(pb.PlayRequest(decide=self.choose(response.decision)))
+                    decide = self.choose(response.decision)
+                    if decide is not None:
+                        self.send(pb.PlayRequest(decide=decide))
         finally:
             self.outbox.put_nowait(None)
             call.cancel()
