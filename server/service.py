@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections import deque
+from collections.abc import AsyncIterator, Coroutine
 from dataclasses import replace
 from typing import Any
 
@@ -35,9 +36,6 @@ from server.wire import decision_to_proto, event_to_proto, stored_table_info, ta
 
 Context = grpc.aio.ServicerContext[Any, Any]
 log = structlog.get_logger("tricktable.service")
-
-#: Messages buffered per stream before the table's events wait for the client.
-OUTBOX = 64
 
 
 class TableService(table_service_pb2_grpc.TableServiceServicer):
@@ -115,28 +113,27 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
             return
         table, seat = self.lobby.resolve(join.token)
         last_seen = join.last_seen_sequence if join.HasField("last_seen_sequence") else None
-        outbox: asyncio.Queue[pb.PlayResponse | None] = asyncio.Queue(OUTBOX)
+        inbox: deque[pb.PlayResponse] = deque()
 
         async def read() -> None:
             async for request in requests:
-                kind = request.WhichOneof("kind")
-                if kind == "decide":
+                if request.WhichOneof("kind") == "decide":
                     outcome = decide(table, seat, request.decide)
-                    await outbox.put(_outcome_response(pb.PlayResponse, request.decide.decision_id, outcome))
+                    inbox.append(_outcome_response(pb.PlayResponse, request.decide.decision_id, outcome))
                 else:
                     table.reject(seat, RejectReason.ALREADY_JOINED, "this stream has already joined")
-                    await outbox.put(pb.PlayResponse(rejection=pb.Rejection(
+                    inbox.append(pb.PlayResponse(rejection=pb.Rejection(
                         reason=convert.rejection_reason_to_proto("ALREADY_JOINED"),
                         message="this stream has already joined")))
+                table.wake()
 
-        async for response in _seat_stream(table, seat, join.name, last_seen, pb.PlayResponse, outbox, read()):
+        async for response in _seat_stream(table, seat, join.name, last_seen, pb.PlayResponse, inbox, read()):
             yield response
 
     async def Watch(self, request: pb.WatchRequest, context: Context) -> AsyncIterator[pb.WatchResponse]:
         table, seat = self.lobby.resolve(request.token)
         last_seen = request.last_seen_sequence if request.HasField("last_seen_sequence") else None
-        outbox: asyncio.Queue[pb.WatchResponse | None] = asyncio.Queue(OUTBOX)
-        async for response in _seat_stream(table, seat, request.name, last_seen, pb.WatchResponse, outbox, None):
+        async for response in _seat_stream(table, seat, request.name, last_seen, pb.WatchResponse, deque(), None):
             yield response
 
     async def SubmitAction(self, request: pb.SubmitActionRequest,
@@ -211,39 +208,29 @@ def _outcome_response(kind: Any, decision_id: str, outcome: Outcome) -> Any:
 
 
 async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | None, kind: Any,
-                       outbox: asyncio.Queue[Any], reader: Any) -> AsyncIterator[Any]:
-    """Joined, then the seat's events and decisions, merged with the reader's answers, until the table ends."""
+                       inbox: deque[Any], reader: Coroutine[Any, Any, None] | None) -> AsyncIterator[Any]:
+    """Joined, then the seat's events, decisions and the reader's answers (from ``inbox``) until the table ends.
+
+    One generator writes everything: the reader task only fills ``inbox`` and
+    wakes the table's followers, so no message waits on a second hop.
+    """
     table.connect(seat, name)
     snap = table.snapshot(seat)
     after = snap.seq if last_seen is None else last_seen
-    failed: list[BaseException] = []
-
-    async def pump() -> None:
-        try:
-            async for item in table.follow(seat, after):
-                if isinstance(item, DecisionRequested):
-                    await outbox.put(kind(decision=decision_to_proto(item)))
-                else:
-                    await outbox.put(kind(event=event_to_proto(item, table.players)))
-        except Exception as error:
-            failed.append(error)
-        finally:
-            await outbox.put(None)
-
-    tasks = [asyncio.ensure_future(pump())]
-    if reader is not None:
-        tasks.append(asyncio.ensure_future(reader))
+    reading = None if reader is None else asyncio.ensure_future(reader)
     try:
         yield kind(joined=pb.Joined(table_id=table.id, seat=seat, view=convert.view_to_proto(snap.view),
                                     sequence=snap.seq, table=table_info(table)))
-        while (message := await outbox.get()) is not None:
-            yield message
-        if failed:  # a server bug: surface it (INTERNAL) rather than end the stream as if the game were over
-            raise failed[0]
+        async for item in table.follow(seat, after, inbox):
+            if isinstance(item, Event):
+                yield kind(event=event_to_proto(item, table.players))
+            elif isinstance(item, DecisionRequested):
+                yield kind(decision=decision_to_proto(item))
+            else:
+                yield item
     finally:
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
+        if reading is not None:
+            reading.cancel()
             with contextlib.suppress(BaseException):
-                await task
+                await reading
         table.disconnect(seat)

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 
@@ -53,6 +54,8 @@ from server.events import (
 )
 from server.seats import SeatState, clean_name
 from server.visibility import public_view
+
+T = TypeVar("T")
 
 #: A table that reaches this many actions, or deals, is aborted: guards so that no table can run for ever
 #: (rules.md 3.6 puts no floor under Cinq Cents scores, so random play may never reach the target).
@@ -180,16 +183,21 @@ class Table:
         p = self._pending
         return self._decision_body(p) if p is not None and p.seat == seat else None
 
-    async def follow(self, audience: Audience, after_seq: int = 0) -> AsyncGenerator[Event | DecisionRequested]:
+    async def follow(self, audience: Audience, after_seq: int = 0,
+                     inbox: deque[T] | None = None) -> AsyncGenerator[Event | DecisionRequested | T]:
         """The audience's events after ``after_seq``, live, until the table has ended and all are sent.
 
         A seat also gets its pending decision, once, after the events that led
-        to it; a decision already decided is never sent.
+        to it; a decision already decided is never sent. Items a stream puts
+        in ``inbox`` (its answers to the client; then :meth:`wake`) are
+        yielded first, so one writer serves the stream without a second task.
         """
         log = self._log(audience)
         index = max(0, min(after_seq, len(log)))
         sent = 0
         while True:
+            while inbox:
+                yield inbox.popleft()
             while index < len(log):
                 yield log[index]
                 index += 1
@@ -199,9 +207,17 @@ class Table:
                 yield self._decision_body(p)
                 continue
             if self.is_over:
+                while inbox:
+                    yield inbox.popleft()
                 return
+            if inbox:
+                continue
             changed = self._changed
             await changed.wait()
+
+    def wake(self) -> None:
+        """Wake this table's followers (a stream put something in its inbox)."""
+        self._notify()
 
     # --- seats -----------------------------------------------------------
 
@@ -282,11 +298,11 @@ class Table:
             return self._reject(seat, RejectReason.STALE_DECISION,
                                 f"decision {decision_id} is not pending; the pending decision is {p.decision_id}")
         try:
-            self.match.check(action, seat)
+            after = self.match.apply(action, seat)  # checks first; a refused action changes nothing
         except RuleError as error:
             return self._reject(seat, reason_for(error.code), error.message)
         self._clocks[seat].stop(self._loop.time())
-        self._guard(self._play, p, action, False)
+        self._guard(self._play, p, action, False, after)
         return Outcome(accepted=True)
 
     def resolved(self, decision_id: int) -> tuple[Seat, Action] | None:
@@ -356,13 +372,14 @@ class Table:
         state.defaults += 1
         self._play(p, default_action(self.match), timed_out)
 
-    def _play(self, p: _Pending, action: Action, timed_out: bool) -> None:
+    def _play(self, p: _Pending, action: Action, timed_out: bool, after: Match | None = None) -> None:
         if p.timer is not None:
             p.timer.cancel()
         self._pending = None
         self._resolved[p.decision_id] = (p.seat, action)
         before = self.match
-        after = before.apply(action, p.seat)
+        if after is None:
+            after = before.apply(action, p.seat)
         self.match = after
         self._actions += 1
         self._publish_action(before, after, p, timed_out)
@@ -383,12 +400,14 @@ class Table:
         other = deal.view((seat + 1) % self.players, scores_before)
         full, public = own.history[-1], other.history[-1]
         if timed_out:
+            notice = ActionTimedOut(seat=seat, decision_id=p.decision_id, action=public)
+            mine = ActionTimedOut(seat=seat, decision_id=p.decision_id, action=full)
             for audience in self._audiences():
-                form = full if audience == seat else public
-                self._publish(audience, ActionTimedOut(seat=seat, decision_id=p.decision_id, action=form))
+                self._publish(audience, mine if audience == seat else notice)
+        seen_by_all = ActionTaken(seat=seat, action=public, turn_up=other.turn_up, dealer=other.dealer)
+        seen_by_actor = ActionTaken(seat=seat, action=full, turn_up=other.turn_up, dealer=other.dealer)
         for audience in self._audiences():
-            self._publish(audience, ActionTaken(seat=seat, action=full if audience == seat else public,
-                                                turn_up=other.turn_up, dealer=other.dealer))
+            self._publish(audience, seen_by_actor if audience == seat else seen_by_all)
         self._publish_derived(deal, scores_before, other)
         if deal_ended:
             if deal.is_void:

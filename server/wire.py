@@ -47,9 +47,31 @@ def ms(seconds: float) -> int:
     return round(seconds * 1000)
 
 
+#: Converted bodies by identity: a body the table sends to several audiences is converted once.
+_CACHE: dict[int, tuple[object, events_pb2.Event]] = {}
+_CACHE_SIZE = 4096
+
+
 def event_to_proto(event: Event, players: int) -> events_pb2.Event:
     """One log entry as an ``Event`` (already cut to its audience by the table)."""
     body = event.body
+    hit = _CACHE.get(id(body))
+    if hit is not None and hit[0] is body:
+        out = events_pb2.Event()
+        out.CopyFrom(hit[1])
+    else:
+        out = _body_to_proto(body, players)
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.clear()
+        _CACHE[id(body)] = (body, out)
+        out = events_pb2.Event()
+        out.CopyFrom(_CACHE[id(body)][1])
+    out.sequence = event.seq
+    out.time_unix_ms = ms(event.time)
+    return out
+
+
+def _body_to_proto(body: object, players: int) -> events_pb2.Event:
     if isinstance(body, ActionTaken):
         out = convert.action_event(body.action, players=players)
         if out.WhichOneof("kind") == "robbed":
@@ -57,8 +79,6 @@ def event_to_proto(event: Event, players: int) -> events_pb2.Event:
     else:
         out = events_pb2.Event()
         _fill(out, body, players)
-    out.sequence = event.seq
-    out.time_unix_ms = ms(event.time)
     return out
 
 
