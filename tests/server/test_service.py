@@ -380,3 +380,29 @@ async def test_stopping_the_server_mid_game_stores_the_records(tmp_path: Path) -
     assert record is not None and record["result"]["reason"] == "server shutdown"
     assert verify_record(record) is None
     assert sum(len(d["actions"]) for d in record["deals"]) >= 20
+
+
+async def test_ended_tables_are_listed_and_described_from_storage(tmp_path: Path) -> None:
+    server = GameServer(ServerConfig(port=0, data_dir=tmp_path, limits=Limits(retain_seconds=0.01), stop_grace=0.5))
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(server.address) as channel:
+            stub = table_service_pb2_grpc.TableServiceStub(channel)
+            created = await create_game(stub, "twenty_five")
+            runs = await asyncio.gather(*(PlaySeat(stub, t.token).play() for t in created.seat_tokens))
+            assert result_of(runs[0]) is not None
+            await server.lobby.drain()
+            await asyncio.sleep(0.1)
+            assert server.lobby.find(created.table_id) is None  # gone from memory, kept in storage
+            described = (await stub.GetTable(pb.GetTableRequest(table_id=created.table_id))).table
+            assert described.status == pb.TABLE_STATUS_FINISHED and described.seed_sha256 == created.seed_sha256
+            assert described.result.reason == "target reached"
+            listed = await stub.ListTables(pb.ListTablesRequest(status=pb.TABLE_STATUS_FINISHED))
+            assert [t.table_id for t in listed.tables] == [created.table_id]
+            assert verify_record(await record_of(stub, created.table_id)) is None
+            with pytest.raises(grpc.aio.AioRpcError) as caught:  # its tokens died with it
+                await stub.SubmitAction(pb.SubmitActionRequest(token=created.seat_tokens[0].token,
+                                                               decide=pb.Decide(decision_id="1")))
+            assert caught.value.code() is grpc.StatusCode.UNAUTHENTICATED
+    finally:
+        await server.stop()
