@@ -1,0 +1,56 @@
+"""Import directions of the server (STYLE.md): rules, generated code and the conversion module, nothing else of ours."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SERVER = Path(__file__).resolve().parents[2] / "server"
+OURS = ("rules", "server", "client_sdk", "bots", "cli", "tournament", "bench", "tests")
+ALLOWED = ("rules", "server", "client_sdk.convert", "client_sdk.generated")
+
+
+def imported(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            if node.module == "client_sdk":
+                names.update(f"client_sdk.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_server_imports_only_rules_generated_code_and_the_conversion_module() -> None:
+    bad = {}
+    for path in sorted(SERVER.glob("*.py")):
+        wrong = sorted(name for name in imported(path)
+                       if name.split(".")[0] in OURS and name != "client_sdk"
+                       and not any(name == a or name.startswith(a + ".") for a in ALLOWED))
+        if wrong:
+            bad[path.name] = wrong
+    assert bad == {}
+
+
+#: What the server may take from the rules: the engine's entry points and its types, never a game's logic.
+RULES_NAMES = {
+    "rules.actions": {"Action"},
+    "rules.cards": {"Card", "Suit"},
+    "rules.errors": {"ErrorCode", "NotationError", "OptionsError", "RecordError", "RuleError"},
+    "rules.game": {"Contract", "DealState", "Result", "Seat", "SeatView", "Trick"},
+    "rules.match": {"Match"},
+    "rules.registry": {"game_rules", "new_match"},
+    "rules.shuffle": {"seed_digest"},
+}
+
+
+def test_the_server_has_no_rules_of_its_own() -> None:
+    """No rules logic in the server: it takes only the engine's entry points and types from ``rules``."""
+    bad = []
+    for path in sorted(SERVER.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rules"):
+                allowed = RULES_NAMES.get(node.module, set())
+                bad += [f"{path.name}: {node.module}.{a.name}" for a in node.names if a.name not in allowed]
+    assert bad == []
