@@ -8,10 +8,14 @@ and say so: a skipped Node check would look like a passing one.
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import hashlib
 import json
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -27,9 +31,31 @@ NODE_DIR = ROOT / "examples" / "node"
 BOT = str(NODE_DIR / "bot.js")
 
 
+def _installed_matches_lock() -> bool:
+    """Whether node_modules holds exactly what package-lock.json pins (npm's own hidden lockfile says so)."""
+    hidden = NODE_DIR / "node_modules" / ".package-lock.json"
+    if not hidden.exists():
+        return False
+
+    def pins(path: Path) -> dict[str, tuple[str, str]]:
+        packages = json.loads(path.read_text())["packages"]
+        return {k: (v.get("version"), v.get("integrity")) for k, v in packages.items() if k}
+
+    try:
+        return pins(hidden) == pins(NODE_DIR / "package-lock.json")
+    except (ValueError, KeyError):
+        return False
+
+
 @pytest.fixture(scope="module")
 def node() -> str:
-    """The node executable, with examples/node's packages installed by ``npm ci``."""
+    """The node executable, with examples/node's packages installed by ``npm ci``.
+
+    The registry must answer (``npm ping``) on every run. ``npm ci`` (which
+    first deletes node_modules) runs only when node_modules does not match the
+    lock, under a lock file: several test runs share one working tree, and a
+    reinstall under a running bot breaks it.
+    """
     node = shutil.which("node")
     npm = shutil.which("npm")
     if node is None or npm is None:
@@ -40,10 +66,14 @@ def node() -> str:
     if ping.returncode != 0:
         pytest.fail(f"the npm registry {registry} cannot be reached (npm ping failed), so the Node.js client "
                     f"cannot be installed and checked:\n{ping.stdout}{ping.stderr}")
-    install = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, capture_output=True, text=True,
-                             timeout=600, check=False)
-    if install.returncode != 0:
-        pytest.fail(f"npm ci in examples/node failed (registry {registry}):\n{install.stdout}{install.stderr}")
+    digest = hashlib.sha256(str(NODE_DIR).encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"tricktable-npm-{digest}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not _installed_matches_lock():
+            install = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, capture_output=True,
+                                     text=True, timeout=600, check=False)
+            if install.returncode != 0:
+                pytest.fail(f"npm ci in examples/node failed (registry {registry}):\n{install.stdout}{install.stderr}")
     return node
 
 
@@ -66,6 +96,14 @@ def test_node_bot_passes_every_conformance_situation(node):
     lines = verdict_lines(done.stdout)
     assert done.returncode == 0, done.stdout + done.stderr
     assert len(lines) == 4 and all(line.startswith("PASS") for line in lines.values()), done.stdout
+
+
+def _result(output: str) -> dict[str, Any]:
+    """The game result the Node bot prints as its JSON line on stdout."""
+    for line in output.splitlines():
+        if line.startswith("{"):
+            return dict(json.loads(line)["result"])
+    raise AssertionError(f"the Node bot printed no result line:\n{output}")
 
 
 async def _run_node(node: str, *args: str) -> tuple[int, str]:
@@ -94,7 +132,7 @@ async def test_four_node_bots_play_a_whole_game_of_twenty_five(node, tmp_path: P
     assert record["result"]["status"] == "finished"
     assert verify_record(record) is None
     assert all(seat["timeouts"] == 0 and seat["default_actions"] == 0 for seat in record["seats"])
-    result = json.loads(runs[0][1].splitlines()[0])["result"]
+    result = _result(runs[0][1])
     assert result["status"] == "RESULT_STATUS_FINISHED"
     assert result["scores"] == record["result"]["scores"]
 
@@ -109,4 +147,4 @@ async def test_two_node_bots_seek_and_play_all_fives(node, tmp_path: Path):
         await server.stop()
     for code, output in runs:
         assert code == 0, output
-        assert json.loads(output.splitlines()[0])["result"]["status"] == "RESULT_STATUS_FINISHED"
+        assert _result(output)["status"] == "RESULT_STATUS_FINISHED", output
