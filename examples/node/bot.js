@@ -11,7 +11,9 @@
 //
 // Usage:
 //   node bot.js --server HOST:PORT --token TOKEN [--name NAME] [--strategy first|random]
+//               [--transport play|watch] [--quiet]
 //   node bot.js --server HOST:PORT --seek all_fives [--players 2]
+// --transport watch uses the server stream Watch plus the unary SubmitAction instead of Play.
 // TRICKTABLE_SERVER and TRICKTABLE_TOKEN are read when the flags are missing.
 // Exit status: 0 once game_ended was received, 2 for a usage or a fatal call error,
 // 3 when the server stayed unreachable.
@@ -49,6 +51,7 @@ function parseArgs(argv) {
     players: 0,
     name: 'node-bot',
     strategy: 'random',
+    transport: 'play',
     quiet: false,
   };
   for (let i = 0; i < argv.length; i += 1) {
@@ -64,12 +67,14 @@ function parseArgs(argv) {
     else if (flag === '--players') args.players = Number.parseInt(value(), 10);
     else if (flag === '--name') args.name = value();
     else if (flag === '--strategy') args.strategy = value();
+    else if (flag === '--transport') args.transport = value();
     else if (flag === '--quiet') args.quiet = true;
     else throw new Error(`unknown argument ${flag}`);
   }
   if (!args.server) throw new Error('--server HOST:PORT (or TRICKTABLE_SERVER) is required');
   if (!args.token && !args.seek) throw new Error('--token TOKEN, TRICKTABLE_TOKEN or --seek GAME is required');
   if (!['first', 'random'].includes(args.strategy)) throw new Error('--strategy is first or random');
+  if (!['play', 'watch'].includes(args.transport)) throw new Error('--transport is play or watch');
   return args;
 }
 
@@ -128,10 +133,14 @@ class Bot {
     });
   }
 
-  // One Play stream (sections 5-11). Resolves 'ended' after game_ended, 'lost' when the stream broke.
+  // One seat stream (sections 5-12): Play (bidirectional), or Watch plus unary SubmitAction with
+  // --transport watch. Resolves 'ended' after game_ended, 'lost' when the stream broke.
   playOnce() {
     return new Promise((resolve, reject) => {
-      const call = this.client.Play();
+      const watch = this.args.transport === 'watch';
+      const join = { token: this.token, name: this.args.name };
+      if (this.lastSequence !== null) join.last_seen_sequence = String(this.lastSequence);
+      const call = watch ? this.client.Watch(join) : this.client.Play();
       let settled = false;
       const finish = (how, error) => {
         if (settled) return;
@@ -139,19 +148,27 @@ class Bot {
         if (error) reject(error);
         else resolve(how);
       };
-      const send = (request) => {
-        if (!settled) call.write(request);
-      };
+      let onMessage = null;
       const answer = (decisionId, legalAction) => {
+        if (settled) return;
         this.log(`decision ${decisionId}: ${legalAction.name}`);
-        send({ decide: { decision_id: decisionId, action_id: legalAction.id } });
+        const decide = { decision_id: decisionId, action_id: legalAction.id };
+        if (!watch) {
+          call.write({ decide });
+          return;
+        }
+        this.client.SubmitAction({ token: this.token, decide }, (error, response) => {
+          // A failed submit is not fatal: the stream reports a broken connection, and the pending
+          // decision is re-sent after the rejoin.
+          if (error) this.log(`submit failed: ${grpc.status[error.code] || error.code} ${error.details || ''}`);
+          else if (!settled) onMessage({ kind: response.outcome, [response.outcome]: response[response.outcome] });
+        });
       };
+      const close = () => (watch ? call.cancel() : call.end());
 
-      const join = { token: this.token, name: this.args.name };
-      if (this.lastSequence !== null) join.last_seen_sequence = String(this.lastSequence);
-      send({ join });
+      if (!watch) call.write({ join });
 
-      call.on('data', (message) => {
+      onMessage = (message) => {
         switch (message.kind) {
           case 'joined': {
             const joined = message.joined;
@@ -170,8 +187,8 @@ class Bot {
             this.stats.events += 1;
             if (event.kind === 'game_ended') {
               this.result = event.game_ended.result;
-              call.end();
               finish('ended');
+              close();
             } else if (event.kind === 'action_timed_out') {
               this.log(`seat ${event.action_timed_out.seat} timed out`);
             }
@@ -206,7 +223,8 @@ class Bot {
           default:
             this.log(`ignoring unknown message ${message.kind}`);
         }
-      });
+      };
+      call.on('data', onMessage);
       call.on('error', (error) => {
         if (settled) return;
         if (FATAL.has(error.code)) finish(null, error);

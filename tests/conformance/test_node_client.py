@@ -11,8 +11,10 @@ import asyncio
 import fcntl
 import hashlib
 import json
+import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -91,11 +93,32 @@ def test_node_bot_loads_the_protos_at_run_time_and_copies_nothing():
     assert not list(NODE_DIR.glob("*.proto")) and not list(NODE_DIR.glob("*_pb*"))
 
 
-def test_node_bot_passes_every_conformance_situation(node):
-    done = run_check([node, BOT, "--server", "{address}", "--token", "{token}", "--quiet"])
+@pytest.mark.parametrize("transport", ["play", "watch"])
+def test_node_bot_passes_every_conformance_situation(node, transport):
+    done = run_check([node, BOT, "--server", "{address}", "--token", "{token}", "--quiet", "--transport", transport])
     lines = verdict_lines(done.stdout)
     assert done.returncode == 0, done.stdout + done.stderr
     assert len(lines) == 4 and all(line.startswith("PASS") for line in lines.values()), done.stdout
+
+
+async def test_conformance_against_a_running_server(node, tmp_path: Path):
+    server = GameServer(ServerConfig(port=0, data_dir=tmp_path, stop_grace=0.5))
+    await server.start()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "cli.main", "conformance", "--server", server.address, "--only", "normal-game",
+            "--only", "reconnect", "--", node, BOT, "--quiet", cwd=ROOT, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env={**os.environ, "TRICKTABLE_SERVER": "", "TRICKTABLE_TOKEN": ""})
+        out, err = await asyncio.wait_for(process.communicate(), 240)
+        async with grpc.aio.insecure_channel(server.address) as channel:
+            listed = await pb_grpc.TableServiceStub(channel).ListTables(
+                pb.ListTablesRequest(status=pb.TABLE_STATUS_FINISHED))
+    finally:
+        await server.stop()
+    # The bot got address and token from the environment only (no placeholders on its command line).
+    assert process.returncode == 0, out.decode() + err.decode()
+    assert sorted(verdict_lines(out.decode())) == ["normal-game", "reconnect"]
+    assert len(listed.tables) == 2
 
 
 def _result(output: str) -> dict[str, Any]:
