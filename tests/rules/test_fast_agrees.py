@@ -17,12 +17,27 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.actions import Action, Beg, Gift, Jink, PassJink, PassRob, Play, Rob, Run, Stand
-from rules.cards import ALL_CARDS, Card, standard_deck
-from rules.fast import all_fives, new_fast
+from rules.actions import (
+    Action,
+    Beg,
+    Bid,
+    Denomination,
+    Discard,
+    Gift,
+    Jink,
+    Pass,
+    PassJink,
+    PassRob,
+    Play,
+    Rob,
+    Run,
+    Stand,
+)
+from rules.cards import ALL_CARDS, Card, Suit, cinq_cents_deck, standard_deck
+from rules.fast import all_fives, cinq_cents, new_fast
 from rules.fast.spoil_five import JINK, PASS_JINK, PASS_ROB, ROB, SpoilFiveFast, bits
 from rules.registry import new_match
 from rules.shuffle import RecordedDecks
@@ -43,16 +58,26 @@ _SIMPLE_CODES: dict[type[Any], int] = {
 
 
 def encode(action: Action) -> int:
-    """A readable action as the fast path's integer (the Spoil Five family and All Fives)."""
+    """A readable action as the fast path's integer."""
     if isinstance(action, Play):
+        if action.suit is not None:
+            return cinq_cents.JOKER_LEAD + 4 * (action.card.index - cinq_cents.JKB) + "CDHS".index(action.suit.value)
         return action.card.index
     if isinstance(action, Rob):
         return ROB + action.card.index
+    if isinstance(action, Bid):
+        return cinq_cents.BID + 5 * (action.tricks - 6) + action.denomination.order
+    if isinstance(action, Pass):
+        return cinq_cents.PASS
+    if isinstance(action, Discard):
+        return cinq_cents.DISCARD | sum(1 << c.index for c in action.cards)
     return _SIMPLE_CODES[type(action)]
 
 
 def decode(game: str, code: int) -> Action:
     """The fast path's integer as a readable action."""
+    if game == "cinq_cents":
+        return _decode_cinq_cents(code)
     if code < ROB:
         return Play(card=ALL_CARDS[code])
     if game == "all_fives":
@@ -65,29 +90,46 @@ def decode(game: str, code: int) -> Action:
     return spoil[code]
 
 
-def shuffled_decks(seed: int, count: int) -> list[tuple[Card, ...]]:
+def _decode_cinq_cents(code: int) -> Action:
+    if code < cinq_cents.JOKER_LEAD:
+        return Play(card=ALL_CARDS[code])
+    if code < cinq_cents.BID:
+        offset = code - cinq_cents.JOKER_LEAD
+        return Play(card=ALL_CARDS[cinq_cents.JKB + offset // 4], suit=Suit("CDHS"[offset % 4]))
+    if code < cinq_cents.PASS:
+        rank = code - cinq_cents.BID
+        return Bid(tricks=6 + rank // 5, denomination=list(Denomination)[rank % 5])
+    if code == cinq_cents.PASS:
+        return Pass()
+    return Discard(cards=tuple(ALL_CARDS[c] for c in cinq_cents.bits(code & (cinq_cents.DISCARD - 1))))
+
+
+def shuffled_decks(seed: int, count: int, cards: Sequence[Card] = standard_deck()) -> list[tuple[Card, ...]]:
     rng = random.Random(seed)
     decks = []
     for _ in range(count):
-        deck = list(standard_deck())
+        deck = list(cards)
         rng.shuffle(deck)
         decks.append(tuple(deck))
     return decks
 
 
-def play_both(game: str, options: dict[str, Any], seed: int, *, max_steps: int = 20000,
+def play_both(game: str, options: dict[str, Any], seed: int, *, max_steps: int = 20000, max_deals: int = 0,
               first_decks: Sequence[tuple[Card, ...]] = (), prefer: tuple[int, ...] = ()) -> dict[str, int]:
     """Play one random match through both engines, asserting agreement at every step; return counters.
 
     ``first_decks`` replace the first random decks; an action in ``prefer`` is taken whenever it is legal.
+    ``max_deals`` (Cinq Cents, whose random matches seldom end): stop after that many deals.
     """
-    decks = [*first_decks, *shuffled_decks(seed, 400)]
+    cards = cinq_cents_deck() if game == "cinq_cents" else standard_deck()
+    decks = [*first_decks, *shuffled_decks(seed, 400, cards)]
     match = new_match(game, options, decks=RecordedDecks(decks))
     resolved = match.config.to_options()
     resolved["first_dealer"] = match.first_dealer
     fast: Any = new_fast(game, resolved, decks=lambda i: [c.index for c in decks[i]])
     rng = random.Random(seed ^ 0x5EED)
-    seen = {"robs": 0, "jinks": 0, "deals": 0, "steps": 0, "void": 0, "runs": 0, "gifts": 0}
+    seen = {"robs": 0, "jinks": 0, "deals": 0, "steps": 0, "void": 0, "runs": 0, "gifts": 0, "discards": 0,
+            "ended": 0}
     deal_number = -1
     for _ in range(max_steps):
         if match.is_over:
@@ -95,17 +137,31 @@ def play_both(game: str, options: dict[str, Any], seed: int, *, max_steps: int =
         if match.deal.number != deal_number:
             deal_number = match.deal.number
             seen["deals"] += 1
+            if max_deals and seen["deals"] > max_deals:
+                return seen
             assert fast.dealer == match.deal.dealer
             for seat in range(fast.n):
                 assert bits(fast.hands[seat]) == [c.index for c in match.view(seat).hand]
-            turn_up = match.view(0).turn_up
-            assert turn_up is not None
-            first_exposed = fast.exposed[0] if game == "all_fives" else fast.turn_up
-            assert first_exposed == turn_up.index
+            if game != "cinq_cents":
+                turn_up = match.view(0).turn_up
+                assert turn_up is not None
+                first_exposed = fast.exposed[0] if game == "all_fives" else fast.turn_up
+                assert first_exposed == turn_up.index
         assert match.to_act is not None
         assert fast.to_act == match.to_act
-        legal = [encode(a) for a in match.legal_actions()]
-        assert fast.legal_actions() == legal
+        readable_legal = match.legal_actions()
+        if isinstance(readable_legal[0], Discard) and seen["discards"]:
+            # 8008 discards: compared in full once per match, then by count and the one drawn.
+            legal = fast.legal_actions()
+            assert len(legal) == len(readable_legal)
+            index = int(rng.random() * len(legal))
+            assert legal[index] == encode(readable_legal[index])
+            legal = [legal[index]]
+        else:
+            legal = [encode(a) for a in readable_legal]
+            assert fast.legal_actions() == legal
+        if isinstance(readable_legal[0], Discard):
+            seen["discards"] += 1
         code = legal[int(rng.random() * len(legal))]
         for wanted in prefer:
             if wanted in legal:
@@ -134,6 +190,9 @@ def play_both(game: str, options: dict[str, Any], seed: int, *, max_steps: int =
             if game == "forty_five":
                 bonus = record["bonus"]
                 assert extra == (-1 if bonus is None else bonus["seat"])
+            if game == "cinq_cents":
+                assert extra == finished.is_void
+                seen["void"] += int(finished.is_void)
             if game == "all_fives":
                 assert extra == finished.is_void
                 seen["void"] += int(finished.is_void)
@@ -146,7 +205,12 @@ def play_both(game: str, options: dict[str, Any], seed: int, *, max_steps: int =
                 view = match.view(0)
                 assert fast.exposed == [c.index for c in view.exposed]
                 assert fast.trump == (-1 if view.trump is None else "CDHS".index(view.trump.value))
+            if game == "cinq_cents" and code >= cinq_cents.BID:
+                contract = match.view(match.deal.dealer).contract
+                assert fast.contract == (None if contract is None else (
+                    contract.seat, contract.tricks, contract.denomination.order))
     assert match.is_over, "the match did not end"
+    seen["ended"] += 1
     assert fast.over
     assert match.result is not None
     assert fast.winners == match.result.winners
@@ -315,3 +379,59 @@ def test_all_fives_random_playout_is_the_legal_actions_apply_loop(players: int) 
             steps += 1
         assert decisions == steps
         assert (a.scores, a.winners, a.deal_index) == (b.scores, b.winners, b.deal_index)
+
+
+# --- Cinq Cents ------------------------------------------------------------------
+
+
+def test_fast_cinq_cents_agrees_deal_by_deal() -> None:
+    """Random Cinq Cents matches seldom end, so each is compared over its first deals (voids included)."""
+    totals: dict[str, int] = {}
+    for seed in range(4):
+        for key, value in play_both("cinq_cents", {"first_dealer": seed}, 300 + seed, max_deals=6).items():
+            totals[key] = totals.get(key, 0) + value
+    assert totals["deals"] >= 20
+
+
+@settings(max_examples=12)
+@given(st.sampled_from([20, 50, 100]), st.integers(0, 3), st.integers(0, 2**32 - 1), st.booleans())
+def test_fast_cinq_cents_agrees_at_low_targets(target: int, dealer: int, seed: int, own_table: bool) -> None:
+    """Low targets reach the end rules; ``bid_values`` given as an option is honoured."""
+    options: dict[str, Any] = {"first_dealer": dealer, "target": target}
+    if own_table:
+        options["bid_values"] = {str(t): {d: 10 * t + i for i, d in enumerate(["S", "C", "D", "H", "NT"])}
+                                 for t in range(6, 11)}
+    play_both("cinq_cents", options, seed, max_deals=8)
+
+
+def test_fast_cinq_cents_sweep_reaches_the_end() -> None:
+    totals: dict[str, int] = {}
+    for seed in range(10):
+        options = {"first_dealer": seed % 4, "target": 20 + 20 * (seed % 3)}
+        for key, value in play_both("cinq_cents", options, 700 + seed, max_deals=8).items():
+            totals[key] = totals.get(key, 0) + value
+    assert totals["ended"] >= 3
+
+
+def test_fast_cinq_cents_agrees_on_all_pass_void_deals() -> None:
+    seen = play_both("cinq_cents", {"first_dealer": 2}, 5, max_deals=3, prefer=(cinq_cents.PASS,))
+    assert seen["void"] == 3
+
+
+def test_cinq_cents_random_playout_is_the_legal_actions_apply_loop() -> None:
+    for seed in range(4):
+        rng_a = random.Random(seed)
+        a = cinq_cents.CinqCentsFast(target=200, rng=rng_a)
+        decisions = a.random_playout(rng_a, one_deal=True)
+        rng_b = random.Random(seed)
+        b = cinq_cents.CinqCentsFast(target=200, rng=rng_b)
+        steps = 0
+        start = b.deal_index
+        while not b.over:
+            acts = b.legal_actions()
+            b.apply(acts[int(rng_b.random() * len(acts))])
+            steps += 1
+            if b.deal_index != start and b.last_deal is not None and not b.last_deal[2]:
+                break
+        assert decisions == steps
+        assert (a.scores, a.deal_index, a.last_deal) == (b.scores, b.deal_index, b.last_deal)
