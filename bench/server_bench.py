@@ -1,0 +1,551 @@
+"""Server benchmark: the game server over real gRPC, against the raw gRPC round trip of this machine.
+
+Measures, in one run (every server and every bot in its own process, all on 127.0.0.1):
+
+1. **raw round trip**: a minimal ``grpc.aio`` echo stream (:mod:`bench.server_echo`),
+   one message out and its echo back, client and server in two processes;
+2. **turnaround of a move**: a first-legal bot writes its answer to a decision
+   -> the next bot to act receives its ``DecisionRequest``; four bot processes,
+   one per seat, at a real ``tricktable serve`` process; median, p90 and p99,
+   and the ratio of the median to the raw round trip's median (goal <= 2x). The
+   same is measured with the bots on the SDK's runner (``client_sdk.runner``),
+   which adds the SDK's decoding and encoding on both ends;
+3. **moves per second**: many concurrent tables of first-legal bots driven from
+   client processes, a new table as soon as one ends (so table creation, joins
+   and storing records are part of the load); moves answered per second of a
+   window after a warm-up, the server's CPU use over it (goal >= 2,000/s);
+4. **open tables held**: tables created and every seat joined, each seat then
+   idle on its decision (4 open Play streams per table); the server process's
+   resident memory (``VmRSS``) at each step, memory per table from the slope.
+
+Timestamps that cross processes are CLOCK_MONOTONIC (``time.monotonic_ns``),
+one clock for the whole machine. Results go to ``bench/results/server.json``
+and a table on stdout. Run ``python -m bench.server_bench`` (``--quick`` for a
+smoke-sized run); :func:`run` returns the same dict for ``bench.run``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import platform
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, replace
+from datetime import UTC, datetime
+from importlib.metadata import version
+from pathlib import Path
+from typing import IO, Any
+
+import grpc
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = Path(__file__).resolve().parent / "results" / "server.json"
+GOAL_TURNAROUND_RATIO = 2.0
+GOAL_MOVES_PER_SECOND = 2000
+#: Seconds a child process gets to print its first line.
+START_TIMEOUT = 60.0
+#: Untimed round trips before the timed ones (connection set-up, first allocations).
+PING_WARMUP = 200
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Sizes:
+    """How much of each measurement a run does."""
+
+    #: Game of the turnaround and memory runs (4 players, default options).
+    game: str = "twenty_five"
+    #: Timed echo round trips per payload size, and the payload sizes (bytes).
+    ping_count: int = 3000
+    ping_sizes: tuple[int, ...] = (64, 1024)
+    #: Tables played one after another by the four seat processes (raw bots; SDK bots, 0 skips).
+    turnaround_tables: int = 8
+    sdk_turnaround_tables: int = 4
+    #: Throughput: games, concurrent tables, client processes, warm-up and measured seconds.
+    load_games: tuple[str, ...] = ("twenty_five", "all_fives")
+    load_tables: int = 40
+    load_clients: int = 2
+    load_warmup: float = 3.0
+    load_seconds: float = 10.0
+    #: Memory: total open tables at each step.
+    hold_steps: tuple[int, ...] = (100, 500, 1000, 2000)
+
+
+FULL = Sizes()
+QUICK = Sizes(ping_count=200, ping_sizes=(64,), turnaround_tables=1, sdk_turnaround_tables=1,
+              load_games=("twenty_five",), load_tables=4, load_clients=1, load_warmup=0.5, load_seconds=1.5,
+              hold_steps=(5, 15))
+
+
+# --- processes ---------------------------------------------------------------------------------
+
+
+def _python(*args: str) -> list[str]:
+    return [sys.executable, *args]
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+    return env
+
+
+def _first_line(process: subprocess.Popen[str], prefix: str) -> str:
+    """The first stdout line of ``process`` (which must start with ``prefix``), waiting at most START_TIMEOUT."""
+    assert process.stdout is not None
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if line.startswith(prefix):
+            return line.strip()
+        if not line and process.poll() is not None:
+            break
+    raise RuntimeError(f"{' '.join(map(str, process.args))!r} did not print {prefix!r} (exit {process.poll()})")  # type: ignore[arg-type]
+
+
+def _stop(process: subprocess.Popen[str], grace: float = 20.0) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@dataclass(slots=True)
+class ServerProcess:
+    """A ``tricktable serve`` process on a free port, with its pid for /proc readings."""
+
+    process: subprocess.Popen[str]
+    address: str
+    log: IO[str]
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def rss_kib(self) -> int:
+        """Resident memory of the server process (VmRSS), KiB."""
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        raise RuntimeError("no VmRSS in /proc status")
+
+    def cpu_seconds(self) -> float:
+        """User plus system CPU time of the server process (all its threads) so far."""
+        return _cpu_seconds(self.pid)
+
+    def threads(self) -> int:
+        return len(os.listdir(f"/proc/{self.pid}/task"))
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def game_server(data_dir: Path, *extra: str) -> Iterator[ServerProcess]:
+    """``tricktable serve --port 0`` in its own process (WARNING logs, to a file in ``data_dir``)."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    log = (data_dir / "server.log").open("w")
+    args = _python("-m", "cli.main", "serve", "--port", "0", "--data-dir", str(data_dir), "--log-level", "WARNING",
+                   "--json-logs", *extra)
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, text=True, cwd=ROOT, env=_env())
+    try:
+        line = _first_line(process, "listening on ")
+        yield ServerProcess(process=process, address=line.removeprefix("listening on ").strip(), log=log)
+    finally:
+        _stop(process)
+        log.close()
+
+
+@contextmanager
+def echo_server() -> Iterator[tuple[str, int]]:
+    """The raw echo server (:mod:`bench.server_echo`) in its own process; yields its address and pid."""
+    process = subprocess.Popen(_python("-m", "bench.server_echo", "serve"), stdout=subprocess.PIPE, text=True,
+                               cwd=ROOT, env=_env())
+    try:
+        yield _first_line(process, "listening on ").removeprefix("listening on "), process.pid
+    finally:
+        _stop(process, 5.0)
+
+
+def _client(*args: str, stdin: int | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(_python("-m", "bench.server_clients", *args), stdin=stdin, stdout=subprocess.PIPE,
+                            text=True, cwd=ROOT, env=_env())
+
+
+@contextmanager
+def _reaped(clients: list[subprocess.Popen[str]]) -> Iterator[None]:
+    """Kill whatever client is still running when the block ends (one failed client must not hang the others)."""
+    try:
+        yield
+    finally:
+        for c in clients:
+            if c.poll() is None:
+                c.kill()
+                c.wait()
+
+
+def _result_of(process: subprocess.Popen[str], timeout: float = 300.0) -> dict[str, Any]:
+    out, _ = process.communicate(timeout=timeout)
+    if process.returncode != 0:
+        raise RuntimeError(f"client {process.args!r} exited {process.returncode}")
+    last = [line for line in out.splitlines() if line.startswith("{")]
+    result: dict[str, Any] = json.loads(last[-1])
+    return result
+
+
+# --- statistics ---------------------------------------------------------------------------------------
+
+
+def summary(samples_us: Sequence[float]) -> dict[str, Any]:
+    """Count, median, p90, p99, mean and min of samples in microseconds (rounded to 0.1 us)."""
+    if not samples_us:
+        return {"n": 0}
+    ordered = sorted(samples_us)
+
+    def pct(p: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))], 1)
+
+    return {"n": len(ordered), "median_us": round(statistics.median(ordered), 1), "p90_us": pct(90),
+            "p99_us": pct(99), "mean_us": round(statistics.fmean(ordered), 1), "min_us": round(ordered[0], 1)}
+
+
+def turnarounds(records: Sequence[Sequence[Any]]) -> dict[str, list[float]]:
+    """Turnaround samples (us) from answered decisions of every seat: per table, in time order, the time from
+    one decision's answer being written to the next decision being received.
+
+    Split into ``within_deal`` (the next decision is in the same deal) and ``next_deal`` (the answer ended
+    a deal: scoring and the next deal's dealing are in between).
+    """
+    by_table: dict[str, list[Sequence[Any]]] = {}
+    for r in records:
+        by_table.setdefault(str(r[0]), []).append(r)
+    out: dict[str, list[float]] = {"all": [], "within_deal": [], "next_deal": []}
+    for rows in by_table.values():
+        rows.sort(key=lambda r: r[3])
+        for before, after in itertools.pairwise(rows):
+            if before[1] >= 0 and after[1] != before[1] + 1:
+                continue  # a decision in between was not answered by a bot (timed out): not a turnaround
+            gap = (after[3] - before[4]) / 1000
+            if gap <= 0:
+                raise RuntimeError(f"decisions overlap in table {before[0]}: clocks or pairing are wrong")
+            out["all"].append(gap)
+            out["within_deal" if after[2] == before[2] else "next_deal"].append(gap)
+    return out
+
+
+# --- measurements -------------------------------------------------------------------------------------
+
+
+def measure_raw(sizes: Sizes) -> dict[str, Any]:
+    """Raw gRPC bidi ping-pong round trips, one client process, one stream, for each payload size.
+
+    Also the echo server's CPU time per round trip (one message in, one out): the cost of a message
+    in grpc.aio on this machine, against which the game server's CPU per move can be read.
+    """
+    results: dict[str, Any] = {}
+    with echo_server() as (address, pid):
+        for size in sizes.ping_sizes:
+            client = subprocess.Popen(
+                _python("-m", "bench.server_echo", "ping", address, "--count", str(sizes.ping_count),
+                        "--size", str(size), "--warmup", str(PING_WARMUP)), stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                env=_env())
+            cpu0 = _cpu_seconds(pid)
+            result = _result_of(client)
+            cpu = _cpu_seconds(pid) - cpu0
+            per_trip = cpu / (sizes.ping_count + PING_WARMUP)
+            results[f"{size}B"] = {**summary(result["round_trips_us"]),
+                                   "server_cpu_us_per_round_trip": round(per_trip * 1e6, 1)}
+    return results
+
+
+def _create_tables(address: str, game: str, count: int) -> list[tuple[str, list[str]]]:
+    from client_sdk import convert
+    from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+    from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc
+
+    with grpc.insecure_channel(address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        tables = []
+        for _ in range(count):
+            created = stub.CreateTable(pb.CreateTableRequest(game=convert.game_to_proto(game)))
+            tables.append((created.table_id, [t.token for t in created.seat_tokens]))
+    return tables
+
+
+def measure_turnaround(server: ServerProcess, game: str, tables: int, *, sdk: bool) -> dict[str, Any]:
+    """Tables played one after another by one process per seat; the turnaround of every move."""
+    created = _create_tables(server.address, game, tables)
+    seats = len(created[0][1])
+    ids = ",".join(t for t, _ in created)
+    # "--tokens=" because a token may begin with "-".
+    clients = [_client("seat", server.address, f"--tables={ids}", "--tokens=" + ",".join(tok[s] for _, tok in created),
+                       *(["--sdk"] if sdk else [])) for s in range(seats)]
+    with _reaped(clients):
+        results = [_result_of(c) for c in clients]
+    records = [r for result in results for r in result["records"]]
+    samples = turnarounds(records)
+    messages = None if sdk else sum(r["messages"] for r in results)
+    return {"tables": tables, "seats": seats, "moves": len(records),
+            "messages_to_seats": messages,
+            "messages_per_move": round(messages / len(records), 2) if messages and records else None,
+            "rejections": sum(r["rejections"] for r in results),
+            "turnaround": summary(samples["all"]), "within_deal": summary(samples["within_deal"]),
+            "next_deal": summary(samples["next_deal"])}
+
+
+def measure_load(server: ServerProcess, sizes: Sizes, game: str) -> dict[str, Any]:
+    """Moves per second with ``load_tables`` tables kept playing by ``load_clients`` client processes."""
+    per_client = [sizes.load_tables // sizes.load_clients + (1 if i < sizes.load_tables % sizes.load_clients else 0)
+                  for i in range(sizes.load_clients)]
+    clients = [_client("load", server.address, "--game", game, "--tables", str(n), stdin=subprocess.PIPE)
+               for n in per_client]
+    with _reaped(clients):
+        return _drive_load(server, sizes, game, clients)
+
+
+def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[subprocess.Popen[str]]
+                ) -> dict[str, Any]:
+    for c in clients:
+        _first_line(c, "ready")
+    now = time.monotonic_ns()
+    start = now + int(sizes.load_warmup * 1e9)
+    end = start + int(sizes.load_seconds * 1e9)
+    for c in clients:
+        assert c.stdin is not None
+        c.stdin.write(f"go {end} {start} {end}\n")
+        c.stdin.flush()
+    time.sleep(max(0.0, (start - time.monotonic_ns()) / 1e9))
+    cpu0 = server.cpu_seconds()
+    client_cpu0 = [_cpu_seconds(c.pid) for c in clients]
+    load0 = os.getloadavg()[0]
+    time.sleep(max(0.0, (end - time.monotonic_ns()) / 1e9))
+    cpu1 = server.cpu_seconds()
+    client_cpu1 = [_cpu_seconds(c.pid) for c in clients]
+    results = [_result_of(c) for c in clients]
+    moves = sum(r["moves_in_window"] for r in results)
+    samples = turnarounds([rec for r in results for rec in r["records"]])
+    server_cpu = cpu1 - cpu0
+    return {
+        "game": game, "tables": sizes.load_tables, "client_processes": sizes.load_clients,
+        "window_seconds": sizes.load_seconds, "moves_in_window": moves,
+        "moves_per_second": round(moves / sizes.load_seconds),
+        "server_cpu_cores": round(server_cpu / sizes.load_seconds, 2),
+        "server_cpu_us_per_move": round(server_cpu / moves * 1e6, 1) if moves else None,
+        "client_cpu_cores": [round((b - a) / sizes.load_seconds, 2) for a, b in zip(client_cpu0, client_cpu1,
+                                                                                     strict=True)],
+        "server_threads": server.threads(),
+        "tables_finished": sum(r["tables_finished"] for r in results),
+        "messages_per_move": round(sum(r["messages"] for r in results) / max(1, sum(r["moves_total"]
+                                                                                  for r in results)), 2),
+        "rejections": sum(r["rejections"] for r in results), "errors": sum(r["errors"] for r in results),
+        "turnaround_under_load": summary(samples["all"]),
+        "load_average_1min_at_start": round(load0, 2),
+    }
+
+
+def measure_hold(data_dir: Path, sizes: Sizes) -> dict[str, Any]:
+    """Open tables with every seat joined and idle: the server's RSS at each step, memory per table."""
+    limits = ("--max-tables", "1000000", "--max-tables-per-client", "1000000", "--max-streams-per-client",
+              "10000000", "--decision-ms", "3600000", "--bank-ms", "0", "--join-ms", "86400000",
+              "--grace-ms", "3600000")
+    steps: list[dict[str, Any]] = []
+    with game_server(data_dir, *limits) as server:
+        time.sleep(0.5)
+        base = server.rss_kib()
+        client = _client("hold", server.address, "--game", sizes.game, stdin=subprocess.PIPE)
+        assert client.stdin is not None and client.stdout is not None
+        held = 0
+        try:
+            for target in sizes.hold_steps:
+                began = time.perf_counter()
+                client.stdin.write(f"add {target - held}\n")
+                client.stdin.flush()
+                words = _first_line(client, "ok ").split()
+                took = time.perf_counter() - began
+                added = target - held
+                held, streams = int(words[1]), int(words[2])
+                steps.append({"tables": held, "streams": streams, "rss_mib": round(server.rss_kib() / 1024, 1),
+                              "seconds_to_open": round(took, 2),
+                              "tables_opened_per_second": round(added / took, 1)})
+            client.stdin.write("quit\n")
+            client.stdin.flush()
+            client.wait(60)
+        finally:
+            if client.poll() is None:
+                client.kill()
+    first, last = steps[0], steps[-1]
+    per_table = (last["rss_mib"] - first["rss_mib"]) * 1024 / max(1, last["tables"] - first["tables"])
+    return {"game": sizes.game, "rss_idle_server_mib": round(base / 1024, 1), "steps": steps,
+            "max_tables_held": last["tables"], "max_streams_held": last["streams"],
+            "kib_per_table": round(per_table, 1),
+            "tables_per_gib_projected": int(1024 * 1024 / per_table) if per_table > 0 else None}
+
+
+# --- the run ------------------------------------------------------------------------------------------
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on."""
+    return {"platform": platform.platform(), "cpu_count": os.cpu_count(), "python": sys.version.split()[0],
+            "grpcio": version("grpcio"), "protobuf": version("protobuf"),
+            "load_average": [round(x, 2) for x in os.getloadavg()]}
+
+
+def run(*, quick: bool = False, sizes: Sizes | None = None, out: Path | None = RESULTS,
+        echo: bool = False) -> dict[str, Any]:
+    """Run every measurement; write ``out`` (unless None) and return the report."""
+    sizes = sizes or (QUICK if quick else FULL)
+    say = print if echo else (lambda *a, **k: None)
+    report: dict[str, Any] = {"measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                              "machine": machine(), "sizes": asdict(sizes)}
+    say("raw gRPC bidi ping-pong ...", flush=True)
+    report["raw_round_trip"] = measure_raw(sizes)
+    with tempfile.TemporaryDirectory(prefix="tricktable-bench-") as tmp:
+        folder = Path(tmp)
+        # One server for the latency and throughput runs (a fresh one for the memory run below).
+        with game_server(folder / "play", "--join-ms", "600000") as server:
+            say("turnaround of a move (raw bots) ...", flush=True)
+            report["turnaround"] = measure_turnaround(server, sizes.game, sizes.turnaround_tables, sdk=False)
+            if sizes.sdk_turnaround_tables:
+                say("turnaround of a move (SDK bots) ...", flush=True)
+                report["turnaround_sdk"] = measure_turnaround(server, sizes.game, sizes.sdk_turnaround_tables,
+                                                              sdk=True)
+            report["load"] = {}
+            for game in sizes.load_games:
+                say(f"moves per second, {game} ...", flush=True)
+                report["load"][game] = measure_load(server, sizes, game)
+        say("open tables held ...", flush=True)
+        report["hold"] = measure_hold(folder / "hold", sizes)
+    report["ratios"] = ratios(report)
+    report["goals"] = goals(report)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2) + "\n")
+    return report
+
+
+def ratios(report: dict[str, Any]) -> dict[str, float]:
+    """Medians of this run relative to the raw round trip's median (smallest payload)."""
+    raw = next(iter(report["raw_round_trip"].values())).get("median_us")
+    out: dict[str, float] = {}
+    if not raw:
+        return out
+    for key in ("turnaround", "turnaround_sdk"):
+        for part in ("turnaround", "within_deal", "next_deal"):
+            median = report.get(key, {}).get(part, {}).get("median_us")
+            if median:
+                out[f"{key}.{part} / raw"] = round(median / raw, 2)
+    return out
+
+
+def goals(report: dict[str, Any]) -> dict[str, Any]:
+    """The issue's goals, met or not, by this run's figures."""
+    ratio = report["ratios"].get("turnaround.turnaround / raw")
+    rates = {game: entry["moves_per_second"] for game, entry in report["load"].items()}
+    return {
+        "turnaround_ratio_goal": GOAL_TURNAROUND_RATIO, "turnaround_ratio": ratio,
+        "turnaround_ratio_met": ratio is not None and ratio <= GOAL_TURNAROUND_RATIO,
+        "moves_per_second_goal": GOAL_MOVES_PER_SECOND, "moves_per_second": rates,
+        "moves_per_second_met": {game: rate >= GOAL_MOVES_PER_SECOND for game, rate in rates.items()},
+    }
+
+
+def render(report: dict[str, Any]) -> str:
+    """The readable table printed after a run."""
+    lines = [f"machine: {report['machine']['platform']}, {report['machine']['cpu_count']} cpus, "
+             f"python {report['machine']['python']}, grpcio {report['machine']['grpcio']}, "
+             f"load average {report['machine']['load_average']}", ""]
+    row = "{:<44} {:>7} {:>10} {:>10} {:>10} {:>8}"
+    lines.append(row.format("latency (us)", "n", "median", "p90", "p99", "x raw"))
+    raw = next(iter(report["raw_round_trip"].values())).get("median_us") or 0.0
+
+    def add(name: str, s: dict[str, Any]) -> None:
+        if not s.get("n"):
+            lines.append(row.format(name, 0, "-", "-", "-", "-"))
+            return
+        x = f"{s['median_us'] / raw:.2f}" if raw else "-"
+        lines.append(row.format(name, s["n"], f"{s['median_us']:,.0f}", f"{s['p90_us']:,.0f}",
+                                f"{s['p99_us']:,.0f}", x))
+
+    for size, s in report["raw_round_trip"].items():
+        add(f"raw gRPC bidi round trip, {size}", s)
+    for key, label in (("turnaround", "move turnaround, raw bots"), ("turnaround_sdk", "move turnaround, SDK bots")):
+        t = report.get(key)
+        if t is None:
+            continue
+        add(f"{label}", t["turnaround"])
+        add("  within a deal", t["within_deal"])
+        add("  ending a deal (score, deal again)", t["next_deal"])
+    for game, entry in report["load"].items():
+        add(f"turnaround under load ({game}, {entry['tables']} tables)", entry["turnaround_under_load"])
+    lines.append("")
+    lines.append("{:<44} {:>10} {:>12} {:>12} {:>12}".format("throughput", "moves/s", "server cores",
+                                                              "us cpu/move", "client cores"))
+    for game, entry in report["load"].items():
+        lines.append("{:<44} {:>10,} {:>12} {:>12} {:>12}".format(
+            f"{game}: {entry['tables']} tables, {entry['client_processes']} client procs",
+            entry["moves_per_second"], entry["server_cpu_cores"], entry["server_cpu_us_per_move"] or "-",
+            "+".join(map(str, entry["client_cpu_cores"]))))
+    hold = report["hold"]
+    lines.append("")
+    lines.append(f"open tables held ({hold['game']}, every seat joined, idle): server idle RSS "
+                 f"{hold['rss_idle_server_mib']} MiB")
+    for step in hold["steps"]:
+        lines.append(f"  {step['tables']:>6} tables {step['streams']:>7} streams  RSS {step['rss_mib']:>8} MiB  "
+                     f"opened at {step['tables_opened_per_second']} tables/s")
+    lines.append(f"  memory per table: {hold['kib_per_table']} KiB (~{hold['tables_per_gib_projected']:,} tables/GiB)"
+                 if hold["tables_per_gib_projected"] else f"  memory per table: {hold['kib_per_table']} KiB")
+    g = report["goals"]
+    lines.append("")
+    lines.append(f"goal turnaround <= {g['turnaround_ratio_goal']}x raw: {g['turnaround_ratio']}x "
+                 f"({'met' if g['turnaround_ratio_met'] else 'NOT met'})")
+    for game, rate in g["moves_per_second"].items():
+        met = g["moves_per_second_met"][game]
+        lines.append(f"goal >= {g['moves_per_second_goal']:,} moves/s ({game}): {rate:,} "
+                     f"({'met' if met else 'NOT met'})")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.server_bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke run of a few seconds)")
+    parser.add_argument("--out", type=Path, default=RESULTS, help=f"JSON output (default {RESULTS})")
+    parser.add_argument("--load-tables", type=int, help="concurrent tables in the throughput run")
+    parser.add_argument("--load-clients", type=int, help="client processes in the throughput run")
+    parser.add_argument("--load-seconds", type=float, help="measured seconds of the throughput run")
+    parser.add_argument("--load-games", help="comma separated games of the throughput run")
+    parser.add_argument("--hold-steps", help="comma separated table counts of the memory run")
+    args = parser.parse_args(argv)
+    sizes = QUICK if args.quick else FULL
+    if args.load_tables:
+        sizes = replace(sizes, load_tables=args.load_tables)
+    if args.load_clients:
+        sizes = replace(sizes, load_clients=args.load_clients)
+    if args.load_seconds:
+        sizes = replace(sizes, load_seconds=args.load_seconds)
+    if args.load_games:
+        sizes = replace(sizes, load_games=tuple(args.load_games.split(",")))
+    if args.hold_steps:
+        sizes = replace(sizes, hold_steps=tuple(int(x) for x in args.hold_steps.split(",")))
+    report = run(sizes=sizes, out=args.out, echo=True)
+    print()
+    print(render(report))
+    print(f"\nwrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,265 @@
+"""Client processes of the server benchmark: trivial first-legal bots speaking the protocol directly.
+
+Each mode runs in its own process (started by :mod:`bench.server_bench`), so
+the server's work and the bots' work are on different processes, as with
+real bots. The bots use the generated stubs directly rather than the SDK's
+runner: a bot answers every ``DecisionRequest`` with the id of its first
+legal action, so the measured time is the server's and the transport's, not
+the SDK's conversions (the ``sdk`` seat mode measures the SDK path too).
+
+Timestamps are ``time.monotonic_ns()``: CLOCK_MONOTONIC, one clock for every
+process of the machine, so a send in one process and a receive in another
+can be subtracted.
+
+Modes (JSON on stdout):
+
+- ``seat ADDR TOKEN...``: play one seat at each table in turn; per decision,
+  when it was received and when the answer was written.
+- ``load ADDR --tables K``: print ``ready``, read ``go UNTIL A B`` on stdin,
+  then keep K tables of first-legal bots playing (a new table as soon as one
+  ends) until ``UNTIL``; count the decisions answered between ``A`` and ``B``.
+- ``hold ADDR``: read commands from stdin: ``add N`` creates N tables and
+  joins every seat (the bots then sit idle on their first decision), ``quit``
+  ends; answers ``ok TOTAL`` per command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+
+from client_sdk import convert
+from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc
+
+#: One answered decision: table id, decision id, deal number, received (ns), answer written (ns).
+Record = tuple[str, int, int, int, int]
+
+_EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
+_clock = time.monotonic_ns
+
+
+def _channel(address: str) -> grpc.aio.Channel:
+    return grpc.aio.insecure_channel(address)
+
+
+async def create_table(stub: table_service_pb2_grpc.TableServiceAsyncStub, game: str) -> pb.CreateTableResponse:
+    """A new table of ``game`` with default options."""
+    response: pb.CreateTableResponse = await stub.CreateTable(pb.CreateTableRequest(game=convert.game_to_proto(game)))
+    return response
+
+
+async def play_seat(stub: table_service_pb2_grpc.TableServiceAsyncStub, token: str, table_id: str,
+                    records: list[Record], *, answer: bool = True,
+                    on_joined: Callable[[], None] | None = None) -> tuple[int, int]:
+    """Join with ``token`` and answer each decision with its first legal action id until the stream ends.
+
+    With ``answer`` False the seat joins and then sits idle, reading what comes; ``on_joined`` is called
+    when the server's Joined arrives. Returns the rejections seen and the messages received.
+    """
+    call = stub.Play()  # type: ignore[call-arg]
+    rejections = messages = 0
+    try:
+        await call.write(pb.PlayRequest(join=pb.Join(token=token)))
+        while True:
+            message = await call.read()
+            if message is _EOF:
+                return rejections, messages
+            assert isinstance(message, pb.PlayResponse)
+            messages += 1
+            kind = message.WhichOneof("kind")
+            if kind == "decision" and answer:
+                received = _clock()
+                decision = message.decision
+                request = pb.PlayRequest(decide=pb.Decide(decision_id=decision.decision_id,
+                                                          action_id=decision.legal_actions[0].id))
+                sent = _clock()
+                await call.write(request)
+                records.append((table_id, int(decision.decision_id), decision.view.deal_number, received, sent))
+            elif kind == "rejection":
+                rejections += 1
+            elif kind == "joined" and on_joined is not None:
+                on_joined()
+    finally:
+        call.cancel()
+
+
+# --- seat: one seat, a table at a time (turnaround) ---------------------------------------------
+
+
+async def seat_mode(address: str, tokens: list[str], table_ids: list[str], sdk: bool) -> dict[str, Any]:
+    """Play one seat of each table in turn (raw stubs, or the SDK runner with an instrumented first-legal bot)."""
+    records: list[Record] = []
+    rejections = messages = 0
+    if sdk:
+        from client_sdk.runner import run_bot_async
+
+        for token, table_id in zip(tokens, table_ids, strict=True):
+            await run_bot_async(_TimedFirstLegal(table_id, records), address, token=token)
+        return {"records": records, "rejections": 0, "messages": None}
+    async with _channel(address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        for token, table_id in zip(tokens, table_ids, strict=True):
+            rejected, received = await play_seat(stub, token, table_id, records)
+            rejections += rejected
+            messages += received
+    return {"records": records, "rejections": rejections, "messages": messages}
+
+
+class _TimedFirstLegal:
+    """The first-legal bot, noting when the SDK hands it a view and when it returns its choice."""
+
+    def __init__(self, table_id: str, records: list[Record]) -> None:
+        self.table_id = table_id
+        self.records = records
+        self.count = 0
+
+    def choose_action(self, view: Any) -> Any:
+        received = _clock()
+        self.count += 1
+        choice = view.legal_actions[0]
+        # The SDK does not show decision ids to bots; the order of the table's decisions is rebuilt from times.
+        self.records.append((self.table_id, -1, view.deal_number, received, _clock()))
+        return choice
+
+
+# --- load: many tables, moves per second ----------------------------------------------------------
+
+
+async def load_mode(address: str, game: str, tables: int) -> dict[str, Any]:
+    """Keep ``tables`` tables playing; count the answers written inside a window.
+
+    Handshake on stdin/stdout, so the parent can start the window once every client is up: this prints
+    ``ready``, then reads ``go UNTIL START END`` (monotonic ns) and plays until ``UNTIL``.
+    """
+    print("ready", flush=True)
+    words = (await asyncio.to_thread(sys.stdin.readline)).split()
+    until_ns, window = int(words[1]), (int(words[2]), int(words[3]))
+    records: list[Record] = []
+    stats = {"tables_started": 0, "tables_finished": 0, "rejections": 0, "errors": 0, "messages": 0}
+
+    async def slot(index: int) -> None:
+        channels = [_channel(address) for _ in range(4)]
+        try:
+            stubs = [table_service_pb2_grpc.TableServiceStub(c) for c in channels]
+            while _clock() < until_ns:
+                created = await create_table(stubs[0], game)
+                stats["tables_started"] += 1
+                seats = [play_seat(stubs[t.seat % len(stubs)], t.token, created.table_id, records)
+                         for t in created.seat_tokens]
+                try:
+                    counts = await asyncio.gather(*seats)
+                except grpc.aio.AioRpcError:
+                    stats["errors"] += 1
+                    continue
+                stats["rejections"] += sum(r for r, _ in counts)
+                stats["messages"] += sum(m for _, m in counts)
+                stats["tables_finished"] += 1
+        finally:
+            for c in channels:
+                await c.close(None)
+
+    tasks = [asyncio.ensure_future(slot(i)) for i in range(tables)]
+    await asyncio.wait(tasks, timeout=max(0.0, (until_ns - _clock()) / 1e9))
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    start, end = window
+    in_window = [r for r in records if start <= r[4] < end]
+    return {**stats, "moves_total": len(records), "moves_in_window": len(in_window),
+            "records": in_window}
+
+
+# --- hold: idle open tables, memory ------------------------------------------------------------------
+
+
+async def hold_mode(address: str, game: str, streams_per_channel: int = 200) -> None:
+    """Create and join tables on command (``add N``), keep every stream open and idle until ``quit``."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    channels: list[grpc.aio.Channel] = []
+    streams = 0
+    tasks: list[asyncio.Task[tuple[int, int]]] = []
+    control = _channel(address)
+    control_stub = table_service_pb2_grpc.TableServiceStub(control)
+    total = 0
+    joined = [0]
+
+    def on_joined() -> None:
+        joined[0] += 1
+
+    def stub_for_stream() -> table_service_pb2_grpc.TableServiceAsyncStub:
+        nonlocal streams
+        if streams % streams_per_channel == 0:
+            channels.append(_channel(address))
+        streams += 1
+        return table_service_pb2_grpc.TableServiceStub(channels[-1])
+
+    try:
+        while True:
+            line = (await reader.readline()).decode().split()
+            if not line or line[0] == "quit":
+                break
+            count = int(line[1])
+            join = len(line) < 3 or line[2] != "nojoin"
+            for _ in range(count):
+                created = await create_table(control_stub, game)
+                if join:
+                    for t in created.seat_tokens:
+                        tasks.append(asyncio.ensure_future(
+                            play_seat(stub_for_stream(), t.token, created.table_id, [], answer=False,
+                                      on_joined=on_joined)))
+                total += 1
+            while joined[0] < streams:  # every seat has its Joined: the server holds the stream
+                if any(t.done() for t in tasks):
+                    raise RuntimeError("a held stream ended early")
+                await asyncio.sleep(0.02)
+            await asyncio.sleep(0.3)  # the table starts after its last join: let it deal and ask
+            print(f"ok {total} {streams}", flush=True)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for ch in [*channels, control]:
+            await ch.close(None)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.server_clients", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="mode", required=True)
+    s = sub.add_parser("seat")
+    s.add_argument("address")
+    s.add_argument("--tables", required=True, help="comma separated table ids")
+    s.add_argument("--tokens", required=True, help="comma separated tokens, one per table")
+    s.add_argument("--sdk", action="store_true", help="play through client_sdk.runner instead of raw stubs")
+    ld = sub.add_parser("load")
+    ld.add_argument("address")
+    ld.add_argument("--game", default="twenty_five")
+    ld.add_argument("--tables", type=int, default=20)
+    h = sub.add_parser("hold")
+    h.add_argument("address")
+    h.add_argument("--game", default="twenty_five")
+    args = parser.parse_args(argv)
+    out: dict[str, Any]
+    if args.mode == "seat":
+        out = asyncio.run(seat_mode(args.address, args.tokens.split(","), args.tables.split(","), args.sdk))
+    elif args.mode == "load":
+        out = asyncio.run(load_mode(args.address, args.game, args.tables))
+    else:
+        asyncio.run(hold_mode(args.address, args.game))
+        return 0
+    json.dump(out, sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

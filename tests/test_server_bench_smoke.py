@@ -1,0 +1,47 @@
+"""The server benchmark runs end to end at tiny sizes (no timing is asserted: figures depend on the machine)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench import server_bench
+from bench.server_bench import Sizes, render, run, summary, turnarounds
+
+TINY = Sizes(ping_count=30, ping_sizes=(64,), turnaround_tables=1, sdk_turnaround_tables=0,
+             load_games=("twenty_five",), load_tables=2, load_clients=1, load_warmup=0.3, load_seconds=0.7,
+             hold_steps=(2, 4))
+
+
+def test_turnarounds_pair_each_answer_with_the_next_decision_of_the_table() -> None:
+    records = [("t1", 1, 1, 100_000, 110_000), ("t1", 2, 1, 150_000, 160_000), ("t1", 3, 2, 300_000, 301_000),
+               ("t2", 1, 1, 120_000, 121_000), ("t1", 5, 2, 400_000, 401_000)]
+    samples = turnarounds(records)
+    assert samples["within_deal"] == [40.0]
+    assert samples["next_deal"] == [140.0]
+    assert samples["all"] == [40.0, 140.0]  # 3 -> 5 skipped: decision 4 was not answered by a bot
+
+
+def test_summary_percentiles() -> None:
+    s = summary([float(x) for x in range(1, 101)])
+    assert (s["n"], s["median_us"], s["p90_us"], s["p99_us"], s["min_us"]) == (100, 50.5, 91.0, 100.0, 1.0)
+    assert summary([]) == {"n": 0}
+
+
+@pytest.mark.timeout(120)
+def test_bench_runs_end_to_end_at_tiny_sizes(tmp_path: Path) -> None:
+    out = tmp_path / "server.json"
+    report = run(sizes=TINY, out=out)
+    assert out.exists()
+    assert report["raw_round_trip"]["64B"]["n"] == TINY.ping_count
+    assert report["turnaround"]["rejections"] == 0
+    assert report["turnaround"]["turnaround"]["n"] > 0
+    assert "turnaround_sdk" not in report
+    load = report["load"]["twenty_five"]
+    assert load["moves_in_window"] > 0 and load["errors"] == 0 and load["rejections"] == 0
+    assert [s["tables"] for s in report["hold"]["steps"]] == [2, 4]
+    assert [s["streams"] for s in report["hold"]["steps"]] == [8, 16]
+    assert "turnaround.turnaround / raw" in report["ratios"]
+    assert "goal turnaround" in render(report)
+    assert server_bench.RESULTS.name == "server.json"
