@@ -1,0 +1,47 @@
+"""Logs: every line about a table carries its table and game ids, and the seat where one is concerned."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+
+import structlog
+from structlog.testing import capture_logs
+
+from rules.actions import Play
+from rules.cards import card
+from rules.match import Match
+from rules.shuffle import SeededDecks
+from server.clocks import TimeControl
+from server.logging import configure
+from server.tables import Table
+from tests.server.test_tables import bot
+from tests.server.toy_game import RULES
+
+
+async def test_table_log_lines_are_bound_with_table_game_and_seat() -> None:
+    clocks = TimeControl(decision_seconds=5, bank_seconds=5, grace_seconds=5, join_seconds=5)
+    configure(json=True, level="INFO")
+    with capture_logs() as lines:
+        table = Table(table_id="t-logs", match=Match.start(RULES, {}, SeededDecks("l"), seed="l"), seed="l",
+                      time_control=clocks)
+        await asyncio.wait_for(asyncio.gather(bot(table, 0), bot(table, 1)), 10)
+        table.submit(0, 999, Play(card=card("2C")))  # refused: the table is over
+    configure(json=True, level="WARNING")
+    assert lines
+    assert all(line["table"] == "t-logs" and line["game"] == "toy" for line in lines)
+    seat_lines = [line for line in lines if line["event"] in ("seat connected", "action rejected")]
+    assert seat_lines and all("seat" in line for line in seat_lines)
+
+
+def test_json_lines_when_not_on_a_terminal() -> None:
+    out = io.StringIO()
+    configure(json=True, level="INFO")
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(file=out))
+    try:
+        structlog.get_logger("x").bind(table="t-1", game="toy").info("hello", seat=2)
+    finally:
+        configure(json=True, level="WARNING")
+    line = json.loads(out.getvalue().strip())
+    assert line["event"] == "hello" and line["table"] == "t-1" and line["seat"] == 2 and line["level"] == "info"
