@@ -17,10 +17,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
+
 from bots.heuristic import _common as common
 from rules.actions import Action, Bid, Denomination, Discard, Pass
-from rules.cards import ACE, KING, QUEEN, SUITS, Card, Suit
-from rules.cinq_cents_play import led_suit, plain_order, strength, suit_of, trump_order
+from rules.cards import ACE, KING, LA_BLANCHE, LE_FOU, QUEEN, SUITS, Card, Suit, cinq_cents_deck
+from rules.cinq_cents_play import plain_order, suit_of, trump_order
 from rules.game import SeatView, Trick
 
 #: Tricks a partner and the kitty add to a bidder's own count, on average.
@@ -134,93 +137,108 @@ def _discard(view: SeatView) -> Action:
 
 # --- play ----------------------------------------------------------------
 
-def _strength(trump: Suit | None) -> common.Strength:
-    def trick_strength(card: Card, trick: Trick) -> int:
-        return strength(card, trump, led_suit(trick, trump))
-    return trick_strength
+@dataclass(frozen=True, slots=True)
+class _Tables:
+    """Ranking facts for one contract, computed once: power, following suit, and the order of each suit."""
+
+    trump: Suit | None
+    power: dict[Card, int]
+    suit: dict[Card, Suit | None]
+    orders: dict[Suit, tuple[Card, ...]]
+
+    def strength(self, card: Card, trick: Trick) -> int:
+        """rules.md 3.4-3.5: a trump by its rank, a joker at no-trump above all, else a card of the suit led."""
+        if card.is_joker and self.trump is None:
+            return 300 + self.power[card]
+        if self.trump is not None and self.suit[card] is self.trump:
+            return self.power[card]
+        led = trick.named_suit if trick.named_suit is not None else self.suit[trick.cards[0]]
+        return self.power[card] if self.suit[card] is led else 0
 
 
-def _order(suit: Suit | None, trump: Suit | None) -> list[Card]:
-    """Cards of a following class, high to low (the trumps, or a plain suit)."""
-    if suit is None:
-        return []
-    if trump is not None and suit is trump:
-        return list(trump_order(trump))
-    return list(plain_order(suit, trump))
+@lru_cache(maxsize=8)
+def _tables(trump: Suit | None) -> _Tables:
+    power: dict[Card, int] = {}
+    suits: dict[Card, Suit | None] = {}
+    orders: dict[Suit, tuple[Card, ...]] = {}
+    for suit in SUITS:
+        orders[suit] = trump_order(suit) if suit is trump else plain_order(suit, trump)
+    for c in cinq_cents_deck():
+        suits[c] = suit_of(c, trump)
+        power[c] = 200 if c.is_joker else c.rank
+    if trump is not None:
+        order = orders[trump]
+        for i, c in enumerate(order):
+            power[c] = 100 + len(order) - i
+    else:
+        power[LA_BLANCHE], power[LE_FOU] = 201, 200
+    return _Tables(trump, power, suits, orders)
 
 
-def _known(view: SeatView) -> set[Card]:
-    return common.played_cards(view) | set(view.hand) | set(view.discards)
+def _is_trump(card: Card, tables: _Tables) -> bool:
+    return tables.trump is not None and tables.suit[card] is tables.trump
 
 
-def _boss(view: SeatView, card: Card) -> bool:
-    trump = view.trump
-    if card.is_joker and trump is None:
-        return card.code == "JKB" or "JKB" in {c.code for c in _known(view)}
-    return not common.unseen_above(_order(suit_of(card, trump), trump), card, _known(view))
+def _boss(card: Card, tables: _Tables, known: set[Card]) -> bool:
+    """No card that beats ``card`` in its suit is still out of sight."""
+    suit = tables.suit[card]
+    if suit is None:  # a joker at no-trump
+        return card is LA_BLANCHE or LA_BLANCHE in known
+    return not common.unseen_above(tables.orders[suit], card, known)
 
 
-def _is_trump(card: Card, trump: Suit | None) -> bool:
-    return trump is not None and suit_of(card, trump) is trump
-
-
-def _power(card: Card, trump: Suit | None) -> int:
-    if _is_trump(card, trump) and trump is not None:
-        return 100 + len(trump_order(trump)) - trump_order(trump).index(card)
-    return 200 if card.is_joker else card.rank
-
-
-def _throw(cards: list[Card], trump: Suit | None) -> Card:
-    plain = [c for c in cards if not _is_trump(c, trump) and not c.is_joker]
-    return common.lowest(plain or cards, key=lambda c: _power(c, trump))
+def _throw(cards: list[Card], tables: _Tables) -> Card:
+    plain = [c for c in cards if not _is_trump(c, tables) and not c.is_joker]
+    return common.lowest(plain or cards, key=tables.power.__getitem__)
 
 
 def _play(view: SeatView) -> Card:
     cards = [p.card for p in common.plays(view)]
     if len(cards) == 1:
         return cards[0]
-    trump = view.trump
+    tables = _tables(view.trump)
+    known = common.played_cards(view) | set(view.hand) | set(view.discards)
     trick = view.current_trick
     if trick is None or not trick.cards:
-        return _lead(view, cards, trump)
-    trick_strength = _strength(trump)
-    winning = common.current_winner(view, trick_strength)
+        return _lead(view, cards, tables, known)
+    winning = common.current_winner(view, tables.strength)
     assert winning is not None
-    winners = [c for c in cards if common.beats(view, trick_strength, c)]
+    best = tables.strength(winning[1], trick)
+    winners = [c for c in cards if tables.strength(c, trick) > best]
     partner_ahead = view.side_of(winning[0]) == common.my_side(view)
-    if not winners or (partner_ahead and (common.last_to_play(view) or _boss(view, winning[1]))):
-        return _throw(cards, trump)
-    if common.last_to_play(view):
-        return common.lowest(winners, key=lambda c: _power(c, trump))
-    bosses = [c for c in winners if _boss(view, c)]
+    last = common.last_to_play(view)
+    if not winners or (partner_ahead and (last or _boss(winning[1], tables, known))):
+        return _throw(cards, tables)
+    if last:
+        return common.lowest(winners, key=tables.power.__getitem__)
+    bosses = [c for c in winners if _boss(c, tables, known)]
     if bosses:
-        return common.lowest(bosses, key=lambda c: _power(c, trump))
+        return common.lowest(bosses, key=tables.power.__getitem__)
     if partner_ahead:
-        return _throw(cards, trump)
-    return common.lowest(winners, key=lambda c: _power(c, trump))
+        return _throw(cards, tables)
+    return common.lowest(winners, key=tables.power.__getitem__)
 
 
-def _lead(view: SeatView, cards: list[Card], trump: Suit | None) -> Card:
+def _lead(view: SeatView, cards: list[Card], tables: _Tables, known: set[Card]) -> Card:
     assert view.contract is not None
+    trump = tables.trump
     declaring = view.side_of(view.contract.seat) == common.my_side(view)
-    trumps = sorted((c for c in cards if _is_trump(c, trump)), key=lambda c: -_power(c, trump))
-    if declaring and trumps and trump is not None:
-        out = [c for c in trump_order(trump) if c not in _known(view)]
-        if out:
-            if _boss(view, trumps[0]):
-                return trumps[0]
-            if len(trumps) >= 3 and view.seat == view.contract.seat:
-                return trumps[-1]
-    plain = [c for c in cards if not _is_trump(c, trump) and not c.is_joker]
-    bosses = [c for c in plain if _boss(view, c)]
+    trumps = sorted((c for c in cards if _is_trump(c, tables)), key=lambda c: -tables.power[c])
+    if declaring and trumps and trump is not None and any(c not in known for c in tables.orders[trump]):
+        if _boss(trumps[0], tables, known):
+            return trumps[0]
+        if len(trumps) >= 3 and view.seat == view.contract.seat:
+            return trumps[-1]
+    plain = [c for c in cards if not _is_trump(c, tables) and not c.is_joker]
+    bosses = [c for c in plain if _boss(c, tables, known)]
     if bosses:
-        return common.highest(bosses, key=lambda c: _power(c, trump))
+        return common.highest(bosses, key=tables.power.__getitem__)
     if plain:
         lengths = {s: sum(1 for c in plain if c.suit is s) for s in SUITS}
         suit = max(SUITS, key=lambda s: lengths[s])
         in_suit = [c for c in plain if c.suit is suit] or plain
-        return common.lowest(in_suit, key=lambda c: _power(c, trump))
-    return common.lowest(cards, key=lambda c: _power(c, trump))
+        return common.lowest(in_suit, key=tables.power.__getitem__)
+    return common.lowest(cards, key=tables.power.__getitem__)
 
 
 class CinqCentsHeuristic:
