@@ -97,11 +97,18 @@ async def _match(console: Console, game: str, options: dict[str, Any], bots: lis
             created = await stub.CreateTable(request)
             console.print(f"table [bold]{created.table_id}[/bold]: {game}, seed SHA-256 {created.seed_sha256[:16]}...")
             watching = asyncio.ensure_future(_show(console, stub, created.table_id, quiet))
-            processes = [await _launch(name, address, t.token, f"{name}-{t.seat}",
-                                       None if seed is None else f"{seed}/{t.seat}")
-                         for name, t in zip(bots, created.seat_tokens, strict=True)]
-            result = await watching
-            await _reap(console, processes)
+            processes: list[asyncio.subprocess.Process] = []
+            try:
+                for name, t in zip(bots, created.seat_tokens, strict=True):
+                    processes.append(await _launch(name, address, t.token, f"{name}-{t.seat}",
+                                                   None if seed is None else f"{seed}/{t.seat}"))
+                result = await watching
+                await _reap(console, processes)
+            finally:  # interrupted: no bot outlives the match
+                for process in processes:
+                    if process.returncode is None:
+                        with contextlib.suppress(ProcessLookupError):
+                            process.kill()
             record = json.loads((await stub.GetRecord(pb.GetRecordRequest(table_id=created.table_id))).record_json)
     finally:
         if local is not None:
@@ -176,6 +183,22 @@ def describe_event(event: events_pb2.Event, names: list[str], quiet: bool = Fals
         return f"  trick {t.trick_number}: {' '.join(t.trick.cards)} -> {who(t.trick.winner)}"
     if kind == "robbed" and not quiet:
         return f"  {who(event.robbed.seat)} robs the {event.robbed.taken}"
+    if kind == "trump_set" and not quiet:
+        suit = convert.suit_from_proto(event.trump_set.trump)
+        return "  no-trump" if event.trump_set.no_trump else f"  trump: {suit.value if suit else '-'}"
+    if kind == "stood" and not quiet:
+        return f"  {who(event.stood.seat)} stands"
+    if kind == "begged" and not quiet:
+        return f"  {who(event.begged.seat)} begs"
+    if kind == "gifted" and not quiet:
+        return f"  {who(event.gifted.seat)} gives {who(event.gifted.receiver)} a point"
+    if kind == "pack_run" and not quiet:
+        return f"  {who(event.pack_run.seat)} runs the pack: {' '.join(event.pack_run.exposed)}"
+    if kind == "bid_made" and not quiet:
+        b = event.bid_made
+        return f"  {who(b.seat)} bids {b.tricks} {convert.denomination_from_proto(b.denomination).value}"
+    if kind == "passed" and not quiet:
+        return f"  {who(event.passed.seat)} passes"
     if kind == "contract_set":
         c = event.contract_set.contract
         return f"  contract: {who(c.seat)} {c.tricks} {convert.denomination_from_proto(c.denomination).value}"
