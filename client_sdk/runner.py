@@ -22,6 +22,7 @@ coroutines for scripts; use the coroutines inside an event loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import time
@@ -323,11 +324,17 @@ async def _play_once(
         join.last_seen_sequence = session.last_sequence
 
     async def send(decide: table_service_pb2.Decide) -> None:
-        await call.write(table_service_pb2.PlayRequest(decide=decide))
+        try:
+            await call.write(table_service_pb2.PlayRequest(decide=decide))
+        except asyncio.InvalidStateError:
+            # The stream ended while the bot was thinking; the next read raises the status,
+            # and after the rejoin the server asks again if the decision is still pending.
+            log.info("stream ended before decision %s could be sent", decide.decision_id)
 
     loop = _SeatLoop(bot, session, send, max_reasks=max_reasks)
-    await call.write(table_service_pb2.PlayRequest(join=join))
     try:
+        with contextlib.suppress(asyncio.InvalidStateError):  # the call already failed: the read raises why
+            await call.write(table_service_pb2.PlayRequest(join=join))
         while True:
             message = await call.read()
             if message is _EOF:

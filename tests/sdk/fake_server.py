@@ -36,6 +36,9 @@ class FakeTable:
     accepted_by_seat: dict[int, int] = field(default_factory=dict)
     #: seat -> drop its stream right after this many accepted decisions (once).
     drop_after: dict[int, int] = field(default_factory=dict)
+    #: seat -> drop its stream right after sending it this many decision requests (once).
+    drop_after_asking: dict[int, int] = field(default_factory=dict)
+    asked_by_seat: dict[int, int] = field(default_factory=dict)
     #: (seat, last_seen_sequence) of every join, in order.
     joins: list[tuple[int, int | None]] = field(default_factory=list)
     rejections: list[tuple[int, str]] = field(default_factory=list)
@@ -159,6 +162,11 @@ class FakeService(table_service_pb2_grpc.TableServiceServicer):
                     yield table_service_pb2.PlayResponse(decision=table_service_pb2.DecisionRequest(
                         decision_id=asked, legal_actions=convert.legal_actions_to_proto(seat_view.legal_actions),
                         deadline_unix_ms=0, time_bank_ms=0, view=convert.view_to_proto(seat_view)))
+                    table.asked_by_seat[seat] = table.asked_by_seat.get(seat, 0) + 1
+                    if table.drop_after_asking.get(seat) == table.asked_by_seat[seat]:
+                        del table.drop_after_asking[seat]
+                        await context.abort(grpc.StatusCode.UNAVAILABLE, "scripted drop while the bot thinks")
+                        return
                     continue
                 async with table.changed:
                     if replies.empty() and sent == len(log):

@@ -59,6 +59,31 @@ async def test_dropped_stream_resumes_from_the_last_sequence_seen(caplog: pytest
     assert any("reconnecting" in r.getMessage() for r in caplog.records)
 
 
+class _SlowBot:
+    """First-legal after a pause, so the stream can end while it thinks."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def choose_action(self, view: SeatView) -> Action:
+        self.asked += 1
+        await asyncio.sleep(0.2)
+        return view.legal_actions[0]
+
+
+async def test_stream_ending_while_the_bot_thinks_is_resumed_and_asked_again() -> None:
+    table = fake_table("twenty_five")
+    seat = table.match.to_act or 0
+    table.drop_after_asking = {seat: 1}
+    slow = _SlowBot()
+    bots: list[Bot] = [FirstLegalBot() for _ in range(table.players)]
+    bots[seat] = slow
+    results = await _play_all(table, bots)
+    assert results[seat] == table.match.result
+    assert [s for s, _ in table.joins].count(seat) == 2
+    assert slow.asked == table.accepted_by_seat[seat] + 1  # the first request was asked twice
+
+
 class _WrongOnceBot:
     """Plays a card it does not hold at its first decision, then plays legally; records rejections."""
 
