@@ -37,6 +37,7 @@ from client_sdk.bot import Bot, ask
 from client_sdk.errors import RETRYABLE, ConnectionLost, ProtocolError, SdkError, error_from_rpc
 from client_sdk.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
 from rules.actions import Action
+from rules.errors import TricktableError
 from rules.game import Result, SeatView
 
 log = logging.getLogger("tricktable.sdk")
@@ -217,7 +218,7 @@ class _SeatLoop:
         """Handle one server message; True once the game has ended.
 
         Raises:
-            ProtocolError: when the first message is not Joined.
+            ProtocolError: when the first message is not Joined, or a decision request is unusable.
         """
         session = self.session
         kind = message.WhichOneof("kind")
@@ -231,8 +232,13 @@ class _SeatLoop:
             return session.result is not None
         if kind == "decision":
             decision = message.decision
-            view = convert.view_from_proto(decision.view)
-            legal = convert.legal_actions_from_proto(decision.legal_actions)
+            try:
+                view = convert.view_from_proto(decision.view)
+                legal = convert.legal_actions_from_proto(decision.legal_actions)
+            except (TricktableError, ValueError) as exc:
+                raise ProtocolError(f"the server sent a decision request that does not decode: {exc}") from exc
+            if not legal:
+                raise ProtocolError(f"decision request {decision.decision_id} has no legal action")
             session.view = view
             limit = _thinking_time(decision.deadline_unix_ms, decision.time_bank_ms)
             entry = self.pending[decision.decision_id] = _Pending(view=view, legal=legal, limit=limit)
