@@ -11,12 +11,18 @@ Optional hooks, looked up by name so a minimal bot is one method:
 ``on_rejection(view, action, reason, message)`` is called when the server
 refuses an action the bot chose (before the bot is asked again), and
 ``on_game_end(result)`` when the game is over.
+
+A bot that plans its time (a search bot) reads the clock of the decision it
+is answering with :func:`current_decision`, without changing its signature.
 """
 
 from __future__ import annotations
 
 import inspect
+import time
 from collections.abc import Awaitable
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from rules.actions import Action
@@ -32,13 +38,47 @@ class Bot(Protocol):
         ...
 
 
-async def ask(bot: Bot, view: SeatView) -> Action:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DecisionInfo:
+    """The decision a bot is answering: its id and its clock (0 when the server sets none)."""
+
+    decision_id: str
+    #: When the decision's own time ends, Unix time in milliseconds (0: no clock).
+    deadline_unix_ms: int = 0
+    #: Time bank left after the deadline, in milliseconds.
+    time_bank_ms: int = 0
+
+    def seconds_left(self) -> float | None:
+        """Seconds until the deadline plus the bank, or None without a clock (never negative)."""
+        if self.deadline_unix_ms <= 0:
+            return None
+        return max(0.0, (self.deadline_unix_ms + self.time_bank_ms) / 1000.0 - time.time())
+
+
+_CURRENT: ContextVar[DecisionInfo | None] = ContextVar("tricktable_current_decision", default=None)
+
+
+def current_decision() -> DecisionInfo | None:
+    """The decision being answered, inside ``choose_action``; None elsewhere.
+
+    Why a context variable: the bot contract stays one method with one argument,
+    and only the bots that manage their time need to look.
+    """
+    return _CURRENT.get()
+
+
+async def ask(bot: Bot, view: SeatView, decision: DecisionInfo | None = None) -> Action:
     """Ask ``bot`` for an action, awaiting it when the bot is asynchronous.
 
-    Why one helper: the runner treats sync and async bots alike. Whatever the
-    bot raises propagates (the runner catches it and falls back to a legal action).
+    Why one helper: the runner treats sync and async bots alike. ``decision``
+    is what :func:`current_decision` returns meanwhile. Whatever the bot
+    raises propagates (the runner catches it and falls back to a legal action).
     """
-    choice = bot.choose_action(view)
-    if inspect.isawaitable(choice):
-        return await choice
-    return choice
+    token = _CURRENT.set(decision)
+    try:
+        choice = bot.choose_action(view)
+        if inspect.isawaitable(choice):
+            return await choice
+        return choice
+    finally:
+        _CURRENT.reset(token)

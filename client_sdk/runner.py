@@ -33,7 +33,7 @@ from typing import Any
 import grpc
 
 from client_sdk import convert
-from client_sdk.bot import Bot, ask
+from client_sdk.bot import Bot, DecisionInfo, ask
 from client_sdk.errors import RETRYABLE, ConnectionLost, ProtocolError, SdkError, error_from_rpc
 from client_sdk.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
 from rules.actions import Action
@@ -98,6 +98,7 @@ class _Pending:
     reasks: int = 0
     #: Seconds an asynchronous bot may think before the runner answers for it (None: no clock).
     limit: float | None = None
+    info: DecisionInfo | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -240,8 +241,10 @@ class _SeatLoop:
             if not legal:
                 raise ProtocolError(f"decision request {decision.decision_id} has no legal action")
             session.view = view
+            info = DecisionInfo(decision_id=decision.decision_id, deadline_unix_ms=decision.deadline_unix_ms,
+                                time_bank_ms=decision.time_bank_ms)
             limit = _thinking_time(decision.deadline_unix_ms, decision.time_bank_ms)
-            entry = self.pending[decision.decision_id] = _Pending(view=view, legal=legal, limit=limit)
+            entry = self.pending[decision.decision_id] = _Pending(view=view, legal=legal, limit=limit, info=info)
             await self._decide(decision.decision_id, entry)
         elif kind == "accepted":
             await self.on_accepted(message.accepted)
@@ -285,9 +288,9 @@ class _SeatLoop:
         """Ask the bot and send its choice; a bot that raises or overruns gets the first legal action sent for it."""
         try:
             if entry.limit is None:
-                action = await ask(self.bot, entry.view)
+                action = await ask(self.bot, entry.view, entry.info)
             else:
-                action = await asyncio.wait_for(ask(self.bot, entry.view), entry.limit)
+                action = await asyncio.wait_for(ask(self.bot, entry.view, entry.info), entry.limit)
         except TimeoutError:
             log.warning("bot overran its clock on decision %s; playing the first legal action", decision_id)
             action = next(iter(entry.legal.values()))

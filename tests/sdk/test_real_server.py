@@ -21,7 +21,7 @@ pytest.importorskip("server.app")
 
 from bots.first_legal import FirstLegalBot
 from bots.random_bot import RandomBot
-from client_sdk.bot import Bot
+from client_sdk.bot import Bot, DecisionInfo, current_decision
 from client_sdk.errors import JoinRejected
 from client_sdk.runner import Backoff, create_table, get_record, run_bot_async, seek_and_run_async, spectate
 from rules.actions import Action
@@ -269,3 +269,27 @@ async def test_seek_waits_for_a_server_that_is_still_starting(tmp_path: Path) ->
     finally:
         await late.stop()
     assert results[0] == results[1] and results[0].status == "finished"
+
+
+class _ClockReadingBot:
+    """Records the decision info the runner exposes while it chooses."""
+
+    def __init__(self) -> None:
+        self.seen: list[DecisionInfo | None] = []
+
+    def choose_action(self, view: SeatView) -> Action:
+        self.seen.append(current_decision())
+        return view.legal_actions[0]
+
+
+async def test_a_bot_can_read_the_clock_of_the_decision_it_answers(server: GameServer) -> None:
+    table = await create_table(server.address, game="all_fives", seed="sdk-clock", decision_ms=3000, bank_ms=1000)
+    reader = _ClockReadingBot()
+    runs = [run_bot_async(reader, server.address, token=table.tokens[0], backoff=FAST),
+            run_bot_async(FirstLegalBot(), server.address, token=table.tokens[1], backoff=FAST)]
+    await asyncio.wait_for(asyncio.gather(*runs), timeout=60)
+    assert reader.seen and all(info is not None for info in reader.seen)
+    first = reader.seen[0]
+    assert first is not None and first.decision_id and first.deadline_unix_ms > 0
+    assert len({info.decision_id for info in reader.seen if info is not None}) == len(reader.seen)
+    assert current_decision() is None
