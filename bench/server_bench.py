@@ -66,6 +66,8 @@ class Sizes:
     #: Timed echo round trips per payload size, and the payload sizes (bytes).
     ping_count: int = 3000
     ping_sizes: tuple[int, ...] = (64, 1024)
+    #: Latency is measured in this many alternating rounds (raw round trip, then turnarounds).
+    rounds: int = 4
     #: Tables played one after another by the four seat processes (raw bots; SDK bots, 0 skips).
     turnaround_tables: int = 8
     sdk_turnaround_tables: int = 4
@@ -80,7 +82,7 @@ class Sizes:
 
 
 FULL = Sizes()
-QUICK = Sizes(ping_count=200, ping_sizes=(64,), turnaround_tables=1, sdk_turnaround_tables=1,
+QUICK = Sizes(ping_count=200, ping_sizes=(64,), rounds=1, turnaround_tables=1, sdk_turnaround_tables=1,
               load_games=("twenty_five",), load_tables=4, load_clients=1, load_warmup=0.5, load_seconds=1.5,
               hold_steps=(5, 15))
 
@@ -249,26 +251,16 @@ def turnarounds(records: Sequence[Sequence[Any]]) -> dict[str, list[float]]:
 # --- measurements -------------------------------------------------------------------------------------
 
 
-def measure_raw(sizes: Sizes) -> dict[str, Any]:
-    """Raw gRPC bidi ping-pong round trips, one client process, one stream, for each payload size.
-
-    Also the echo server's CPU time per round trip (one message in, one out): the cost of a message
-    in grpc.aio on this machine, against which the game server's CPU per move can be read.
-    """
-    results: dict[str, Any] = {}
-    with echo_server() as (address, pid):
-        for size in sizes.ping_sizes:
-            client = subprocess.Popen(
-                _python("-m", "bench.server_echo", "ping", address, "--count", str(sizes.ping_count),
-                        "--size", str(size), "--warmup", str(PING_WARMUP)), stdout=subprocess.PIPE, text=True, cwd=ROOT,
-                env=_env())
-            cpu0 = _cpu_seconds(pid)
-            result = _result_of(client)
-            cpu = _cpu_seconds(pid) - cpu0
-            per_trip = cpu / (sizes.ping_count + PING_WARMUP)
-            results[f"{size}B"] = {**summary(result["round_trips_us"]),
-                                   "server_cpu_us_per_round_trip": round(per_trip * 1e6, 1)}
-    return results
+def ping(address: str, pid: int, size: int, count: int) -> tuple[list[float], float]:
+    """Round trips (us) of ``count`` ``size``-byte echoes from a new client process, and the echo server's
+    CPU seconds per round trip (one message in, one out: the cost of a message in grpc.aio here)."""
+    client = subprocess.Popen(
+        _python("-m", "bench.server_echo", "ping", address, "--count", str(count), "--size", str(size),
+                "--warmup", str(PING_WARMUP)), stdout=subprocess.PIPE, text=True, cwd=ROOT, env=_env())
+    cpu0 = _cpu_seconds(pid)
+    result = _result_of(client)
+    cpu = _cpu_seconds(pid) - cpu0
+    return result["round_trips_us"], cpu / (count + PING_WARMUP)
 
 
 def _create_tables(address: str, game: str, count: int) -> list[tuple[str, list[str]]]:
@@ -285,25 +277,74 @@ def _create_tables(address: str, game: str, count: int) -> list[tuple[str, list[
     return tables
 
 
-def measure_turnaround(server: ServerProcess, game: str, tables: int, *, sdk: bool) -> dict[str, Any]:
-    """Tables played one after another by one process per seat; the turnaround of every move."""
+def turnaround_round(server: ServerProcess, game: str, tables: int, *, sdk: bool) -> dict[str, Any]:
+    """Tables played one after another by one process per seat: every move's turnaround samples, the messages
+    the seats received, and the server's CPU seconds (table set-up included)."""
     created = _create_tables(server.address, game, tables)
     seats = len(created[0][1])
     ids = ",".join(t for t, _ in created)
+    cpu0 = server.cpu_seconds()
     # "--tokens=" because a token may begin with "-".
     clients = [_client("seat", server.address, f"--tables={ids}", "--tokens=" + ",".join(tok[s] for _, tok in created),
                        *(["--sdk"] if sdk else [])) for s in range(seats)]
     with _reaped(clients):
         results = [_result_of(c) for c in clients]
+    cpu = server.cpu_seconds() - cpu0
     records = [r for result in results for r in result["records"]]
-    samples = turnarounds(records)
-    messages = None if sdk else sum(r["messages"] for r in results)
-    return {"tables": tables, "seats": seats, "moves": len(records),
+    return {"samples": turnarounds(records), "moves": len(records), "server_cpu": cpu, "seats": seats,
+            "messages": None if sdk else sum(r["messages"] for r in results),
+            "rejections": sum(r["rejections"] for r in results)}
+
+
+def measure_latency(sizes: Sizes, server: ServerProcess) -> dict[str, Any]:
+    """The raw round trip and the move turnaround (raw bots, SDK bots), measured in alternating rounds.
+
+    Why rounds: on a shared machine the load changes from second to second; each round's turnaround is
+    divided by the same round's raw round trip, and the median of those ratios is reported beside the
+    ratio of the pooled medians.
+    """
+    rounds = max(1, sizes.rounds)
+    raw: dict[int, list[float]] = {size: [] for size in sizes.ping_sizes}
+    raw_cpu: dict[int, list[float]] = {size: [] for size in sizes.ping_sizes}
+    kinds = {"turnaround": (sizes.turnaround_tables, False), "turnaround_sdk": (sizes.sdk_turnaround_tables, True)}
+    kinds = {k: v for k, v in kinds.items() if v[0] > 0}
+    played: dict[str, list[dict[str, Any]]] = {k: [] for k in kinds}
+    round_ratios: dict[str, list[float]] = {k: [] for k in kinds}
+    with echo_server() as (address, pid):
+        for r in range(rounds):
+            round_raw = None
+            for size in sizes.ping_sizes:
+                samples, cpu = ping(address, pid, size, max(1, sizes.ping_count // rounds))
+                raw[size] += samples
+                raw_cpu[size].append(cpu)
+                if round_raw is None:
+                    round_raw = statistics.median(samples)
+            for key, (tables, sdk) in kinds.items():
+                result = turnaround_round(server, sizes.game, max(1, tables // rounds + (r < tables % rounds)),
+                                          sdk=sdk)
+                played[key].append(result)
+                if result["samples"]["all"] and round_raw:
+                    round_ratios[key].append(statistics.median(result["samples"]["all"]) / round_raw)
+    out: dict[str, Any] = {"raw_round_trip": {
+        f"{size}B": {**summary(raw[size]),
+                     "server_cpu_us_per_round_trip": round(statistics.median(raw_cpu[size]) * 1e6, 1)}
+        for size in sizes.ping_sizes}}
+    for key, results in played.items():
+        moves = sum(x["moves"] for x in results)
+        messages = None if kinds[key][1] else sum(x["messages"] for x in results)
+        pooled = {part: [v for x in results for v in x["samples"][part]] for part in ("all", "within_deal",
+                                                                                     "next_deal")}
+        out[key] = {
+            "tables": kinds[key][0], "seats": results[0]["seats"], "moves": moves, "rounds": rounds,
             "messages_to_seats": messages,
-            "messages_per_move": round(messages / len(records), 2) if messages and records else None,
-            "rejections": sum(r["rejections"] for r in results),
-            "turnaround": summary(samples["all"]), "within_deal": summary(samples["within_deal"]),
-            "next_deal": summary(samples["next_deal"])}
+            "messages_per_move": round(messages / moves, 2) if messages and moves else None,
+            "server_cpu_us_per_move": round(sum(x["server_cpu"] for x in results) / moves * 1e6, 1) if moves else None,
+            "rejections": sum(x["rejections"] for x in results),
+            "turnaround": summary(pooled["all"]), "within_deal": summary(pooled["within_deal"]),
+            "next_deal": summary(pooled["next_deal"]),
+            "ratio_to_raw_by_round": [round(x, 2) for x in round_ratios[key]],
+        }
+    return out
 
 
 def measure_load(server: ServerProcess, sizes: Sizes, game: str) -> dict[str, Any]:
@@ -367,6 +408,7 @@ def measure_hold(data_dir: Path, sizes: Sizes) -> dict[str, Any]:
         base = server.rss_kib()
         client = _client("hold", server.address, "--game", sizes.game, stdin=subprocess.PIPE)
         assert client.stdin is not None and client.stdout is not None
+        _first_line(client, "ready")
         held = 0
         try:
             for target in sizes.hold_steps:
@@ -411,18 +453,12 @@ def run(*, quick: bool = False, sizes: Sizes | None = None, out: Path | None = R
     say = print if echo else (lambda *a, **k: None)
     report: dict[str, Any] = {"measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
                               "machine": machine(), "sizes": asdict(sizes)}
-    say("raw gRPC bidi ping-pong ...", flush=True)
-    report["raw_round_trip"] = measure_raw(sizes)
     with tempfile.TemporaryDirectory(prefix="tricktable-bench-") as tmp:
         folder = Path(tmp)
         # One server for the latency and throughput runs (a fresh one for the memory run below).
         with game_server(folder / "play", "--join-ms", "600000") as server:
-            say("turnaround of a move (raw bots) ...", flush=True)
-            report["turnaround"] = measure_turnaround(server, sizes.game, sizes.turnaround_tables, sdk=False)
-            if sizes.sdk_turnaround_tables:
-                say("turnaround of a move (SDK bots) ...", flush=True)
-                report["turnaround_sdk"] = measure_turnaround(server, sizes.game, sizes.sdk_turnaround_tables,
-                                                              sdk=True)
+            say(f"raw gRPC round trip and move turnaround, {sizes.rounds} alternating rounds ...", flush=True)
+            report.update(measure_latency(sizes, server))
             report["load"] = {}
             for game in sizes.load_games:
                 say(f"moves per second, {game} ...", flush=True)
@@ -438,22 +474,29 @@ def run(*, quick: bool = False, sizes: Sizes | None = None, out: Path | None = R
 
 
 def ratios(report: dict[str, Any]) -> dict[str, float]:
-    """Medians of this run relative to the raw round trip's median (smallest payload)."""
+    """Turnaround relative to the raw round trip (smallest payload): pooled medians, and the median of the
+    ratios of each round (each round's turnaround over the same round's raw round trip)."""
     raw = next(iter(report["raw_round_trip"].values())).get("median_us")
     out: dict[str, float] = {}
     if not raw:
         return out
     for key in ("turnaround", "turnaround_sdk"):
+        entry = report.get(key)
+        if entry is None:
+            continue
         for part in ("turnaround", "within_deal", "next_deal"):
-            median = report.get(key, {}).get(part, {}).get("median_us")
+            median = entry.get(part, {}).get("median_us")
             if median:
                 out[f"{key}.{part} / raw"] = round(median / raw, 2)
+        if entry.get("ratio_to_raw_by_round"):
+            out[f"{key} / raw, median of rounds"] = round(statistics.median(entry["ratio_to_raw_by_round"]), 2)
     return out
 
 
 def goals(report: dict[str, Any]) -> dict[str, Any]:
     """The issue's goals, met or not, by this run's figures."""
-    ratio = report["ratios"].get("turnaround.turnaround / raw")
+    ratio = report["ratios"].get("turnaround / raw, median of rounds",
+                                 report["ratios"].get("turnaround.turnaround / raw"))
     rates = {game: entry["moves_per_second"] for game, entry in report["load"].items()}
     return {
         "turnaround_ratio_goal": GOAL_TURNAROUND_RATIO, "turnaround_ratio": ratio,
@@ -491,6 +534,15 @@ def render(report: dict[str, Any]) -> str:
         add("  ending a deal (score, deal again)", t["next_deal"])
     for game, entry in report["load"].items():
         add(f"turnaround under load ({game}, {entry['tables']} tables)", entry["turnaround_under_load"])
+    lines.append("")
+    for key in ("turnaround", "turnaround_sdk"):
+        if key in report and report[key]["ratio_to_raw_by_round"]:
+            lines.append(f"{key} / raw round trip, by round: {report[key]['ratio_to_raw_by_round']} "
+                         f"(median {report['ratios'][f'{key} / raw, median of rounds']})")
+    first = next(iter(report["raw_round_trip"].values()))
+    t = report["turnaround"]
+    lines.append(f"server CPU: echo {first['server_cpu_us_per_round_trip']} us per round trip (1 message in, 1 out); "
+                 f"game {t['server_cpu_us_per_move']} us per move, {t['messages_per_move']} messages out per move")
     lines.append("")
     lines.append("{:<44} {:>10} {:>12} {:>12} {:>12}".format("throughput", "moves/s", "server cores",
                                                               "us cpu/move", "client cores"))

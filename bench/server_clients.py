@@ -18,7 +18,7 @@ Modes (JSON on stdout):
 - ``load ADDR --tables K``: print ``ready``, read ``go UNTIL A B`` on stdin,
   then keep K tables of first-legal bots playing (a new table as soon as one
   ends) until ``UNTIL``; count the decisions answered between ``A`` and ``B``.
-- ``hold ADDR``: read commands from stdin: ``add N`` creates N tables and
+- ``hold ADDR``: print ``ready``, then read commands from stdin: ``add N`` creates N tables and
   joins every seat (the bots then sit idle on their first decision), ``quit``
   ends; answers ``ok TOTAL`` per command.
 """
@@ -58,11 +58,12 @@ async def create_table(stub: table_service_pb2_grpc.TableServiceAsyncStub, game:
 
 async def play_seat(stub: table_service_pb2_grpc.TableServiceAsyncStub, token: str, table_id: str,
                     records: list[Record], *, answer: bool = True,
-                    on_joined: Callable[[], None] | None = None) -> tuple[int, int]:
+                    on_joined: Callable[[], None] | None = None, tally: list[int] | None = None) -> tuple[int, int]:
     """Join with ``token`` and answer each decision with its first legal action id until the stream ends.
 
     With ``answer`` False the seat joins and then sits idle, reading what comes; ``on_joined`` is called
-    when the server's Joined arrives. Returns the rejections seen and the messages received.
+    when the server's Joined arrives. Returns the rejections seen and the messages received; ``tally``
+    (when given) counts the messages received as they come, so a stream cut short still counts.
     """
     call = stub.Play()  # type: ignore[call-arg]
     rejections = messages = 0
@@ -74,6 +75,8 @@ async def play_seat(stub: table_service_pb2_grpc.TableServiceAsyncStub, token: s
                 return rejections, messages
             assert isinstance(message, pb.PlayResponse)
             messages += 1
+            if tally is not None:
+                tally[0] += 1
             kind = message.WhichOneof("kind")
             if kind == "decision" and answer:
                 received = _clock()
@@ -143,7 +146,8 @@ async def load_mode(address: str, game: str, tables: int) -> dict[str, Any]:
     words = (await asyncio.to_thread(sys.stdin.readline)).split()
     until_ns, window = int(words[1]), (int(words[2]), int(words[3]))
     records: list[Record] = []
-    stats = {"tables_started": 0, "tables_finished": 0, "rejections": 0, "errors": 0, "messages": 0}
+    stats = {"tables_started": 0, "tables_finished": 0, "rejections": 0, "errors": 0}
+    tally = [0]
 
     async def slot(index: int) -> None:
         channels = [_channel(address) for _ in range(4)]
@@ -152,7 +156,7 @@ async def load_mode(address: str, game: str, tables: int) -> dict[str, Any]:
             while _clock() < until_ns:
                 created = await create_table(stubs[0], game)
                 stats["tables_started"] += 1
-                seats = [play_seat(stubs[t.seat % len(stubs)], t.token, created.table_id, records)
+                seats = [play_seat(stubs[t.seat % len(stubs)], t.token, created.table_id, records, tally=tally)
                          for t in created.seat_tokens]
                 try:
                     counts = await asyncio.gather(*seats)
@@ -160,7 +164,6 @@ async def load_mode(address: str, game: str, tables: int) -> dict[str, Any]:
                     stats["errors"] += 1
                     continue
                 stats["rejections"] += sum(r for r, _ in counts)
-                stats["messages"] += sum(m for _, m in counts)
                 stats["tables_finished"] += 1
         finally:
             for c in channels:
@@ -173,7 +176,7 @@ async def load_mode(address: str, game: str, tables: int) -> dict[str, Any]:
     await asyncio.gather(*tasks, return_exceptions=True)
     start, end = window
     in_window = [r for r in records if start <= r[4] < end]
-    return {**stats, "moves_total": len(records), "moves_in_window": len(in_window),
+    return {**stats, "messages": tally[0], "moves_total": len(records), "moves_in_window": len(in_window),
             "records": in_window}
 
 
@@ -192,6 +195,7 @@ async def hold_mode(address: str, game: str, streams_per_channel: int = 200) -> 
     control_stub = table_service_pb2_grpc.TableServiceStub(control)
     total = 0
     joined = [0]
+    print("ready", flush=True)
 
     def on_joined() -> None:
         joined[0] += 1
