@@ -9,7 +9,7 @@ import pytest
 from bench import server_bench
 from bench.server_bench import Sizes, render, run, summary, turnarounds
 
-TINY = Sizes(ping_count=30, ping_sizes=(64,), turnaround_tables=1, sdk_turnaround_tables=0,
+TINY = Sizes(ping_count=30, ping_sizes=(64,), rounds=2, turnaround_tables=1, sdk_turnaround_tables=0,
              load_games=("twenty_five",), load_tables=2, load_clients=1, load_warmup=0.3, load_seconds=0.7,
              hold_steps=(2, 4))
 
@@ -37,6 +37,7 @@ def test_bench_runs_end_to_end_at_tiny_sizes(tmp_path: Path) -> None:
     assert report["raw_round_trip"]["64B"]["n"] == TINY.ping_count
     assert report["turnaround"]["rejections"] == 0
     assert report["turnaround"]["turnaround"]["n"] > 0
+    assert len(report["turnaround"]["ratio_to_raw_by_round"]) == 2
     assert "turnaround_sdk" not in report
     load = report["load"]["twenty_five"]
     assert load["moves_in_window"] > 0 and load["errors"] == 0 and load["rejections"] == 0
