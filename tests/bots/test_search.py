@@ -130,3 +130,14 @@ def test_bad_settings_are_refused() -> None:
         SearchBot(playout="oracle")
     with pytest.raises(ValueError, match="simulations"):
         SearchBot(simulations=0)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_search_reads_a_view_that_came_over_the_wire_the_same_way(game: str) -> None:
+    from client_sdk.convert import view_from_proto, view_to_proto
+
+    _, _, view = _decision(game, f"wire-{game}", STEPS[game][2])
+    wired = view_from_proto(view_to_proto(view))
+    here, there = SearchBot(4, simulations=4), SearchBot(4, simulations=4)
+    assert here.choose_action(view) == there.choose_action(wired)
+    assert there.last_worlds == 4, "worlds are rebuilt from the SDK's view too (no fallback)"
