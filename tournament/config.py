@@ -29,6 +29,10 @@ Choices:
   fills every seat of its side (one bot process per seat); ``"rotate"`` -
   an entrant fills one seat and every way of splitting a table's entrants
   into sides is played.
+- ``max_deals`` (in-process runner): a game still going after that many
+  deals (random Cinq Cents bidders can fail contracts for ever) is stopped and
+  adjudicated to the side(s) ahead; the server runner bounds a match by
+  ``match_timeout_s`` instead.
 - ``games`` counts games per pairing; it is rounded up so that every deck set
   is played in every rotation (duplicate). ``deck_sets`` sets that count
   directly instead.
@@ -122,6 +126,7 @@ class TournamentConfig:
     forfeit_after: int = 3
     decision_ms: int | None = None
     match_timeout_s: float = 600.0
+    max_deals: int = 200
     sprt: SprtSpec | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -150,6 +155,8 @@ class TournamentConfig:
             raise ConfigError("concurrency must be at least 1")
         if self.forfeit_after < 1:
             raise ConfigError("forfeit_after must be at least 1")
+        if self.max_deals < 1:
+            raise ConfigError("max_deals must be at least 1")
         if self.rounds is not None and self.rounds < 1:
             raise ConfigError("rounds must be at least 1")
         if self.format == "gauntlet":
@@ -222,7 +229,8 @@ class TournamentConfig:
 
 
 _KEYS = {"name", "game", "options", "entrants", "format", "games", "deck_sets", "seed", "concurrency", "partners",
-         "rounds", "challenger", "forfeit_after", "decision_ms", "match_timeout_s", "sprt", "extra"}
+         "rounds", "challenger", "forfeit_after", "decision_ms", "match_timeout_s", "max_deals",
+         "sprt", "extra"}
 
 
 def _typed(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
@@ -292,6 +300,7 @@ def config_from_mapping(data: Mapping[str, Any], *, default_name: str = "tournam
         forfeit_after=_typed(data, "forfeit_after", int, 3),
         decision_ms=_typed(data, "decision_ms", int, None),
         match_timeout_s=float(_typed(data, "match_timeout_s", (int, float), 600.0)),
+        max_deals=_typed(data, "max_deals", int, 200),
         sprt=sprt,
         extra=dict(_typed(data, "extra", Mapping, {})),
     )

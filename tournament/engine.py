@@ -96,8 +96,8 @@ def _worker_init() -> None:
 
 
 def _run_local(spec_json: dict[str, Any], entrants: dict[str, dict[str, Any]], forfeit_after: int,
-               decision_ms: int | None) -> dict[str, Any]:
-    runner = LocalRunner(forfeit_after=forfeit_after, decision_ms=decision_ms)
+               decision_ms: int | None, max_deals: int) -> dict[str, Any]:
+    runner = LocalRunner(forfeit_after=forfeit_after, decision_ms=decision_ms, max_deals=max_deals)
     specs = {name: EntrantSpec(**e) for name, e in entrants.items()}
     return runner.run(MatchSpec.from_json(spec_json), specs).to_json()
 
@@ -114,7 +114,7 @@ class ProcessDispatcher:
         """Run the match in a worker process."""
         data = await asyncio.get_running_loop().run_in_executor(
             self._pool, _run_local, spec.to_json(), self._entrants, self.config.forfeit_after,
-            self.config.decision_ms)
+            self.config.decision_ms, self.config.max_deals)
         return MatchOutcome.from_json(data)
 
     async def close(self) -> None:
@@ -125,8 +125,9 @@ class ProcessDispatcher:
 def local_dispatcher(config: TournamentConfig, concurrency: int) -> Dispatcher:
     """The in-process runner: in a thread for one worker, else in a process pool."""
     if concurrency <= 1:
-        return ThreadDispatcher(LocalRunner(forfeit_after=config.forfeit_after, decision_ms=config.decision_ms),
-                                {e.name: e for e in config.entrants})
+        runner = LocalRunner(forfeit_after=config.forfeit_after, decision_ms=config.decision_ms,
+                             max_deals=config.max_deals)
+        return ThreadDispatcher(runner, {e.name: e for e in config.entrants})
     return ProcessDispatcher(config, concurrency)
 
 

@@ -42,8 +42,8 @@ Z95 = 1.959963984540054
 
 
 def rated(outcome: MatchOutcome) -> bool:
-    """Whether a game counts: finished, or forfeited (an error has no result)."""
-    return outcome.status in ("finished", "forfeit")
+    """Whether a game counts: finished, forfeited or adjudicated (an error has no result)."""
+    return outcome.status in ("finished", "forfeit", "adjudicated")
 
 
 def side_ranks(outcome: MatchOutcome) -> list[float]:

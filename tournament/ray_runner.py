@@ -37,7 +37,8 @@ def play_on_worker(spec_json: dict[str, Any], config_json: dict[str, Any], local
     config = config_from_mapping(config_json)
     spec = MatchSpec.from_json(spec_json)
     if local:
-        runner = LocalRunner(forfeit_after=config.forfeit_after, decision_ms=config.decision_ms)
+        runner = LocalRunner(forfeit_after=config.forfeit_after, decision_ms=config.decision_ms,
+                             max_deals=config.max_deals)
         return runner.run(spec, {e.name: e for e in config.entrants}).to_json()
     return asyncio.run(_play_with_server(spec, config)).to_json()
 

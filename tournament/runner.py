@@ -37,8 +37,9 @@ from rules.registry import new_match
 from tournament.config import EntrantSpec
 from tournament.schedule import MatchSpec
 
-#: Outcome statuses: played to the end; stopped because an entrant forfeited; could not be played.
-STATUSES: tuple[str, ...] = ("finished", "forfeit", "error")
+#: Outcome statuses: played to the end; stopped because an entrant forfeited; stopped at the deal limit
+#: and won by the side(s) ahead; could not be played.
+STATUSES: tuple[str, ...] = ("finished", "forfeit", "adjudicated", "error")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -125,10 +126,11 @@ class LocalRunner:
     interrupted; its late answer is replaced by the default action).
     """
 
-    def __init__(self, *, forfeit_after: int = 3, decision_ms: int | None = None,
-                 max_actions: int = 100_000) -> None:
+    def __init__(self, *, forfeit_after: int = 3, decision_ms: int | None = None, max_deals: int = 200,
+                 max_actions: int = 1_000_000) -> None:
         self.forfeit_after = forfeit_after
         self.decision_ms = decision_ms
+        self.max_deals = max_deals
         self.max_actions = max_actions
 
     def run(self, spec: MatchSpec, entrants: Mapping[str, EntrantSpec]) -> MatchOutcome:
@@ -150,6 +152,8 @@ class LocalRunner:
         for _ in range(self.max_actions):
             if match.is_over:
                 break
+            if match.deal.number > self.max_deals:
+                return self._adjudicate(spec, match, faults, started)
             to_act = match.to_act
             assert to_act is not None
             seat = to_act
@@ -187,6 +191,17 @@ class LocalRunner:
         return MatchOutcome(match_id=spec.match_id, status=status, winners=result.winners, scores=result.scores,
                             reason=result.reason, faults=faults, record=record,
                             duration_s=time.perf_counter() - started)
+
+    def _adjudicate(self, spec: MatchSpec, match: Any, faults: dict[str, int], started: float) -> MatchOutcome:
+        scores = tuple(match.scores_before)
+        best = max(scores)
+        winners = tuple(i for i, s in enumerate(scores) if s == best)
+        reason = (f"adjudicated: no end after {self.max_deals} deals; side(s) "
+                  f"{', '.join(map(str, winners))} ahead {'-'.join(map(str, scores))}")
+        aborted = match.abort(reason)
+        record = aborted.to_record(seed=spec.seed, names=list(spec.seats))
+        return MatchOutcome(match_id=spec.match_id, status="adjudicated", winners=winners, scores=scores,
+                            reason=reason, faults=faults, record=record, duration_s=time.perf_counter() - started)
 
     def _forfeit(self, spec: MatchSpec, match: Any, name: str, reason: str, faults: dict[str, int],
                  started: float, count: int | None = None) -> MatchOutcome:

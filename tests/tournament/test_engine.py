@@ -198,3 +198,18 @@ def test_exports_parse(store, tmp_path):
         assert len(list(csv.DictReader(fh))) == 6
     assert all(problem is None for _, problem in check_file(out / "records.jsonl"))
     assert len(check_file(out / "records.jsonl")) == 6
+
+
+def test_a_game_past_the_deal_limit_is_adjudicated_to_the_side_ahead(store):
+    cfg = config(game="cinq_cents", options={}, games=2, max_deals=3)
+    stats = run(cfg, store, local_dispatcher(cfg, 1))
+    assert stats.played == 2
+    for spec, outcome in stored_games(store, "t"):
+        record = store.record("t", spec.match_id)
+        assert verify_record(record) is None
+        if outcome.status == "adjudicated":
+            assert "no end after 3 deals" in outcome.reason and record["result"]["status"] == "aborted"
+            assert outcome.scores[outcome.winners[0]] == max(outcome.scores)
+        else:
+            assert outcome.status == "finished"
+    assert any(o.status == "adjudicated" for _, o in stored_games(store, "t"))
