@@ -280,3 +280,29 @@ def test_view_seat_and_events_carry_no_hidden_card_for_spectators() -> None:
     assert not message.HasField("seat")
     assert message.history[0].action.rob.card == ""
     assert isinstance(convert.action_event(view.history[0]), events_pb2.Event)
+
+
+def test_a_view_with_every_field_set_round_trips() -> None:
+    from dataclasses import fields
+
+    view = SeatView(
+        game="cinq_cents", options={"target": 500, "players": 4}, seat=2, players=4, sides=((0, 2), (1, 3)),
+        deal_number=3, dealer=1, hand=cards("JKB 5H TS"), to_act=2,
+        legal_actions=(Play(card=Card.parse("JKB"), suit=Suit.HEARTS), Play(card=Card.parse("5H"))),
+        scores=(120, -40), deal_points=(10, 0), trump=Suit.SPADES, no_trump=True, turn_up=Card.parse("4S"),
+        exposed=cards("4S 9D"), current_trick=Trick(leader=1, cards=cards("AH")),
+        tricks=(Trick(leader=0, cards=cards("KH QH JH TH"), winner=0),),
+        history=({"seat": 1, "type": "bid", "tricks": 7, "suit": "NT"}, {"seat": 3, "type": "rob"},
+                 {"seat": 2, "type": "discard", "cards": ["4C", "5C", "6C", "7C", "8C", "9C"]}),
+        robbed_by=3, buried=Card.parse("2C"), jinked_by=0,
+        bids=((1, (7, Denomination.NO_TRUMP)), (2, None)),
+        contract=Contract(seat=1, tricks=7, denomination=Denomination.NO_TRUMP),
+        kitty=cards("4C 5C 6C 7C 8C 9C"), discards=cards("4C 5C 6C 7C 8C 9C"), hand_sizes=(10, 9, 10, 10),
+        result=Result(status="finished", winners=(1,), scores=(1000, 400), reason="target reached"),
+        extras={"bonus": {"seat": 1, "card": "5S"}, "phase": "play"},
+    )
+    defaults = SeatView(game="twenty_five", options={}, seat=0, players=0, sides=(), deal_number=1, dealer=0,
+                        hand=(), to_act=None, legal_actions=(), scores=(), deal_points=())
+    unset = [f.name for f in fields(SeatView) if getattr(view, f.name) == getattr(defaults, f.name)]
+    assert unset == [], "the sample must exercise every field"
+    _assert_view_round_trips(view)
