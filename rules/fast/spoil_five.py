@@ -449,6 +449,70 @@ class SpoilFiveFast:
         other._deck = list(self._deck)
         return other
 
+    def _random_trick(self, rnd: Callable[[], float]) -> int:
+        """Play the current trick to its end with random legal cards, state in locals; return the plays made.
+
+        Stops early (state written back) when a seat that may rob is to act, so
+        the generic path offers the rob. Each card is ``legal_actions()[k]``
+        with ``k = int(rnd() * count)``, exactly as the generic loop draws it.
+        """
+        n = self.n
+        hands = self.hands
+        seat = self.to_act
+        rob_seat = self.rob_seat
+        played = 0
+        length = self.trick_len
+        if length:
+            led = self.lead_card
+            row = self._row
+            follow = self._follow[led]
+            allow = self._allow[led]
+            best = self.best
+            best_seat = self.best_seat
+        while True:
+            if seat == rob_seat:
+                self.to_act = seat
+                self.trick_len = length
+                if length:
+                    self.best = best
+                    self.best_seat = best_seat
+                return played
+            hand = hands[seat]
+            mask = (hand & allow if hand & follow else hand) if length else hand
+            k = int(rnd() * mask.bit_count())
+            while k:
+                mask &= mask - 1
+                k -= 1
+            low = mask & -mask
+            hands[seat] = hand ^ low
+            c = low.bit_length() - 1
+            played += 1
+            if length:
+                strength = row[c]
+                if strength > best:
+                    best = strength
+                    best_seat = seat
+            else:
+                led = c
+                row = self._strength[c]
+                follow = self._follow[c]
+                allow = self._allow[c]
+                best = row[c]
+                best_seat = seat
+                self.lead_card = c
+                self._row = row
+                self.leader = seat
+            length += 1
+            if length == n:
+                self.trick_len = length
+                self.best = best
+                self.best_seat = best_seat
+                self._finish_trick()
+                return played
+            seat += 1
+            if seat == n:
+                seat = 0
+
     def random_playout(self, rng: random.Random, *, one_deal: bool = False) -> int:
         """Play uniformly random legal actions to the end of the match; return the number of decisions.
 
@@ -463,10 +527,14 @@ class SpoilFiveFast:
         rnd = rng.random
         decisions = 0
         start = self.deal_index
+        # Trick play goes through _random_trick (the hot path); robs, jinks and pass_rob through the API.
         while not self.over:
-            acts = self.legal_actions()
-            self.apply(acts[int(rnd() * len(acts))])
-            decisions += 1
+            if self.phase != _PLAY or self.to_act == self.rob_seat:
+                acts = self.legal_actions()
+                self.apply(acts[int(rnd() * len(acts))])
+                decisions += 1
+            else:
+                decisions += self._random_trick(rnd)
             if one_deal and self.deal_index != start:
                 break
         return decisions

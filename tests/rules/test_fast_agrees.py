@@ -282,21 +282,38 @@ def _fast(game: str, rng: random.Random, **options: Any) -> SpoilFiveFast:
     return SpoilFiveFast.from_options(game, base, rng=rng)
 
 
-@pytest.mark.parametrize("game", ["twenty_five", "forty_five"])
-def test_random_playout_is_the_legal_actions_apply_loop(game: str) -> None:
-    for seed in range(20):
+@pytest.mark.parametrize(("game", "players", "sides"), SPOIL_FIVE_LAYOUTS)
+def test_random_playout_is_the_legal_actions_apply_loop(game: str, players: int, sides: int) -> None:
+    """The inlined playout draws exactly what the generic legal_actions/apply loop draws, option by option."""
+    for seed in range(6):
+        options: dict[str, Any] = {
+            "players": players, "sides": sides, "robbing": seed % 3 != 2, "trump_at_will": seed % 2 == 0,
+            "deal_pattern": "2-3" if seed % 4 == 1 else "3-2", "first_dealer": seed % players,
+        }
+        if game == "forty_five":
+            options["jink"] = seed % 2 == 1
         rng_a = random.Random(seed)
-        a = _fast(game, rng_a, jink=game == "forty_five" and seed % 2 == 0)
+        a = _fast(game, rng_a, **options)
         decisions = a.random_playout(rng_a)
         rng_b = random.Random(seed)
-        b = _fast(game, rng_b, jink=game == "forty_five" and seed % 2 == 0)
+        b = _fast(game, rng_b, **options)
         steps = 0
         while not b.over:
             acts = b.legal_actions()
             b.apply(acts[int(rng_b.random() * len(acts))])
             steps += 1
         assert decisions == steps
-        assert (a.scores, a.winners, a.deal_index) == (b.scores, b.winners, b.deal_index)
+        assert (a.scores, a.winners, a.deal_index, a.last_deal) == (b.scores, b.winners, b.deal_index, b.last_deal)
+
+
+def test_random_playout_one_deal_stops_at_the_end_of_the_deal() -> None:
+    rng = random.Random(11)
+    state = _fast("forty_five", rng)
+    state.apply(state.legal_actions()[0])
+    copy = state.clone()
+    decisions = copy.random_playout(random.Random(2), one_deal=True)
+    assert copy.over or copy.deal_index == state.deal_index + 1
+    assert 0 < decisions <= 5 * 4 + 2
 
 
 def test_clone_is_independent_of_the_original() -> None:
