@@ -401,6 +401,9 @@ def _on_joined(session: SeatSession, joined: table_service_pb2.Joined) -> None:
 
 
 def _on_event(session: SeatSession, event: events_pb2.Event) -> None:
+    if session.last_sequence is not None and event.sequence > session.last_sequence + 1:
+        # The protocol promises every event after the last one seen; a gap is the server's bug.
+        log.warning("events %d..%d never arrived", session.last_sequence + 1, event.sequence - 1)
     if session.last_sequence is None or event.sequence > session.last_sequence:
         session.last_sequence = event.sequence
     if event.WhichOneof("kind") == "game_ended":

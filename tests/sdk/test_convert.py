@@ -247,8 +247,8 @@ def _spectator(view: SeatView) -> SeatView:
     return replace(view, seat=convert.SPECTATOR_SEAT, hand=(), legal_actions=(), buried=None, kitty=(), discards=())
 
 
-def _play_and_check(game: str, seed: int, max_steps: int) -> None:
-    match = new_match(game, {}, seed=f"convert-{seed}")
+def _play_and_check(game: str, seed: int, max_steps: int, options: dict[str, Any] | None = None) -> None:
+    match = new_match(game, options or {}, seed=f"convert-{seed}")
     rng = random.Random(seed)
     for _ in range(max_steps):
         for seat in range(match.config.players):
@@ -263,6 +263,16 @@ def _play_and_check(game: str, seed: int, max_steps: int) -> None:
 def test_views_of_a_whole_game_round_trip(game: str) -> None:
     # Long enough for several deals of every game (Cinq Cents to 1000 would take thousands of steps).
     _play_and_check(game, seed=7, max_steps=300)
+
+
+VARIANTS = [("forty_five", {"jink": True, "players": 6}), ("forty_five", {"players": 3}),
+            ("twenty_five", {"players": 6, "sides": 3, "robbing": False}), ("all_fives", {"players": 3})]
+
+
+@pytest.mark.parametrize(("game", "options"), [v for v in VARIANTS if v[0] in LANDED], ids=lambda v: str(v))
+def test_views_of_option_variants_round_trip(game: str, options: dict[str, Any]) -> None:
+    for seed in range(6):
+        _play_and_check(game, seed=seed, max_steps=120, options=options)
 
 
 @pytest.mark.skipif(not LANDED, reason="no game has landed yet")

@@ -167,6 +167,7 @@ async def test_dropped_connection_is_resumed_and_the_game_finishes(server: GameS
     assert results[0].status == "finished"
     assert proxy.connections >= 2  # the runner connected again after the cut
     assert any("reconnecting" in r.getMessage() for r in caplog.records)
+    assert not any("never arrived" in r.getMessage() for r in caplog.records)  # resumed without a gap
     record = json.loads(await get_record(server.address, table.table_id))
     assert record["result"]["status"] == "finished"
     assert record["seats"][0]["disconnects"] >= 1

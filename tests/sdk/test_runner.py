@@ -57,6 +57,7 @@ async def test_dropped_stream_resumes_from_the_last_sequence_seen(caplog: pytest
     assert seat_one_joins[0] is None
     assert len(seat_one_joins) == 2 and seat_one_joins[1] is not None and seat_one_joins[1] >= 2
     assert any("reconnecting" in r.getMessage() for r in caplog.records)
+    assert not any("never arrived" in r.getMessage() for r in caplog.records)  # resumed without a gap
 
 
 class _SlowBot:
