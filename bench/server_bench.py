@@ -27,6 +27,7 @@ smoke-sized run); :func:`run` returns the same dict for ``bench.run``.
 from __future__ import annotations
 
 import argparse
+import bisect
 import itertools
 import json
 import os
@@ -224,18 +225,23 @@ def summary(samples_us: Sequence[float]) -> dict[str, Any]:
             "p99_us": pct(99), "mean_us": round(statistics.fmean(ordered), 1), "min_us": round(ordered[0], 1)}
 
 
-def turnarounds(records: Sequence[Sequence[Any]]) -> dict[str, list[float]]:
+def turnarounds(records: Sequence[Sequence[Any]],
+                arrivals: Sequence[dict[str, list[int]] | None] | None = None) -> dict[str, list[float]]:
     """Turnaround samples (us) from answered decisions of every seat: per table, in time order, the time from
     one decision's answer being written to the next decision being received.
 
     Split into ``within_deal`` (the next decision is in the same deal) and ``next_deal`` (the answer ended
-    a deal: scoring and the next deal's dealing are in between).
+    a deal: scoring and the next deal's dealing are in between). With ``arrivals`` (per seat process, by
+    table: when each message arrived; records then carry the process index last), a within-deal turnaround
+    is also split at the first message the next seat gets after the answer: ``first_message`` (answer ->
+    that message) and ``decision_after_first`` (that message -> the decision request).
     """
     by_table: dict[str, list[Sequence[Any]]] = {}
     for r in records:
         by_table.setdefault(str(r[0]), []).append(r)
-    out: dict[str, list[float]] = {"all": [], "within_deal": [], "next_deal": []}
-    for rows in by_table.values():
+    out: dict[str, list[float]] = {"all": [], "within_deal": [], "next_deal": [], "first_message": [],
+                                   "decision_after_first": []}
+    for table, rows in by_table.items():
         rows.sort(key=lambda r: r[3])
         for before, after in itertools.pairwise(rows):
             if before[1] >= 0 and after[1] != before[1] + 1:
@@ -244,7 +250,15 @@ def turnarounds(records: Sequence[Sequence[Any]]) -> dict[str, list[float]]:
             if gap <= 0:
                 raise RuntimeError(f"decisions overlap in table {before[0]}: clocks or pairing are wrong")
             out["all"].append(gap)
-            out["within_deal" if after[2] == before[2] else "next_deal"].append(gap)
+            within = after[2] == before[2]
+            out["within_deal" if within else "next_deal"].append(gap)
+            seen = arrivals[after[5]] if arrivals is not None and len(after) > 5 else None
+            if within and seen is not None:
+                times = seen.get(table, [])
+                first = times[bisect.bisect_right(times, before[4])] if times and times[-1] > before[4] else None
+                if first is not None and first <= after[3]:
+                    out["first_message"].append((first - before[4]) / 1000)
+                    out["decision_after_first"].append((after[3] - first) / 1000)
     return out
 
 
@@ -290,8 +304,9 @@ def turnaround_round(server: ServerProcess, game: str, tables: int, *, sdk: bool
     with _reaped(clients):
         results = [_result_of(c) for c in clients]
     cpu = server.cpu_seconds() - cpu0
-    records = [r for result in results for r in result["records"]]
-    return {"samples": turnarounds(records), "moves": len(records), "server_cpu": cpu, "seats": seats,
+    records = [(*r, i) for i, result in enumerate(results) for r in result["records"]]
+    samples = turnarounds(records, [r["arrivals"] for r in results])
+    return {"samples": samples, "moves": len(records), "server_cpu": cpu, "seats": seats,
             "messages": None if sdk else sum(r["messages"] for r in results),
             "rejections": sum(r["rejections"] for r in results)}
 
@@ -332,8 +347,8 @@ def measure_latency(sizes: Sizes, server: ServerProcess) -> dict[str, Any]:
     for key, results in played.items():
         moves = sum(x["moves"] for x in results)
         messages = None if kinds[key][1] else sum(x["messages"] for x in results)
-        pooled = {part: [v for x in results for v in x["samples"][part]] for part in ("all", "within_deal",
-                                                                                     "next_deal")}
+        pooled = {part: [v for x in results for v in x["samples"][part]]
+                  for part in ("all", "within_deal", "next_deal", "first_message", "decision_after_first")}
         out[key] = {
             "tables": kinds[key][0], "seats": results[0]["seats"], "moves": moves, "rounds": rounds,
             "messages_to_seats": messages,
@@ -342,6 +357,8 @@ def measure_latency(sizes: Sizes, server: ServerProcess) -> dict[str, Any]:
             "rejections": sum(x["rejections"] for x in results),
             "turnaround": summary(pooled["all"]), "within_deal": summary(pooled["within_deal"]),
             "next_deal": summary(pooled["next_deal"]),
+            "within_deal_first_message": summary(pooled["first_message"]),
+            "within_deal_decision_after_first_message": summary(pooled["decision_after_first"]),
             "ratio_to_raw_by_round": [round(x, 2) for x in round_ratios[key]],
         }
     return out
@@ -532,6 +549,9 @@ def render(report: dict[str, Any]) -> str:
         add(f"{label}", t["turnaround"])
         add("  within a deal", t["within_deal"])
         add("  ending a deal (score, deal again)", t["next_deal"])
+        if t["within_deal_first_message"].get("n"):
+            add("  within a deal: answer -> first message", t["within_deal_first_message"])
+            add("  within a deal: first message -> decision", t["within_deal_decision_after_first_message"])
     for game, entry in report["load"].items():
         add(f"turnaround under load ({game}, {entry['tables']} tables)", entry["turnaround_under_load"])
     lines.append("")

@@ -58,12 +58,14 @@ async def create_table(stub: table_service_pb2_grpc.TableServiceAsyncStub, game:
 
 async def play_seat(stub: table_service_pb2_grpc.TableServiceAsyncStub, token: str, table_id: str,
                     records: list[Record], *, answer: bool = True,
-                    on_joined: Callable[[], None] | None = None, tally: list[int] | None = None) -> tuple[int, int]:
+                    on_joined: Callable[[], None] | None = None, tally: list[int] | None = None,
+                    arrivals: list[int] | None = None) -> tuple[int, int]:
     """Join with ``token`` and answer each decision with its first legal action id until the stream ends.
 
     With ``answer`` False the seat joins and then sits idle, reading what comes; ``on_joined`` is called
     when the server's Joined arrives. Returns the rejections seen and the messages received; ``tally``
-    (when given) counts the messages received as they come, so a stream cut short still counts.
+    (when given) counts the messages received as they come, so a stream cut short still counts;
+    ``arrivals`` (when given) gets the time each message arrived.
     """
     call = stub.Play()  # type: ignore[call-arg]
     rejections = messages = 0
@@ -71,15 +73,18 @@ async def play_seat(stub: table_service_pb2_grpc.TableServiceAsyncStub, token: s
         await call.write(pb.PlayRequest(join=pb.Join(token=token)))
         while True:
             message = await call.read()
+            arrived = _clock()
             if message is _EOF:
                 return rejections, messages
             assert isinstance(message, pb.PlayResponse)
             messages += 1
             if tally is not None:
                 tally[0] += 1
+            if arrivals is not None:
+                arrivals.append(arrived)
             kind = message.WhichOneof("kind")
             if kind == "decision" and answer:
-                received = _clock()
+                received = arrived
                 decision = message.decision
                 request = pb.PlayRequest(decide=pb.Decide(decision_id=decision.decision_id,
                                                           action_id=decision.legal_actions[0].id))
@@ -100,20 +105,22 @@ async def play_seat(stub: table_service_pb2_grpc.TableServiceAsyncStub, token: s
 async def seat_mode(address: str, tokens: list[str], table_ids: list[str], sdk: bool) -> dict[str, Any]:
     """Play one seat of each table in turn (raw stubs, or the SDK runner with an instrumented first-legal bot)."""
     records: list[Record] = []
+    arrivals: dict[str, list[int]] = {}
     rejections = messages = 0
     if sdk:
         from client_sdk.runner import run_bot_async
 
         for token, table_id in zip(tokens, table_ids, strict=True):
             await run_bot_async(_TimedFirstLegal(table_id, records), address, token=token)
-        return {"records": records, "rejections": 0, "messages": None}
+        return {"records": records, "rejections": 0, "messages": None, "arrivals": None}
     async with _channel(address) as channel:
         stub = table_service_pb2_grpc.TableServiceStub(channel)
         for token, table_id in zip(tokens, table_ids, strict=True):
-            rejected, received = await play_seat(stub, token, table_id, records)
+            arrivals[table_id] = []
+            rejected, received = await play_seat(stub, token, table_id, records, arrivals=arrivals[table_id])
             rejections += rejected
             messages += received
-    return {"records": records, "rejections": rejections, "messages": messages}
+    return {"records": records, "rejections": rejections, "messages": messages, "arrivals": arrivals}
 
 
 class _TimedFirstLegal:

@@ -23,6 +23,17 @@ def test_turnarounds_pair_each_answer_with_the_next_decision_of_the_table() -> N
     assert samples["all"] == [40.0, 140.0]  # 3 -> 5 skipped: decision 4 was not answered by a bot
 
 
+def test_turnarounds_split_at_the_first_message_the_next_seat_gets() -> None:
+    # Seat process 0 answers decision 1 at 110 us; seat process 1 gets a message at 130 us (the event),
+    # then its decision at 150 us.
+    records = [("t1", 1, 1, 100_000, 110_000, 0), ("t1", 2, 1, 150_000, 160_000, 1)]
+    arrivals = [{"t1": [100_000]}, {"t1": [90_000, 130_000, 150_000]}]
+    samples = turnarounds(records, arrivals)
+    assert samples["within_deal"] == [40.0]
+    assert samples["first_message"] == [20.0]
+    assert samples["decision_after_first"] == [20.0]
+
+
 def test_summary_percentiles() -> None:
     s = summary([float(x) for x in range(1, 101)])
     assert (s["n"], s["median_us"], s["p90_us"], s["p99_us"], s["min_us"]) == (100, 50.5, 91.0, 100.0, 1.0)
@@ -38,6 +49,7 @@ def test_bench_runs_end_to_end_at_tiny_sizes(tmp_path: Path) -> None:
     assert report["turnaround"]["rejections"] == 0
     assert report["turnaround"]["turnaround"]["n"] > 0
     assert len(report["turnaround"]["ratio_to_raw_by_round"]) == 2
+    assert report["turnaround"]["within_deal_first_message"]["n"] > 0
     assert "turnaround_sdk" not in report
     load = report["load"]["twenty_five"]
     assert load["moves_in_window"] > 0 and load["errors"] == 0 and load["rejections"] == 0
