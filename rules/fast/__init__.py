@@ -49,11 +49,12 @@ FAST_MODULES: dict[str, str] = {
 }
 
 
-def new_fast(game: str, options: Mapping[str, Any], *, decks: Callable[[int], Sequence[int]] | None = None,
+def new_fast(game: str, options: Mapping[str, Any], *, decks: Callable[[int], Sequence[int] | None] | None = None,
              rng: random.Random | None = None) -> FastState:
     """A fast match of ``game`` from resolved options (as ``config.to_options()`` writes them, ``first_dealer`` set).
 
-    Decks come from ``decks`` (deal index -> card indexes, top first) or are shuffled with ``rng``.
+    Decks come from ``decks`` (deal index -> card indexes, top first), or are shuffled with
+    ``rng`` when there is no ``decks`` or it answers None for a deal.
 
     Raises:
         ValueError: unknown game. ImportError: that game has no fast path yet.

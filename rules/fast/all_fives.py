@@ -52,7 +52,7 @@ STRENGTH: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     for trump in range(4)
 )
 
-DeckSource = Callable[[int], Sequence[int]]
+DeckSource = Callable[[int], Sequence[int] | None]
 
 
 def bits(mask: int) -> list[int]:
@@ -77,9 +77,10 @@ class AllFivesFast:
     """
 
     __slots__ = (
-        "_deck", "_pos", "_row", "_values", "best", "best_seat", "deal_index", "deal_points", "dealer", "decks",
-        "exposed", "hands", "last_deal", "last_exposed", "led", "n", "over", "phase", "proposed", "rng", "scores",
-        "target", "to_act", "trick_count", "trick_len", "trick_value", "trick_winners", "trump", "winners", "won",
+        "_deck", "_pos", "_row", "_shuffle", "_values", "best", "best_seat", "deal_index", "deal_points", "dealer",
+        "decks", "exposed", "hands", "last_deal", "last_exposed", "led", "n", "over", "phase", "proposed", "rng",
+        "scores", "target", "to_act", "trick_count", "trick_len", "trick_value", "trick_winners", "trump", "winners",
+        "won",
     )
 
     def __init__(self, *, players: int, target: int = 61, first_dealer: int = 0, decks: DeckSource | None = None,
@@ -107,7 +108,7 @@ class AllFivesFast:
         """The next ``k`` cards of the deck; with an rng, shuffled in only as they are drawn."""
         pos = self._pos
         d = self._deck
-        if self.decks is None:
+        if self._shuffle:
             rnd = self.rng.random  # type: ignore[union-attr]
             for i in range(pos, pos + k):
                 j = i + int(rnd() * (52 - i))
@@ -125,8 +126,10 @@ class AllFivesFast:
             hands[seat] |= (1 << a) | (1 << b) | (1 << c)
 
     def _start_deal(self) -> None:
-        if self.decks is not None:
-            self._deck = list(self.decks(self.deal_index))
+        given = None if self.decks is None else self.decks(self.deal_index)
+        self._shuffle = given is None
+        if given is not None:
+            self._deck = list(given)
         self._pos = 0
         n = self.n
         self.hands = [0] * n
@@ -276,8 +279,7 @@ class AllFivesFast:
         unless the state has a fixed deck source. Same as the
         ``legal_actions``/``apply`` loop with ``acts[int(rng.random() * len(acts))]``.
         """
-        if self.decks is None:
-            self.rng = rng
+        self.rng = rng
         rnd = rng.random
         decisions = 0
         start = self.deal_index

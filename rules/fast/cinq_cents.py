@@ -110,7 +110,7 @@ STANDARD_VALUES: tuple[tuple[int, ...], ...] = tuple(
     tuple(40 + 100 * t + 20 * d for d in range(5)) for t in range(5)
 )
 
-DeckSource = Callable[[int], Sequence[int]]
+DeckSource = Callable[[int], Sequence[int] | None]
 
 
 def bits(mask: int) -> list[int]:
@@ -176,8 +176,9 @@ class CinqCentsFast:
     # --- dealing -------------------------------------------------------------
 
     def _start_deal(self) -> None:
-        if self.decks is not None:
-            deck: Sequence[int] = self.decks(self.deal_index)
+        given = None if self.decks is None else self.decks(self.deal_index)
+        if given is not None:
+            deck: Sequence[int] = given
         else:
             deck = self._deck
             rnd = self.rng.random  # type: ignore[union-attr]
@@ -374,8 +375,7 @@ class CinqCentsFast:
         bench use ``one_deal``. Same choices as the ``legal_actions``/``apply``
         loop with ``acts[int(rng.random() * len(acts))]``.
         """
-        if self.decks is None:
-            self.rng = rng
+        self.rng = rng
         rnd = rng.random
         decisions = 0
         start = self.deal_index

@@ -161,7 +161,7 @@ def bits(mask: int) -> list[int]:
 
 
 #: A deck source: the ``index``-th deal's deck (0-based, card indexes, top first).
-DeckSource = Callable[[int], Sequence[int]]
+DeckSource = Callable[[int], Sequence[int] | None]
 
 
 class SpoilFiveFast:
@@ -230,8 +230,9 @@ class SpoilFiveFast:
     # --- dealing -----------------------------------------------------------
 
     def _next_deck(self, need: int) -> Sequence[int]:
-        if self.decks is not None:
-            return self.decks(self.deal_index)
+        given = None if self.decks is None else self.decks(self.deal_index)
+        if given is not None:
+            return given
         # Partial Fisher-Yates: only the cards this deal uses are drawn.
         d = self._deck
         rnd = self.rng.random  # type: ignore[union-attr]
@@ -522,8 +523,7 @@ class SpoilFiveFast:
         ``while not over: acts = legal_actions(); apply(acts[int(rng.random()
         * len(acts))])``, which the tests check.
         """
-        if self.decks is None:
-            self.rng = rng
+        self.rng = rng
         rnd = rng.random
         decisions = 0
         start = self.deal_index

@@ -8,6 +8,10 @@ action the running scores must match; at every deal's end the trick
 winners, the deal's points and Forty-Five's bonus seat; at the end the
 winners and final scores. The action taken is drawn at random among the
 legal ones, so robs, jinks, renege cases and both end rules are reached.
+All Fives (gifts, runs, void deals) and Cinq Cents (bids, discards, no-trump
+jokers, all-pass voids) are compared the same way; the inlined
+``random_playout`` must draw exactly what the generic loop draws; and
+:mod:`rules.fast.codec` must round-trip actions and rebuild a match.
 """
 
 from __future__ import annotations
@@ -20,25 +24,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.actions import (
-    Action,
-    Beg,
-    Bid,
-    Denomination,
-    Discard,
-    Gift,
-    Jink,
-    Pass,
-    PassJink,
-    PassRob,
-    Play,
-    Rob,
-    Run,
-    Stand,
-)
-from rules.cards import ALL_CARDS, Card, Suit, cinq_cents_deck, standard_deck
-from rules.fast import all_fives, cinq_cents, new_fast
-from rules.fast.spoil_five import JINK, PASS_JINK, PASS_ROB, ROB, SpoilFiveFast, bits
+from rules.actions import Discard, Pass
+from rules.cards import ALL_CARDS, Card, cinq_cents_deck, standard_deck
+from rules.fast import all_fives, cinq_cents, codec, new_fast
+from rules.fast.spoil_five import JINK, PASS_ROB, ROB, SpoilFiveFast, bits
 from rules.registry import new_match
 from rules.shuffle import RecordedDecks
 
@@ -49,59 +38,6 @@ SPOIL_FIVE_LAYOUTS: list[tuple[str, int, int]] = [
     ("twenty_five", 4, 2), ("twenty_five", 6, 2), ("twenty_five", 6, 3),
     *[("forty_five", n, d) for n in range(2, 11) for d in range(2, n + 1) if n % d == 0],
 ]
-
-
-_SIMPLE_CODES: dict[type[Any], int] = {
-    PassRob: PASS_ROB, Jink: JINK, PassJink: PASS_JINK,
-    Stand: all_fives.STAND, Beg: all_fives.BEG, Gift: all_fives.GIFT, Run: all_fives.RUN,
-}
-
-
-def encode(action: Action) -> int:
-    """A readable action as the fast path's integer."""
-    if isinstance(action, Play):
-        if action.suit is not None:
-            return cinq_cents.JOKER_LEAD + 4 * (action.card.index - cinq_cents.JKB) + "CDHS".index(action.suit.value)
-        return action.card.index
-    if isinstance(action, Rob):
-        return ROB + action.card.index
-    if isinstance(action, Bid):
-        return cinq_cents.BID + 5 * (action.tricks - 6) + action.denomination.order
-    if isinstance(action, Pass):
-        return cinq_cents.PASS
-    if isinstance(action, Discard):
-        return cinq_cents.DISCARD | sum(1 << c.index for c in action.cards)
-    return _SIMPLE_CODES[type(action)]
-
-
-def decode(game: str, code: int) -> Action:
-    """The fast path's integer as a readable action."""
-    if game == "cinq_cents":
-        return _decode_cinq_cents(code)
-    if code < ROB:
-        return Play(card=ALL_CARDS[code])
-    if game == "all_fives":
-        simple: dict[int, Action] = {all_fives.STAND: Stand(), all_fives.BEG: Beg(), all_fives.GIFT: Gift(),
-                                     all_fives.RUN: Run()}
-        return simple[code]
-    if code < PASS_ROB:
-        return Rob(card=ALL_CARDS[code - ROB])
-    spoil: dict[int, Action] = {PASS_ROB: PassRob(), JINK: Jink(), PASS_JINK: PassJink()}
-    return spoil[code]
-
-
-def _decode_cinq_cents(code: int) -> Action:
-    if code < cinq_cents.JOKER_LEAD:
-        return Play(card=ALL_CARDS[code])
-    if code < cinq_cents.BID:
-        offset = code - cinq_cents.JOKER_LEAD
-        return Play(card=ALL_CARDS[cinq_cents.JKB + offset // 4], suit=Suit("CDHS"[offset % 4]))
-    if code < cinq_cents.PASS:
-        rank = code - cinq_cents.BID
-        return Bid(tricks=6 + rank // 5, denomination=list(Denomination)[rank % 5])
-    if code == cinq_cents.PASS:
-        return Pass()
-    return Discard(cards=tuple(ALL_CARDS[c] for c in cinq_cents.bits(code & (cinq_cents.DISCARD - 1))))
 
 
 def shuffled_decks(seed: int, count: int, cards: Sequence[Card] = standard_deck()) -> list[tuple[Card, ...]]:
@@ -155,10 +91,10 @@ def play_both(game: str, options: dict[str, Any], seed: int, *, max_steps: int =
             legal = fast.legal_actions()
             assert len(legal) == len(readable_legal)
             index = int(rng.random() * len(legal))
-            assert legal[index] == encode(readable_legal[index])
+            assert legal[index] == codec.encode(game, readable_legal[index])
             legal = [legal[index]]
         else:
-            legal = [encode(a) for a in readable_legal]
+            legal = [codec.encode(game, a) for a in readable_legal]
             assert fast.legal_actions() == legal
         if isinstance(readable_legal[0], Discard):
             seen["discards"] += 1
@@ -176,7 +112,7 @@ def play_both(game: str, options: dict[str, Any], seed: int, *, max_steps: int =
         if game == "all_fives" and code == all_fives.GIFT:
             seen["gifts"] += 1
         deals_before = len(match.finished)
-        match = match.apply(decode(game, code))
+        match = match.apply(codec.decode(game, code))
         fast.apply(code)
         seen["steps"] += 1
         assert fast.scores == list(match.scores)
@@ -452,3 +388,64 @@ def test_cinq_cents_random_playout_is_the_legal_actions_apply_loop() -> None:
                 break
         assert decisions == steps
         assert (a.scores, a.deal_index, a.last_deal) == (b.scores, b.deal_index, b.last_deal)
+
+
+# --- codec: action codes and a readable match as a fast state ---------------------------
+
+
+ALL_GAME_OPTIONS: list[tuple[str, dict[str, Any]]] = [
+    ("twenty_five", {"players": 4}), ("twenty_five", {"players": 6, "sides": 3}),
+    ("forty_five", {"players": 4, "jink": True}), ("forty_five", {"players": 7}),
+    ("all_fives", {"players": 2}), ("all_fives", {"players": 3}), ("cinq_cents", {}),
+]
+
+
+@pytest.mark.parametrize(("game", "options"), ALL_GAME_OPTIONS)
+def test_codec_decodes_what_it_encodes(game: str, options: dict[str, Any]) -> None:
+    match = new_match(game, {**options, "first_dealer": 0}, seed="codec")
+    rng = random.Random(1)
+    for _ in range(120):
+        if match.is_over:
+            break
+        legal = match.legal_actions()
+        for action in legal[:200]:
+            assert codec.decode(game, codec.encode(game, action)) == action
+        match = match.apply(legal[int(rng.random() * len(legal))])
+
+
+@pytest.mark.parametrize(("game", "options"), ALL_GAME_OPTIONS)
+def test_from_match_rebuilds_the_match_and_plays_on_in_step(game: str, options: dict[str, Any]) -> None:
+    """At random points of a match, the fast state built from it agrees to the end of the current deal."""
+    for seed in range(4):
+        rng = random.Random(seed)
+        match = new_match(game, {**options, "first_dealer": seed % (options.get("players") or 4)}, seed=f"m{seed}")
+        for _ in range(int(rng.random() * 60)):
+            if match.is_over:
+                break
+            legal = match.legal_actions()
+            match = match.apply(legal[int(rng.random() * len(legal))])
+        if match.is_over:
+            continue
+        fast: Any = codec.from_match(match, random.Random(seed))
+        deal_number = match.deal.number
+        while not match.is_over and match.deal.number == deal_number:
+            assert fast.to_act == match.to_act
+            assert fast.scores == list(match.scores)
+            legal = match.legal_actions()
+            if isinstance(legal[0], Discard):
+                assert len(fast.legal_actions()) == len(legal)
+            else:
+                assert fast.legal_actions() == [codec.encode(game, a) for a in legal]
+            action = legal[int(rng.random() * len(legal))]
+            match = match.apply(action)
+            fast.apply(codec.encode(game, action))
+        assert fast.scores == list(match.scores)
+        # Past the deal the fast state shuffles its own decks: it plays on to a legal end.
+        fast.random_playout(random.Random(seed), one_deal=True)
+
+
+def test_codec_refuses_actions_of_other_games() -> None:
+    with pytest.raises(ValueError, match="no fast code"):
+        codec.encode("all_fives", Pass())
+    with pytest.raises(ValueError, match="no action has the fast code"):
+        codec.decode("twenty_five", 999)
