@@ -29,10 +29,11 @@ Choices:
   fills every seat of its side (one bot process per seat); ``"rotate"`` -
   an entrant fills one seat and every way of splitting a table's entrants
   into sides is played.
-- ``max_deals`` (in-process runner): a game still going after that many
-  deals (random Cinq Cents bidders can fail contracts for ever) is stopped and
-  adjudicated to the side(s) ahead; the server runner bounds a match by
-  ``match_timeout_s`` instead.
+- ``max_deals``: a game still going after that many deals (random Cinq
+  Cents bidders can fail contracts for ever) is stopped and adjudicated to
+  the side(s) ahead (the in-process server gets the same deal limit; an
+  external server applies its own). ``match_timeout_s`` bounds a match over
+  the server.
 - ``games`` counts games per pairing; it is rounded up so that every deck set
   is played in every rotation (duplicate). ``deck_sets`` sets that count
   directly instead.

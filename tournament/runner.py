@@ -161,11 +161,12 @@ class LocalRunner:
             problem: str | None = None
             asked = time.perf_counter()
             action: Action | None = None
+            after = None
             try:
                 choice = bots[seat].choose_action(match.view(seat))
                 if inspect.isawaitable(choice):
                     raise TypeError("asynchronous bots need the server runner")
-                match.check(choice, seat)
+                after = match.apply(choice, seat)  # checks first: a refused action changes nothing
                 action = choice
             except RuleError as exc:
                 problem = f"illegal action: {exc}"
@@ -173,15 +174,15 @@ class LocalRunner:
                 problem = f"crashed: {type(exc).__name__}: {exc}"
             if problem is None and limit is not None and time.perf_counter() - asked > limit:
                 problem = f"timed out (over {self.decision_ms} ms)"
-                action = None  # as on the server: the late answer is dropped, the default action plays
+                action = after = None  # as on the server: the late answer is dropped, the default action plays
             if problem is not None:
                 faults[name] += 1
                 if faults[name] >= self.forfeit_after:
                     reason = f"forfeit: {name} (seat {seat}) {problem} ({faults[name]} faults)"
                     return self._forfeit(spec, match, name, reason, faults, started)
-            if action is None:
-                action = match.legal_actions()[0]
-            match = match.apply(action, seat)
+            if after is None or action is None:
+                after = match.apply(match.legal_actions()[0], seat)
+            match = after
         else:
             match = match.abort(f"no end after {self.max_actions} actions")
         record = match.to_record(seed=spec.seed, names=list(spec.seats))

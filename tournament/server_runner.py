@@ -14,7 +14,9 @@ it was); timeouts come from the record's per-seat counters (the server
 played the default action). At ``forfeit_after`` faults the entrant forfeits
 the match, with the reason recorded; after a forfeit by crash, an in-process
 first-legal bot plays the seat out so the table ends at once (the same
-action the server's clock would default to).
+action the server's clock would default to). A table the server stops at its
+deal limit (``max_deals``) is adjudicated to the side(s) ahead, as the
+in-process runner does.
 """
 
 from __future__ import annotations
@@ -110,7 +112,7 @@ class ServerDispatcher:
         control = TimeControl(decision_seconds=(config.decision_ms or 10_000) / 1000.0, bank_seconds=60.0,
                               grace_seconds=5.0, join_seconds=60.0)
         limits = Limits(max_tables_per_client=100_000, max_tables=100_000, retain_seconds=5.0,
-                        max_streams_per_client=100_000)
+                        max_streams_per_client=100_000, max_deals=config.max_deals)
         server = GameServer(ServerConfig(port=0, data_dir=data_dir, time_control=control, limits=limits))
         await server.start()
         return cls(config, server.address, server)
@@ -209,6 +211,11 @@ class ServerDispatcher:
                                 scores=scores, reason=forfeit[1], forfeit_by=forfeit[0], faults=faults,
                                 record=record, table_id=table_id, duration_s=duration)
         status = "finished" if result.get("status") == "finished" else "error"
-        return MatchOutcome(match_id=spec.match_id, status=status, winners=tuple(result.get("winners", ())),
+        winners = tuple(result.get("winners", ()))
+        if status == "error" and str(result.get("reason", "")).startswith("deal limit") and scores:
+            # The server stopped a game that would not end: the side(s) ahead win, as in the local runner.
+            status = "adjudicated"
+            winners = tuple(i for i, score in enumerate(scores) if score == max(scores))
+        return MatchOutcome(match_id=spec.match_id, status=status, winners=winners,
                             scores=scores, reason=str(result.get("reason", "")), faults=faults, record=record,
                             table_id=table_id, duration_s=duration)

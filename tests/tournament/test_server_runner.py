@@ -64,3 +64,20 @@ def test_a_bot_that_keeps_crashing_forfeits_and_the_table_is_played_out(tmp_path
         record = store.record("t", spec.match_id)
         assert record["result"]["status"] == "finished"  # a substitute played the seat out
     store.close()
+
+
+def test_a_table_stopped_at_the_servers_deal_limit_is_adjudicated():
+    from tournament.schedule import fixed_groups, round_matches
+
+    cfg = config(game="cinq_cents", options={}, games=2)
+    spec = round_matches(cfg, 0, fixed_groups(cfg))[0]
+    dispatcher = ServerDispatcher(cfg, "127.0.0.1:1")
+    seats: list[dict[str, int]] = [{"seat": s, "timeouts": 0} for s in range(4)]
+    record = {"seats": seats,
+              "result": {"status": "aborted", "winners": [], "scores": [-300, 120],
+                         "reason": "deal limit: 200 deals played without a result"}}
+    outcome = dispatcher._outcome(spec, "t-1", record, {n: 0 for n in spec.seats}, None, 0.0)
+    assert outcome.status == "adjudicated" and outcome.winners == (1,)
+    seats[1]["timeouts"] = 3
+    outcome = dispatcher._outcome(spec, "t-1", record, {n: 0 for n in spec.seats}, None, 0.0)
+    assert outcome.status == "forfeit" and outcome.forfeit_by == spec.seats[1] and "timed out 3 times" in outcome.reason

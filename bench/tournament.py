@@ -1,0 +1,114 @@
+"""Tournament benchmark: a 1,000-game round robin of the built-in fast bots on one machine.
+
+``python -m bench.tournament`` plays the same round robin (All Fives, two
+players; random, first-legal and heuristic, two of them twice: 10 pairs x
+100 games = 1,000 games, duplicate decks) with the in-process runner on 1
+and then 2 worker processes, and reports wall time, games per second and
+the speed-up from 1 to 2 workers (goal: under a minute on 2 cores). Each run
+stores into a fresh SQLite file, as a real tournament does, and the time
+includes storing and the ratings at the end.
+
+``--server-games N`` also plays N games over the real gRPC server (one in
+this process, each bot a separate process), to show what a process per bot
+per match costs. Results print as a table and as JSON (``--out FILE``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from tournament.config import TournamentConfig, config_from_mapping
+from tournament.engine import Dispatcher, Tournament, local_dispatcher, stored_games
+from tournament.ratings import leaderboard
+from tournament.store import TournamentStore
+
+ENTRANTS: list[Any] = ["random", "first-legal", "heuristic", {"name": "random-2", "bot": "random"},
+                       {"name": "heuristic-2", "bot": "heuristic"}]
+
+
+def bench_config(game: str, games_per_pair: int, entrants: list[Any]) -> TournamentConfig:
+    """The round robin measured."""
+    return config_from_mapping({"name": "bench", "game": game, "entrants": entrants, "games": games_per_pair,
+                                "seed": "bench-1", "format": "round_robin"})
+
+
+async def _run(config: TournamentConfig, dispatcher: Dispatcher, workers: int, db: Path) -> dict[str, Any]:
+    store = TournamentStore(db)
+    started = time.perf_counter()
+    cpu = time.process_time()
+    stats = await Tournament(config, store, dispatcher, concurrency=workers).run()
+    table = leaderboard([e.name for e in config.entrants], stored_games(store, config.name))
+    wall = time.perf_counter() - started
+    store.close()
+    return {"workers": workers, "games": stats.played, "wall_s": round(wall, 2),
+            "games_per_s": round(stats.played / wall, 1), "main_process_cpu_s": round(time.process_time() - cpu, 2),
+            "leader": table[0].name,
+            "forfeits": sum(s.forfeits for s in table)}
+
+
+def run_local(config: TournamentConfig, workers: int) -> dict[str, Any]:
+    """One in-process run on ``workers`` processes (a thread for 1)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return asyncio.run(_run(config, local_dispatcher(config, workers), workers, Path(tmp) / "bench.sqlite3"))
+
+
+def run_server(config: TournamentConfig, workers: int) -> dict[str, Any]:
+    """One run over an in-process gRPC server, each bot a process."""
+    from tournament.server_runner import ServerDispatcher
+
+    async def go(tmp: Path) -> dict[str, Any]:
+        dispatcher = await ServerDispatcher.open(config, address=None, data_dir=tmp, concurrency=workers)
+        return await _run(config, dispatcher, workers, tmp / "tricktable.sqlite3")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        return asyncio.run(go(Path(tmp)))
+
+
+def main() -> None:
+    """Run the benchmark and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="all_fives")
+    parser.add_argument("--games-per-pair", type=int, default=100, help="10 pairs: 100 gives 1,000 games")
+    parser.add_argument("--workers", default="1,2", help="worker counts to measure, comma-separated")
+    parser.add_argument("--server-games", type=int, default=0, help="also play about N games over gRPC")
+    parser.add_argument("--out", type=Path, help="write the JSON here too")
+    args = parser.parse_args()
+    config = bench_config(args.game, args.games_per_pair, ENTRANTS)
+    results: dict[str, Any] = {
+        "machine": {"cores": os.cpu_count(), "python": platform.python_version(),
+                    "load_avg_at_start": [round(x, 2) for x in os.getloadavg()]},
+        "game": args.game, "entrants": [e.name for e in config.entrants], "local": [],
+    }
+    for workers in (int(w) for w in args.workers.split(",")):
+        row = run_local(config, workers)
+        results["local"].append(row)
+        print(f"in-process, {workers} worker(s): {row['games']} games in {row['wall_s']} s = "
+              f"{row['games_per_s']} games/s", flush=True)
+    local = results["local"]
+    if len(local) >= 2:
+        results["speedup"] = round(local[0]["wall_s"] / local[-1]["wall_s"], 2)
+        print(f"speed-up {local[0]['workers']} -> {local[-1]['workers']} workers: {results['speedup']}x")
+    if args.server_games:
+        pairs = len(config.entrants) * (len(config.entrants) - 1) // 2
+        small = bench_config(args.game, max(2, args.server_games // pairs), ["random", "first-legal", "heuristic"])
+        row = run_server(small, 2)
+        results["server"] = row
+        print(f"over gRPC, a process per bot, 2 at once: {row['games']} games in {row['wall_s']} s = "
+              f"{row['games_per_s']} games/s")
+    results["load_avg_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    text = json.dumps(results, indent=2)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
