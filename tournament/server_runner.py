@@ -24,7 +24,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import shlex
+import signal
 import sys
 import time
 from collections.abc import Mapping
@@ -41,6 +43,8 @@ from tournament.schedule import MatchSpec
 
 #: How much of a crashed bot's stderr goes into the reason.
 STDERR_TAIL = 400
+#: Seconds bots get to exit once their table has ended.
+END_GRACE_S = 5.0
 
 
 def bot_argv(entrant: EntrantSpec, *, address: str, token: str, seat: int, seed: str) -> list[str]:
@@ -78,9 +82,10 @@ async def _start(seat: _Seat) -> None:
 
 async def _stop(seat: _Seat) -> None:
     proc = seat.process
-    if proc is not None and proc.returncode is None:
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
+    if proc is not None:
+        # The bot runs in a session of its own: stop its whole process group (a shell's children too).
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
         await proc.wait()
     if seat.reader is not None:
         seat.reader.cancel()
@@ -96,6 +101,7 @@ class ServerDispatcher:
         self.address = address
         self.entrants = {e.name: e for e in config.entrants}
         self._server = server
+        self.end_grace_s = END_GRACE_S
 
     @classmethod
     async def open(cls, config: TournamentConfig, *, address: str | None, data_dir: Path,
@@ -142,17 +148,24 @@ class ServerDispatcher:
         faults = {name: 0 for name in spec.seats}
         forfeit: tuple[str, str] | None = None
         substitutes: list[asyncio.Task[Any]] = []
+        ended = asyncio.ensure_future(self._wait_record(table.table_id))
         try:
             for seat in seats:
                 await _start(seat)
             running = {seat.seat: seat for seat in seats}
             while running:
                 waits = {asyncio.ensure_future(s.process.wait()): s for s in running.values() if s.process}
-                finished, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                finished, _ = await asyncio.wait([*waits, ended], return_when=asyncio.FIRST_COMPLETED)
                 for task in waits:
                     if task not in finished:
                         task.cancel()
-                for task in finished:
+                if ended in finished:
+                    # The table is over: bots still running get a moment to exit, then are stopped (no fault).
+                    exits = [asyncio.ensure_future(s.process.wait()) for s in running.values() if s.process]
+                    if exits:
+                        await asyncio.wait(exits, timeout=self.end_grace_s)
+                    break
+                for task in [t for t in waits if t in finished]:
                     seat = waits[task]
                     code = task.result()
                     stderr = b""
@@ -178,21 +191,26 @@ class ServerDispatcher:
             for sub in substitutes:
                 with contextlib.suppress(SdkError):
                     await sub
+            # Bots that quit early leave their seats to the server's clock and default actions; the match
+            # timeout bounds the wait.
+            record = await ended
         finally:
             for seat in seats:
                 await _stop(seat)
             for sub in substitutes:
                 sub.cancel()
-        record = await self._record(table.table_id)
+            ended.cancel()
         return self._outcome(spec, table.table_id, record, faults, forfeit, started)
 
-    async def _record(self, table_id: str) -> dict[str, Any]:
-        for _ in range(50):
+    async def _wait_record(self, table_id: str) -> dict[str, Any]:
+        """The table's record once it has ended (polled: the bots may hang or die after the end)."""
+        delay = 0.05
+        while True:
             try:
                 return dict(json.loads(await get_record(self.address, table_id)))
-            except TableNotPlayable:  # the bots are done but the table has not written its end yet
-                await asyncio.sleep(0.05)
-        raise RuntimeError(f"table {table_id} did not end after its bots did")
+            except TableNotPlayable:  # still being played
+                await asyncio.sleep(delay)
+                delay = min(1.0, delay * 2)
 
     def _outcome(self, spec: MatchSpec, table_id: str, record: Mapping[str, Any], faults: dict[str, int],
                  forfeit: tuple[str, str] | None, started: float) -> MatchOutcome:

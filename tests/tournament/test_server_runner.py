@@ -81,3 +81,20 @@ def test_a_table_stopped_at_the_servers_deal_limit_is_adjudicated():
     seats[1]["timeouts"] = 3
     outcome = dispatcher._outcome(spec, "t-1", record, {n: 0 for n in spec.seats}, None, 0.0)
     assert outcome.status == "forfeit" and outcome.forfeit_by == spec.seats[1] and "timed out 3 times" in outcome.reason
+
+
+def test_a_bot_that_hangs_after_the_game_is_stopped_and_the_match_stored(tmp_path):
+    hang = "sh -c '{python} -m tournament.seat first-legal {address} {token} && exec sleep 300'"
+    cfg = config(entrants=["random", {"name": "hang", "command": hang}], games=1)
+
+    async def go():
+        store = TournamentStore(tmp_path / "tricktable.sqlite3")
+        dispatcher = await ServerDispatcher.open(cfg, address=None, data_dir=tmp_path)
+        dispatcher.end_grace_s = 0.5
+        await Tournament(cfg, store, dispatcher, concurrency=2).run()
+        return store
+
+    store = asyncio.run(go())
+    games = stored_games(store, "t")
+    assert len(games) == 2 and all(o.status == "finished" and o.faults["hang"] == 0 for _, o in games)
+    store.close()
