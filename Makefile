@@ -31,7 +31,7 @@ lint: venv
 	$(BIN)/ruff check .
 
 types: venv
-	$(BIN)/mypy rules cli bots client_sdk server
+	$(BIN)/mypy rules cli bots client_sdk server tournament
 
 check: lint types protos-check buf-lint test
 
