@@ -133,3 +133,19 @@ def test_config_errors_name_the_field():
         config(options={"first_dealer": 0})
     with pytest.raises(ConfigError, match="token"):
         config(entrants=[{"name": "x", "command": "x --server {address}"}, "random"])
+
+
+def test_swiss_groups_of_three_avoid_repeated_meetings_when_they_can():
+    names = list("abcdefghi")
+    groups, byes = swiss_groups(names, {}, set(), {}, 3, seed="s", round_index=0)
+    assert byes == [] and sorted(n for g in groups for n in g) == names and all(len(g) == 3 for g in groups)
+    from tournament.schedule import groups_met
+
+    met = groups_met(groups)
+    again, _ = swiss_groups(names, {}, met, {}, 3, seed="s", round_index=1)
+    assert not groups_met(again) & met
+
+
+def test_gauntlet_at_a_three_player_table():
+    cfg = config(entrants=["c", "x", "y", "z"], options={"players": 3}, format="gauntlet")
+    assert fixed_groups(cfg) == [("c", "x", "y"), ("c", "x", "z"), ("c", "y", "z")]
