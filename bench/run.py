@@ -226,6 +226,7 @@ def ratios(results: dict[str, dict[str, Any]]) -> dict[str, float]:
 
     out: dict[str, float] = {}
     yard = rate("euchre/4/openspiel")
+    numpy_yard = rate("euchre/4/openspiel_numpy")
     for key in results:
         game, players, engine = key.split("/")
         mine = rate(key)
@@ -235,6 +236,8 @@ def ratios(results: dict[str, dict[str, Any]]) -> dict[str, float]:
             base = rate(f"{game}/{players}/readable")
             if base:
                 out[f"{game}/{players}: fast / readable"] = round(mine / base, 2)
+            if numpy_yard:
+                out[f"{key} / openspiel euchre (numpy choice)"] = round(mine / numpy_yard, 2)
         if yard and not engine.startswith("openspiel"):
             out[f"{key} / openspiel euchre"] = round(mine / yard, 2)
     return out
@@ -248,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS, help=f"JSON output (default {RESULTS})")
     args = parser.parse_args(argv)
 
+    load_at_start = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     results: dict[str, dict[str, Any]] = {}
     print(f"{'entry':<26} {'games/s':>10} {'decisions/s':>12} {'dec/game':>9}  note")
     for seed, (key, engine, description, factory) in enumerate(plan()):
@@ -278,11 +282,12 @@ def main(argv: list[str] | None = None) -> int:
 
     report: dict[str, Any] = {
         "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": machine(),
+        "machine": {**machine(), "load_average_at_start": load_at_start},
         "method": {
             "seconds_per_entry": args.seconds,
             "rounds": args.rounds,
-            "rate_clock": "process CPU time (one thread); decisions_per_wall_second also given",
+            "rate_clock": "process CPU time (one thread); decisions_per_wall_second also given, lower when "
+                          "other processes share the cores (see load_average)",
             "decision": "an action chosen by a seat; OpenSpiel chance events (dealing) counted apart",
             "game": "a complete match to the end; OpenSpiel euchre: one deal, its whole game; "
                     + ", ".join(sorted(DEAL_UNIT)) + ": one scored deal (random matches do not end)",
@@ -294,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     print()
     for name, value in report["ratios"].items():
-        print(f"{name:<48} {value:>8.2f}x")
+        print(f"{name:<60} {value:>8.2f}x")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"\nwrote {args.out}")
