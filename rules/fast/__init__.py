@@ -12,6 +12,20 @@ integers, one mutable state with ``legal_actions()``, ``apply()``,
 paths and requires them to agree move for move (legal actions, trick
 winners, points, scores, end of game), so the fast path is a tested second
 implementation of rules.md, not a shortcut around it.
+
+Use from a search bot (a sampled world is a readable match)::
+
+    from rules.fast.codec import encode, from_match
+
+    root = from_match(world, rng)            # the match replayed; later deals shuffled from rng
+    for code in root.legal_actions():
+        state = root.clone()
+        state.apply(code)
+        state.random_playout(rng, one_deal=True)
+        ... state.last_deal, state.scores ...
+
+Action codes are small integers (see each module); :mod:`rules.fast.codec`
+translates them to and from :mod:`rules.actions`.
 """
 
 from __future__ import annotations
