@@ -582,8 +582,17 @@ def view_to_proto(view: SeatView) -> game_pb2.SeatView:
     return out
 
 
-def view_from_proto(message: game_pb2.SeatView) -> SeatView:
+def view_from_proto(
+    message: game_pb2.SeatView,
+    *,
+    options: Mapping[str, Any] | None = None,
+    legal_actions: tuple[Action, ...] | None = None,
+) -> SeatView:
     """A ``SeatView`` message as a :class:`rules.game.SeatView` (a spectator's has ``seat == SPECTATOR_SEAT``).
+
+    ``options`` and ``legal_actions``, when given, are used instead of decoding
+    the message's: the SDK already holds the table's options and has decoded
+    the decision's legal actions, and a decision is on the hot path of a move.
 
     Raises:
         OptionsError: for an unset game or options of another game.
@@ -599,7 +608,7 @@ def view_from_proto(message: game_pb2.SeatView) -> SeatView:
             bids.append((entry.seat, None))
     return SeatView(
         game=game,
-        options=options_from_proto(game, message.options),
+        options=options_from_proto(game, message.options) if options is None else options,
         seat=message.seat if message.HasField("seat") else SPECTATOR_SEAT,
         players=message.players,
         sides=tuple(tuple(side.seats) for side in message.sides),
@@ -607,7 +616,8 @@ def view_from_proto(message: game_pb2.SeatView) -> SeatView:
         dealer=message.dealer,
         hand=cards_from_proto(message.hand),
         to_act=message.to_act if message.HasField("to_act") else None,
-        legal_actions=tuple(action_from_proto(a) for a in message.legal_actions),
+        legal_actions=(tuple(action_from_proto(a) for a in message.legal_actions) if legal_actions is None
+                       else legal_actions),
         scores=tuple(message.scores),
         deal_points=tuple(message.deal_points),
         trump=suit_from_proto(message.trump),

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import random
 import time
@@ -33,7 +34,7 @@ from typing import Any
 import grpc
 
 from client_sdk import convert
-from client_sdk.bot import Bot, DecisionInfo, ask
+from client_sdk.bot import Bot, DecisionInfo, ask_awaitable, choose_now
 from client_sdk.errors import RETRYABLE, ConnectionLost, ProtocolError, SdkError, error_from_rpc
 from client_sdk.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
 from rules.actions import Action
@@ -234,8 +235,9 @@ class _SeatLoop:
         if kind == "decision":
             decision = message.decision
             try:
-                view = convert.view_from_proto(decision.view)
                 legal = convert.legal_actions_from_proto(decision.legal_actions)
+                options = session.view.options if session.view is not None else None
+                view = convert.view_from_proto(decision.view, options=options, legal_actions=tuple(legal.values()))
             except (TricktableError, ValueError) as exc:
                 raise ProtocolError(f"the server sent a decision request that does not decode: {exc}") from exc
             if not legal:
@@ -287,10 +289,13 @@ class _SeatLoop:
     async def _decide(self, decision_id: str, entry: _Pending) -> None:
         """Ask the bot and send its choice; a bot that raises or overruns gets the first legal action sent for it."""
         try:
-            if entry.limit is None:
-                action = await ask(self.bot, entry.view, entry.info)
+            choice = choose_now(self.bot, entry.view, entry.info)
+            if not inspect.isawaitable(choice):
+                action = choice
+            elif entry.limit is None:
+                action = await ask_awaitable(choice, entry.info)
             else:
-                action = await asyncio.wait_for(ask(self.bot, entry.view, entry.info), entry.limit)
+                action = await asyncio.wait_for(ask_awaitable(choice, entry.info), entry.limit)
         except TimeoutError:
             log.warning("bot overran its clock on decision %s; playing the first legal action", decision_id)
             action = next(iter(entry.legal.values()))
