@@ -402,6 +402,9 @@ def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[su
         "moves_per_second": round(moves / sizes.load_seconds),
         "server_cpu_cores": round(server_cpu / sizes.load_seconds, 2),
         "server_cpu_us_per_move": round(server_cpu / moves * 1e6, 1) if moves else None,
+        # What one server process would sustain with a whole core to itself (it runs one event loop, so it
+        # uses about one core): less sensitive than moves_per_second to other load on a shared machine.
+        "projected_moves_per_second_one_core": round(moves / server_cpu) if moves and server_cpu else None,
         "client_cpu_cores": [round((b - a) / sizes.load_seconds, 2) for a, b in zip(client_cpu0, client_cpu1,
                                                                                      strict=True)],
         "server_threads": server.threads(),
@@ -564,13 +567,14 @@ def render(report: dict[str, Any]) -> str:
     lines.append(f"server CPU: echo {first['server_cpu_us_per_round_trip']} us per round trip (1 message in, 1 out); "
                  f"game {t['server_cpu_us_per_move']} us per move, {t['messages_per_move']} messages out per move")
     lines.append("")
-    lines.append("{:<44} {:>10} {:>12} {:>12} {:>12}".format("throughput", "moves/s", "server cores",
-                                                              "us cpu/move", "client cores"))
+    lines.append("{:<40} {:>8} {:>8} {:>8} {:>10} {:>12} {:>8}".format(
+        "throughput", "moves/s", "srv cores", "us/move", "1-core proj", "client cores", "msg/move"))
     for game, entry in report["load"].items():
-        lines.append("{:<44} {:>10,} {:>12} {:>12} {:>12}".format(
+        lines.append("{:<40} {:>8,} {:>8} {:>8} {:>10} {:>12} {:>8}".format(
             f"{game}: {entry['tables']} tables, {entry['client_processes']} client procs",
             entry["moves_per_second"], entry["server_cpu_cores"], entry["server_cpu_us_per_move"] or "-",
-            "+".join(map(str, entry["client_cpu_cores"]))))
+            f"{entry['projected_moves_per_second_one_core'] or 0:,}", "+".join(map(str, entry["client_cpu_cores"])),
+            entry["messages_per_move"]))
     hold = report["hold"]
     lines.append("")
     lines.append(f"open tables held ({hold['game']}, every seat joined, idle): server idle RSS "
