@@ -63,3 +63,13 @@ def config(**fields: Any) -> TournamentConfig:
                             "seed": "test"}
     data.update(fields)
     return config_from_mapping(data)
+
+
+class SlowBot:
+    """Plays the first legal action after a pause (for decision time limits)."""
+
+    def choose_action(self, view: SeatView) -> Action:
+        import time
+
+        time.sleep(0.05)
+        return view.legal_actions[0]

@@ -213,3 +213,11 @@ def test_a_game_past_the_deal_limit_is_adjudicated_to_the_side_ahead(store):
         else:
             assert outcome.status == "finished"
     assert any(o.status == "adjudicated" for _, o in stored_games(store, "t"))
+
+
+def test_a_bot_over_its_decision_time_has_the_default_played_and_forfeits(store):
+    cfg = config(entrants=["random", {"name": "slow", "bot": "tests.tournament.helpers:SlowBot"}], games=2,
+                 decision_ms=1, forfeit_after=2)
+    run(cfg, store, local_dispatcher(cfg, 1))
+    for _, outcome in stored_games(store, "t"):
+        assert outcome.forfeit_by == "slow" and "timed out (over 1 ms)" in outcome.reason

@@ -98,3 +98,25 @@ def test_a_bot_that_hangs_after_the_game_is_stopped_and_the_match_stored(tmp_pat
     games = stored_games(store, "t")
     assert len(games) == 2 and all(o.status == "finished" and o.faults["hang"] == 0 for _, o in games)
     store.close()
+
+
+def test_a_given_server_address_is_used(tmp_path):
+    from server.app import GameServer, ServerConfig
+
+    cfg = config(games=2)
+
+    async def go():
+        server = GameServer(ServerConfig(port=0, data_dir=tmp_path / "server"))
+        await server.start()
+        try:
+            store = TournamentStore(tmp_path / "tournament.sqlite3")
+            dispatcher = await ServerDispatcher.open(cfg, address=server.address, data_dir=tmp_path)
+            await Tournament(cfg, store, dispatcher, concurrency=2).run()
+            return store, {t.id for t in server.storage.list_tables()}
+        finally:
+            await server.stop()
+
+    store, server_tables = asyncio.run(go())
+    games = stored_games(store, "t")
+    assert len(games) == 2 and {o.table_id for _, o in games} == server_tables
+    store.close()
