@@ -190,6 +190,9 @@ class Tournament:
         self.stats = RunStats()
         self._stop = False
         self._scheduled: list[MatchSpec] = []
+        #: Stored games (schedule order at load, then in the order they finish) and their ids.
+        self._games: list[Game] = []
+        self._done: set[str] = set()
 
     def rounds(self) -> int:
         """Rounds of the format (one unless Swiss)."""
@@ -202,14 +205,20 @@ class Tournament:
             StoreError: see :meth:`TournamentStore.begin`.
         """
         started = time.perf_counter()
-        self.store.begin(self.config, resume=resume)
+        try:
+            self.store.begin(self.config, resume=resume)
+        except BaseException:
+            await self.dispatcher.close()
+            raise
         tid = self.config.name
         byes: dict[str, int] = collections.defaultdict(int)
+        self._games = stored_games(self.store, tid)
+        self._done = {spec.match_id for spec, _ in self._games}
         try:
             for r in range(self.rounds()):
-                done = self.store.done_ids(tid)
+                done = set(self._done)
                 if self.config.format == "swiss":
-                    groups, bye = swiss_round_groups(self.config, r, stored_games(self.store, tid), byes)
+                    groups, bye = swiss_round_groups(self.config, r, self._games, byes)
                     for name in bye:
                         byes[name] += 1
                     self.stats.byes[r] = bye
@@ -252,10 +261,13 @@ class Tournament:
                     outcome = MatchOutcome(match_id=spec.match_id, status="error", winners=(), scores=(),
                                            reason=f"could not be played: {type(exc).__name__}: {exc}")
                 self.store.save(self.config.name, spec, outcome)
+                self._games.append((spec, outcome))
+                self._done.add(spec.match_id)
                 self.stats.played += 1
                 if self.progress is not None:
                     self.progress.advance(spec, outcome)
-                self._check_sprt()
+                if self.config.sprt is not None and {self.config.sprt.a, self.config.sprt.b} <= set(spec.seats):
+                    self._check_sprt()
 
         await asyncio.gather(*(worker() for _ in range(min(self.concurrency, max(1, len(todo))))))
 
@@ -263,12 +275,12 @@ class Tournament:
         spec = self.config.sprt
         if spec is None:
             return
-        done = self.store.done_ids(self.config.name)
         complete: dict[tuple[int, int], bool] = {}
         for s in self._scheduled:
             key = (s.round, s.deck_set)
-            complete[key] = complete.get(key, True) and s.match_id in done
-        state = sprt_from_games(stored_games(self.store, self.config.name), spec, complete)
+            complete[key] = complete.get(key, True) and s.match_id in self._done
+        pair = {spec.a, spec.b}
+        state = sprt_from_games([g for g in self._games if pair <= set(g[0].seats)], spec, complete)
         self.stats.sprt = state
         if state.decision is not None:
             self._stop = True
