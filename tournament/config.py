@@ -34,6 +34,8 @@ Choices:
   the side(s) ahead (the in-process server gets the same deal limit; an
   external server applies its own). ``match_timeout_s`` bounds a match over
   the server.
+- ``decision_ms`` and ``bank_ms``: the clocks of every table (server runner;
+  the in-process runner counts a decision over ``decision_ms`` as a fault).
 - ``games`` counts games per pairing; it is rounded up so that every deck set
   is played in every rotation (duplicate). ``deck_sets`` sets that count
   directly instead.
@@ -126,6 +128,7 @@ class TournamentConfig:
     challenger: str | None = None
     forfeit_after: int = 3
     decision_ms: int | None = None
+    bank_ms: int | None = None
     match_timeout_s: float = 600.0
     max_deals: int = 200
     sprt: SprtSpec | None = None
@@ -230,7 +233,7 @@ class TournamentConfig:
 
 
 _KEYS = {"name", "game", "options", "entrants", "format", "games", "deck_sets", "seed", "concurrency", "partners",
-         "rounds", "challenger", "forfeit_after", "decision_ms", "match_timeout_s", "max_deals",
+         "rounds", "challenger", "forfeit_after", "decision_ms", "bank_ms", "match_timeout_s", "max_deals",
          "sprt", "extra"}
 
 
@@ -300,6 +303,7 @@ def config_from_mapping(data: Mapping[str, Any], *, default_name: str = "tournam
         challenger=_typed(data, "challenger", str, None),
         forfeit_after=_typed(data, "forfeit_after", int, 3),
         decision_ms=_typed(data, "decision_ms", int, None),
+        bank_ms=_typed(data, "bank_ms", int, None),
         match_timeout_s=float(_typed(data, "match_timeout_s", (int, float), 600.0)),
         max_deals=_typed(data, "max_deals", int, 200),
         sprt=sprt,

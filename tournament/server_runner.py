@@ -115,7 +115,8 @@ class ServerDispatcher:
         from server.lobby import Limits
 
         server_logging.configure(level="WARNING")
-        control = TimeControl(decision_seconds=(config.decision_ms or 10_000) / 1000.0, bank_seconds=60.0,
+        bank = 60.0 if config.bank_ms is None else config.bank_ms / 1000.0
+        control = TimeControl(decision_seconds=(config.decision_ms or 10_000) / 1000.0, bank_seconds=bank,
                               grace_seconds=5.0, join_seconds=60.0)
         limits = Limits(max_tables_per_client=100_000, max_tables=100_000, retain_seconds=5.0,
                         max_streams_per_client=100_000, max_deals=config.max_deals)
@@ -140,7 +141,8 @@ class ServerDispatcher:
     async def _play(self, spec: MatchSpec) -> MatchOutcome:
         started = time.perf_counter()
         table = await create_table(self.address, game=spec.game, options=spec.options, seed=spec.seed,
-                                   decision_ms=self.config.decision_ms, seat_names=list(spec.seats))
+                                   decision_ms=self.config.decision_ms, bank_ms=self.config.bank_ms,
+                                   seat_names=list(spec.seats))
         seats = [_Seat(seat=s, entrant=self.entrants[name], token=table.tokens[s],
                        argv=bot_argv(self.entrants[name], address=self.address, token=table.tokens[s], seat=s,
                                      seed=bot_seed(spec, s)))

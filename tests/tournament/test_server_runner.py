@@ -120,3 +120,27 @@ def test_a_given_server_address_is_used(tmp_path):
     games = stored_games(store, "t")
     assert len(games) == 2 and {o.table_id for _, o in games} == server_tables
     store.close()
+
+
+def test_a_bot_that_keeps_timing_out_forfeits_with_the_reason(tmp_path):
+    silent = "{python} -m tournament.seat tests.tournament.helpers:SilentBot {address} {token}"
+    cfg = config(entrants=["first-legal", {"name": "silent", "command": silent}], games=1, decision_ms=30,
+                 bank_ms=0, forfeit_after=2)
+
+    async def go():
+        store = TournamentStore(tmp_path / "tricktable.sqlite3")
+        dispatcher = await ServerDispatcher.open(cfg, address=None, data_dir=tmp_path)
+        dispatcher.end_grace_s = 0.5
+        await Tournament(cfg, store, dispatcher, concurrency=2).run()
+        return store
+
+    store = asyncio.run(go())
+    games = stored_games(store, "t")
+    assert len(games) == 2
+    for spec, outcome in games:
+        assert outcome.status == "forfeit" and outcome.forfeit_by == "silent", outcome.reason
+        assert "timed out" in outcome.reason and outcome.faults["silent"] >= 2
+        record = store.record("t", spec.match_id)
+        assert verify_record(record) is None
+        assert record["seats"][spec.seats.index("silent")]["timeouts"] >= 2
+    store.close()
