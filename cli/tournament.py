@@ -161,7 +161,8 @@ def tournament_command(
         interrupted = True
     summary = summarize(config, store)
     print_report(summary, console, stats)
-    target = out if out is not None else db_path.parent / "tournaments" / config.name
+    safe_name = "".join(c if c.isalnum() or c in "-_." else "_" for c in config.name)
+    target = out if out is not None else db_path.parent / "tournaments" / safe_name
     written = export(summary, store, target, stats)
     console.print(f"exports: {', '.join(str(p) for p in written)}")
     store.close()

@@ -150,7 +150,7 @@ def leaderboard_table(summary: Summary) -> Table:
     table = Table(title=f"{summary.config.name}: {summary.config.game}, {summary.config.format}, "
                         f"{summary.games} games")
     for col in ("#", "entrant", "mu", "sigma", "mu-3σ", "games", "win share", "points", "forfeits", "faults"):
-        table.add_column(col, justify="left" if col == "entrant" else "right")
+        table.add_column(col, justify="left" if col == "entrant" else "right", no_wrap=col in ("entrant", "#"))
     for i, s in enumerate(summary.standings, start=1):
         table.add_row(str(i), s.name, f"{s.mu:.2f}", f"{s.sigma:.2f}", f"{s.conservative:.2f}", str(s.games),
                       f"{s.win_share:.3f}", f"{s.points_for}-{s.points_against}", str(s.forfeits), str(s.faults))
@@ -161,7 +161,7 @@ def crosstable_table(summary: Summary) -> Table:
     """A's score against B (row against column), with the games played."""
     names = [s.name for s in summary.standings]
     table = Table(title="crosstable: row's score against column (games)")
-    table.add_column("")
+    table.add_column("", no_wrap=True)
     for n in names:
         table.add_column(n, justify="right")
     for a in names:
@@ -177,7 +177,7 @@ def pairs_table(summary: Summary) -> Table:
     """Paired results on shared decks with their 95% intervals."""
     table = Table(title="paired results on shared decks (A's mean score per deck set, 95% CI)")
     for col in ("A", "B", "W-D-L", "deck sets", "mean", "95% CI"):
-        table.add_column(col, justify="left" if col in ("A", "B") else "right")
+        table.add_column(col, justify="left" if col in ("A", "B") else "right", no_wrap=True)
     for p in summary.pairs:
         table.add_row(p.a, p.b, f"{p.wins}-{p.draws}-{p.losses}", str(p.deck_sets), f"{p.mean:.3f}",
                       f"[{p.low:.3f}, {p.high:.3f}]")
