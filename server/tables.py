@@ -61,6 +61,9 @@ T = TypeVar("T")
 #: (rules.md 3.6 puts no floor under Cinq Cents scores, so random play may never reach the target).
 MAX_ACTIONS = 50_000
 MAX_DEALS = 200
+#: Presence events (joined, disconnected) published per seat: a client that reconnects in a loop must not
+#: grow every audience's log without end (the record still counts every disconnect).
+MAX_PRESENCE_EVENTS = 100
 
 
 class TableStatus(StrEnum):
@@ -235,7 +238,7 @@ class Table:
         first = not state.joined
         state.joined = True
         self.log.info("seat connected", seat=seat, first=first, was_away=was_away)
-        if self.status is TableStatus.RUNNING and state.connections == 1:
+        if self.status is TableStatus.RUNNING and state.connections == 1 and state.disconnects <= MAX_PRESENCE_EVENTS:
             self._publish_all(SeatJoined(seat=seat, name=state.name, rejoined=not first))
         if self.status is TableStatus.WAITING and all(s.joined for s in self.seats):
             self._guard(self._start)
@@ -248,7 +251,7 @@ class Table:
             return
         state.disconnects += 1
         self.log.info("seat disconnected", seat=seat, grace=self.time_control.grace_seconds)
-        if self.status is TableStatus.RUNNING:
+        if self.status is TableStatus.RUNNING and state.disconnects <= MAX_PRESENCE_EVENTS:
             self._publish_all(SeatDisconnected(seat=seat, grace_until=time.time() + self.time_control.grace_seconds))
         if state.grace is None:
             state.grace = self._loop.call_later(self.time_control.grace_seconds, self._grace_expired, seat)

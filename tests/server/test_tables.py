@@ -280,3 +280,16 @@ async def test_a_game_without_a_result_is_aborted_at_the_deal_limit() -> None:
     assert table.record["result"]["reason"] == "deal limit: 3 deals played without a result"
     # The fourth deal was dealt when the third ended; it is listed with no action (game-record.md allows it).
     assert [len(d["actions"]) > 0 for d in table.record["deals"]] == [True, True, True, False]
+
+
+async def test_a_seat_reconnecting_in_a_loop_does_not_grow_the_logs_without_end() -> None:
+    from server.tables import MAX_PRESENCE_EVENTS
+
+    table = make_table()
+    await started(table)
+    before = table.snapshot(None).seq
+    for _ in range(MAX_PRESENCE_EVENTS * 3):
+        table.disconnect(1)
+        table.connect(1)
+    assert table.seats[1].disconnects == MAX_PRESENCE_EVENTS * 3
+    assert table.snapshot(None).seq - before <= 2 * MAX_PRESENCE_EVENTS
