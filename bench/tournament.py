@@ -74,7 +74,10 @@ def run_local(config: TournamentConfig, workers: int) -> dict[str, Any]:
 
 def run_server(config: TournamentConfig, workers: int) -> dict[str, Any]:
     """One run over an in-process gRPC server, each bot a process."""
+    from server.logging import configure
     from tournament.server_runner import ServerDispatcher
+
+    configure(level="WARNING")
 
     async def go(tmp: Path) -> dict[str, Any]:
         dispatcher = await ServerDispatcher.open(config, address=None, data_dir=tmp, concurrency=workers)

@@ -62,8 +62,10 @@ async def _dispatcher(config: TournamentConfig, runner: str, server: str | None,
         return RayDispatcher.connect(config, ray, local=runner == "local")
     if runner == "local" and server is None:
         return local_dispatcher(config, concurrency)
+    from server.logging import configure
     from tournament.server_runner import ServerDispatcher
 
+    configure(level="WARNING")  # the in-process server's per-call logs would drown the progress bar
     return await ServerDispatcher.open(config, address=server, data_dir=db.parent, concurrency=concurrency)
 
 

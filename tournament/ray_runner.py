@@ -44,8 +44,10 @@ def play_on_worker(spec_json: dict[str, Any], config_json: dict[str, Any], local
 
 
 async def _play_with_server(spec: MatchSpec, config: TournamentConfig) -> MatchOutcome:
+    from server.logging import configure
     from tournament.server_runner import ServerDispatcher
 
+    configure(level="WARNING")  # a worker process of our own: keep the server's per-call logs out of Ray's
     with tempfile.TemporaryDirectory(prefix="tricktable-ray-") as tmp:
         dispatcher = await ServerDispatcher.open(config, address=None, data_dir=Path(tmp))
         try:

@@ -106,15 +106,16 @@ class ServerDispatcher:
     @classmethod
     async def open(cls, config: TournamentConfig, *, address: str | None, data_dir: Path,
                    concurrency: int = 1) -> ServerDispatcher:
-        """Use the server at ``address``, or start one in this process on a free port over ``data_dir``."""
+        """Use the server at ``address``, or start one in this process on a free port over ``data_dir``.
+
+        The server logs through structlog as configured by the caller (the command line keeps it to warnings).
+        """
         if address is not None:
             return cls(config, address)
-        from server import logging as server_logging
         from server.app import GameServer, ServerConfig
         from server.clocks import TimeControl
         from server.lobby import Limits
 
-        server_logging.configure(level="WARNING")
         bank = 60.0 if config.bank_ms is None else config.bank_ms / 1000.0
         control = TimeControl(decision_seconds=(config.decision_ms or 10_000) / 1000.0, bank_seconds=bank,
                               grace_seconds=5.0, join_seconds=60.0)
