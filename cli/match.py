@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -72,12 +73,19 @@ def match_command(
     except grpc.aio.AioRpcError as error:
         console.print(f"[red]error:[/red] {error.code().name}: {error.details()}")
         raise typer.Exit(2) from None
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        where = "the remote server finishes it" if server else f"aborted, record stored in {folder}"
+        console.print(f"[yellow]interrupted: bots stopped; the table is {where}[/yellow]")
+        raise typer.Exit(130) from None
     raise typer.Exit(0 if status == "finished" else 1)
 
 
 async def _match(console: Console, game: str, options: dict[str, Any], bots: list[str], address: str | None,
                  seed: str | None, folder: Path, decision_ms: int | None, quiet: bool) -> str:
     local: GameServer | None = None
+    main = asyncio.current_task()
+    if main is not None:  # SIGTERM ends the match like Ctrl-C: bots stopped, the table aborted, its record stored
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
     if address is None:
         configure(json=True, level="WARNING")
         local = GameServer(ServerConfig(host="127.0.0.1", port=0, data_dir=folder))
