@@ -29,12 +29,14 @@ real deal's hidden state.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.actions import Action, Discard, Rob, action_from_json
+from bots.heuristic.cinq_cents import PARTNER_AND_KITTY, estimate
+from rules.actions import Action, Denomination, Discard, Rob, action_from_json
 from rules.cards import Card
 from rules.cinq_cents_play import led_suit as cinq_led_suit
 from rules.cinq_cents_play import suit_of as cinq_suit_of
@@ -48,6 +50,12 @@ from rules.spoil_five_ranking import RANKINGS
 RUN_ROUND = 3
 #: Restarts of the slot assignment before a sample is given up.
 ASSIGN_TRIES = 30
+#: Cinq Cents: assignments drawn per world to find one that fits the bids.
+BID_DRAWS = 16
+#: Tricks a bid may exceed the bidder's sampled count by and still fit.
+BID_SLACK = 1.0
+#: Tricks (with partner and kitty) above which a sampled hand would not have passed.
+PASS_CEILING = 7.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +213,7 @@ class WorldSampler:
         self.voids = shown_voids(view)
         self.sizes = list(view.hand_sizes) or [len(view.hand)] * view.players
         self.history = list(view.history)
+        self.last_filled: dict[str, list[Card]] = {}
         self._plan()
 
     # The per-game plan: slots to fill and the cards known to each seat's dealt hand.
@@ -218,6 +227,8 @@ class WorldSampler:
         for cards in self.played.values():
             known.update(cards)
         self.slots: list[Slot] = []
+        #: Cinq Cents: the other seats' bids (None: a pass), which the sampled hands should fit.
+        self.bids: list[tuple[Seat, tuple[int, Denomination] | None]] = []
         #: (seat, card): a card that seat must have been dealt (the ace of trumps of a holder who robbed).
         self.must_hold: tuple[Seat, Card] | None = None
         #: Cards known to be in each seat's current hand (the robbed turn-up).
@@ -255,6 +266,7 @@ class WorldSampler:
 
     def _plan_cinq_cents(self) -> None:
         view = self.view
+        self.bids = [(seat, bid) for seat, bid in view.bids if seat != self.me]
         contract = view.contract
         if contract is None or contract.seat == self.me:
             return
@@ -276,14 +288,54 @@ class WorldSampler:
                 return None
             rng.choices(group, weights=[s.size for s in group])[0].cards.append(ace)
             pool.remove(ace)
-        filled = assign(slots, pool, rng)
+        filled = self._draw(slots, pool, rng)
         if filled is None:
             return None
+        #: The last draw's slots (the kitty is ``rest`` during the bidding), for searches that need them.
+        self.last_filled = filled
         try:
             deck, fills = self._deck(filled, rng)
             return self._replay(deck, fills)
         except (TricktableError, ValueError, AssertionError, IndexError):
             return None
+
+    def _draw(self, slots: list[Slot], pool: list[Card], rng: random.Random) -> dict[str, list[Card]] | None:
+        """An assignment of the unseen cards; in Cinq Cents the one of a few that best fits the bids."""
+        if not self.bids:
+            return assign(slots, pool, rng)
+        best: dict[str, list[Card]] | None = None
+        best_misfit = math.inf
+        for _ in range(BID_DRAWS):
+            filled = assign(slots, pool, rng)
+            if filled is None:
+                continue
+            misfit = self._bid_misfit(filled)
+            if misfit < best_misfit:
+                best, best_misfit = filled, misfit
+            if misfit == 0:
+                break
+        return best
+
+    def _bid_misfit(self, filled: dict[str, list[Card]]) -> float:
+        """How far the sampled hands are from the bids made with them (0: every bid is plausible).
+
+        A seat that bid ``n`` in a denomination should count about ``n``
+        tricks there with its partner's and the kitty's help (the heuristic's
+        own count, :func:`bots.heuristic.cinq_cents.estimate`); a seat that
+        passed should not count well over six anywhere.
+        """
+        misfit = 0.0
+        declarer = self.view.contract.seat if self.view.contract is not None else None
+        for seat, bid in self.bids:
+            hand = self.played[seat] + self.held[seat] + filled.get(f"hand{seat}", [])
+            if bid is None:
+                best = max(estimate(hand, d) for d in Denomination) + PARTNER_AND_KITTY
+                misfit += max(0.0, best - PASS_CEILING)
+            else:
+                tricks, denomination = bid
+                help_ = PARTNER_AND_KITTY - (1.0 if seat == declarer else 0.0)  # the declarer kept the kitty's best
+                misfit += max(0.0, tricks - BID_SLACK - (estimate(hand, denomination) + help_))
+        return misfit
 
     def _dealt(self, filled: dict[str, list[Card]], rng: random.Random
                ) -> tuple[dict[Seat, list[Card]], list[Card], dict[str, Any]]:

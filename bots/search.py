@@ -21,8 +21,10 @@ The generator is a private ``random.Random`` seeded from the bot's seed and
 the decision's public context, so with ``simulations`` set the same view
 always gets the same answer, whatever was asked before.
 
-Decisions the playouts cannot judge well (Cinq Cents bids and discards, the
-Forty-Five jink) are left to the heuristic bot.
+Cinq Cents bids are searched too (:mod:`bots.search_bids`: the tricks each
+denomination would take as declarer, over the sampled worlds). Decisions the
+playouts cannot judge well (the Cinq Cents discard, the Forty-Five jink) are
+left to the heuristic bot.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from dataclasses import replace
 
 from bots import heuristic
 from bots.determinize import WorldSampler
+from bots.search_bids import choose_bid
 from rules.actions import Action, Bid, Discard, Jink, Pass, PassJink, Play
 from rules.game import DealState, SeatView, Trick
 from rules.registry import game_rules
@@ -43,6 +46,8 @@ Policy = Callable[["Playout", int, random.Random], Action]
 
 #: Default time per decision, in seconds.
 DEFAULT_BUDGET = 0.1
+#: Cinq Cents: worlds a bid decision draws at most in time-budget mode (the budget usually stops it first).
+BID_WORLDS_TIMED = 64
 #: Draws that may fail (a world contradicting the history) before the search gives up on a decision.
 MAX_FAILED_DRAWS = 200
 
@@ -174,10 +179,16 @@ class SearchBot:
         self.last_worlds = self.last_rejected = 0
         if len(legal) == 1:
             return legal[0]
-        if _delegated(legal):
-            return heuristic.choose_action(view)
         rng = random.Random(f"{self.seed}|{view.game}|{view.deal_number}|{view.seat}|{view.scores}|"
                             f"{len(view.history)}|{[c.code for c in view.hand]}")
+        if view.game == "cinq_cents" and any(isinstance(a, Pass) for a in legal):
+            scores = tuple(a - b for a, b in zip(view.scores, view.deal_points, strict=True))
+            bid = choose_bid(view, rng, self.simulations or BID_WORLDS_TIMED,
+                             lambda state: self._finish(state, scores, rng),
+                             None if self.simulations else time.monotonic() + self.budget)
+            return bid if bid is not None else heuristic.choose_action(view)
+        if _delegated(legal):
+            return heuristic.choose_action(view)
         sampler = WorldSampler(view)
         totals = [0.0] * len(legal)
         deadline = time.monotonic() + self.budget
@@ -204,12 +215,19 @@ class SearchBot:
         best = max(range(len(legal)), key=lambda i: (totals[i], -i))
         return legal[best]
 
-    def _playout(self, playout: Playout, sampler: WorldSampler, rng: random.Random) -> float:
+    def _finish(self, state: DealState, scores: tuple[int, ...], rng: random.Random) -> DealState:
+        return self._run(Playout(state, scores), rng)
+
+    def _run(self, playout: Playout, rng: random.Random) -> DealState:
+        """Play the deal out with the playout policy; the final state."""
         while not playout.state.is_over:
             seat = playout.state.to_act
             assert seat is not None
             playout.apply(self.policy(playout, seat, rng), seat)
-        return self._value(playout.state, sampler)
+        return playout.state
+
+    def _playout(self, playout: Playout, sampler: WorldSampler, rng: random.Random) -> float:
+        return self._value(self._run(playout, rng), sampler)
 
     def _value(self, state: DealState, sampler: WorldSampler) -> float:
         view = sampler.view

@@ -126,12 +126,16 @@ def keep_value(card: Card, hand: list[Card], trump: Suit | None) -> int:
     return card.rank + 3 * length
 
 
+def discard_for(hand: tuple[Card, ...] | list[Card], trump: Suit | None) -> tuple[Card, ...]:
+    """The six cards to discard from the declarer's 16 (in card order): the lowest keep values."""
+    cards = list(hand)
+    ordered = sorted(cards, key=lambda c: (keep_value(c, cards, trump), c.index))
+    return tuple(sorted(ordered[:6], key=lambda c: c.index))
+
+
 def _discard(view: SeatView) -> Action:
     assert view.contract is not None
-    hand = list(view.hand)
-    trump = view.contract.denomination.suit
-    ordered = sorted(hand, key=lambda c: (keep_value(c, hand, trump), c.index))
-    action = Discard(cards=tuple(sorted(ordered[:6], key=lambda c: c.index)))
+    action = Discard(cards=discard_for(view.hand, view.contract.denomination.suit))
     return action if action in view.legal_actions else view.legal_actions[0]
 
 
@@ -251,4 +255,4 @@ class CinqCentsHeuristic:
         return choose_action(view)
 
 
-__all__ = ["CinqCentsHeuristic", "choose_action", "estimate", "keep_value"]
+__all__ = ["CinqCentsHeuristic", "choose_action", "discard_for", "estimate", "keep_value"]

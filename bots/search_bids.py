@@ -1,0 +1,105 @@
+"""Cinq Cents bidding by simulation: how many tricks would we take as declarer in each denomination?
+
+The heuristic counts tricks with fixed weights. The search bot instead asks
+the sampled worlds (:class:`bots.determinize.WorldSampler`, whose hands also
+fit the bids made so far): in each world and for each denomination it makes
+itself declarer (its bid, then every later seat passes), takes the world's
+kitty, discards as the heuristic does, and plays the deal out with the
+heuristic policy. That gives, per denomination, a distribution of tricks
+``T``. A bid of ``n`` in that denomination is then worth, on average,
+``P(T >= n) * v - P(T < n) * v - 10 * E[10 - T]`` (made, failed, the
+defenders' ten a trick; rules.md 3.6), and the bot makes the legal bid of
+highest worth, or passes when none is worth more than passing (taken as 0,
+or the value of the partner's standing contract).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+
+from bots.determinize import WorldSampler
+from bots.heuristic.cinq_cents import discard_for
+from rules.actions import Action, Bid, Denomination, Discard, Pass
+from rules.cards import Card
+from rules.cinq_cents_bids import STANDARD_TABLE, BidTable
+from rules.game import DealState, SeatView
+
+#: Plays a deal out from a state and returns the final state.
+Finish = Callable[[DealState], DealState]
+
+#: Tricks in a Cinq Cents deal, and what the defence scores for each.
+TRICKS, DEFENCE_POINTS = 10, 10
+
+
+def declarer_tricks(world: DealState, view: SeatView, denomination: Denomination, kitty: Sequence[Card],
+                    finish: Finish) -> int | None:
+    """Tricks our side takes in ``world`` when we declare in ``denomination`` (None if we cannot bid it)."""
+    me = view.seat
+    bids = [a for a in world.legal_actions() if isinstance(a, Bid) and a.denomination is denomination]
+    if not bids:
+        return None
+    state = world.apply(bids[0], me)
+    while state.to_act is not None and state.to_act != me:
+        state = state.apply(Pass(), state.to_act)
+    if state.to_act != me:
+        return None
+    hand = (*view.hand, *kitty)
+    state = state.apply(Discard(cards=discard_for(hand, denomination.suit)), me)
+    final = finish(state)
+    mine = view.side_of(me)
+    defence = sum(p for side, p in enumerate(final.points) if side != mine)
+    return TRICKS - defence // DEFENCE_POINTS
+
+
+def bid_worth(bid: Bid, tricks: Sequence[int], table: BidTable) -> float:
+    """Mean score of ``bid`` over the simulated trick counts (rules.md 3.6)."""
+    value = table.value(bid.tricks, bid.denomination)
+    made = sum(1 for t in tricks if t >= bid.tricks)
+    lost_to_defence = sum(TRICKS - t for t in tricks) * DEFENCE_POINTS
+    return (made * value - (len(tricks) - made) * value - lost_to_defence) / len(tricks)
+
+
+def choose_bid(view: SeatView, rng: random.Random, worlds: int, finish: Finish,
+               deadline: float | None = None) -> Action | None:
+    """The simulated best bid or a pass; None when no world could be drawn (the caller falls back).
+
+    Draws ``worlds`` worlds, or fewer when ``deadline`` (a ``time.monotonic()`` value) passes first.
+    """
+    sampler = WorldSampler(view)
+    table = getattr(sampler.config, "bid_values", STANDARD_TABLE)
+    tricks: dict[Denomination, list[int]] = {d: [] for d in Denomination}
+    drawn = failed = 0
+    while drawn < worlds and failed < 4 * worlds:
+        if deadline is not None and drawn > 0 and time.monotonic() >= deadline:
+            break
+        world = sampler.sample(rng)
+        if world is None:
+            failed += 1
+            continue
+        drawn += 1
+        kitty = sampler.last_filled.get("rest", [])
+        for d in Denomination:
+            t = declarer_tricks(world, view, d, kitty, finish)
+            if t is not None:
+                tricks[d].append(t)
+    if drawn == 0:
+        return None
+    mine = view.side_of(view.seat)
+    standing = [(s, b) for s, b in view.bids if b is not None]
+    floor = 0.0
+    if standing and view.side_of(standing[-1][0]) == mine:
+        tricks_bid, denomination = standing[-1][1]
+        floor = float(table.value(tricks_bid, denomination))  # leave partner's contract unless ours is worth more
+    best: Action = Pass()
+    best_worth = floor
+    for action in view.legal_actions:
+        if isinstance(action, Bid) and tricks[action.denomination]:
+            worth = bid_worth(action, tricks[action.denomination], table)
+            if worth > best_worth:
+                best, best_worth = action, worth
+    return best
+
+
+__all__ = ["bid_worth", "choose_bid", "declarer_tricks"]
