@@ -71,13 +71,18 @@ class _Seat:
     crashes: list[str] = field(default_factory=list)
 
 
-async def _start(seat: _Seat) -> None:
-    seat.process = await asyncio.create_subprocess_exec(
-        *seat.argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE, start_new_session=True)
+async def _start(seat: _Seat) -> str | None:
+    """Start the seat's bot; returns why it could not be started, or None."""
+    try:
+        seat.process = await asyncio.create_subprocess_exec(
+            *seat.argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE, start_new_session=True)
+    except OSError as exc:
+        return f"could not start {seat.argv[0]!r}: {exc}"
     stream = seat.process.stderr
     assert stream is not None
     seat.reader = asyncio.ensure_future(stream.read())
+    return None
 
 
 async def _stop(seat: _Seat) -> None:
@@ -152,10 +157,25 @@ class ServerDispatcher:
         forfeit: tuple[str, str] | None = None
         substitutes: list[asyncio.Task[Any]] = []
         ended = asyncio.ensure_future(self._wait_record(table.table_id))
+
+        def substitute(seat: _Seat) -> None:
+            substitutes.append(asyncio.ensure_future(run_bot_async(
+                FirstLegalBot(), self.address, token=seat.token, name=f"{seat.entrant.name} (forfeit)")))
+
+        async def launch(seat: _Seat) -> bool:
+            nonlocal forfeit
+            problem = await _start(seat)
+            if problem is None:
+                return True
+            name = seat.entrant.name
+            faults[name] = max(faults[name], self.config.forfeit_after)
+            if forfeit is None:
+                forfeit = (name, f"forfeit: {name} (seat {seat.seat}) {problem}")
+            substitute(seat)
+            return False
+
         try:
-            for seat in seats:
-                await _start(seat)
-            running = {seat.seat: seat for seat in seats}
+            running = {seat.seat: seat for seat in seats if await launch(seat)}
             while running:
                 waits = {asyncio.ensure_future(s.process.wait()): s for s in running.values() if s.process}
                 finished, _ = await asyncio.wait([*waits, ended], return_when=asyncio.FIRST_COMPLETED)
@@ -187,10 +207,9 @@ class ServerDispatcher:
                                          f"last: {seat.crashes[-1]}")
                     if forfeit is not None and forfeit[0] == name:
                         del running[seat.seat]
-                        substitutes.append(asyncio.ensure_future(
-                            run_bot_async(FirstLegalBot(), self.address, token=seat.token, name=f"{name} (forfeit)")))
-                    else:
-                        await _start(seat)
+                        substitute(seat)
+                    elif not await launch(seat):
+                        del running[seat.seat]
             for sub in substitutes:
                 with contextlib.suppress(SdkError):
                     await sub

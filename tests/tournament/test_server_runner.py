@@ -144,3 +144,12 @@ def test_a_bot_that_keeps_timing_out_forfeits_with_the_reason(tmp_path):
         assert verify_record(record) is None
         assert record["seats"][spec.seats.index("silent")]["timeouts"] >= 2
     store.close()
+
+
+def test_a_command_that_cannot_start_forfeits(tmp_path):
+    cfg = config(entrants=["first-legal", {"name": "ghost", "command": "/no/such/program {token}"}], games=1)
+    store = asyncio.run(play(cfg, tmp_path))
+    for _, outcome in stored_games(store, "t"):
+        assert outcome.status == "forfeit" and outcome.forfeit_by == "ghost"
+        assert "could not start '/no/such/program'" in outcome.reason
+    store.close()
