@@ -84,7 +84,7 @@ async def _run(config: TournamentConfig, store: TournamentStore, *, resume: bool
 
 
 def tournament_command(
-    config_path: Annotated[Path | None, typer.Argument(metavar="[CONFIG.toml]", help="Tournament file (TOML).")] = None,
+    config_path: Annotated[Path | None, typer.Argument(metavar="CONFIG.toml", help="Tournament file (TOML).")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue a stopped tournament of this name.")] = False,
     concurrency: Annotated[int | None, typer.Option(
         "--concurrency", "-j", min=1, help="Matches at once (capped by the cores); default: the config's.")] = None,
