@@ -266,7 +266,7 @@ class Tournament:
                 self.stats.played += 1
                 if self.progress is not None:
                     self.progress.advance(spec, outcome)
-                if self.config.sprt is not None and {self.config.sprt.a, self.config.sprt.b} <= set(spec.seats):
+                if self.config.sprt is not None and {self.config.sprt.a, self.config.sprt.b} & set(spec.seats):
                     self._check_sprt()
 
         await asyncio.gather(*(worker() for _ in range(min(self.concurrency, max(1, len(todo))))))
@@ -280,7 +280,7 @@ class Tournament:
             key = (s.round, s.deck_set)
             complete[key] = complete.get(key, True) and s.match_id in self._done
         pair = {spec.a, spec.b}
-        state = sprt_from_games([g for g in self._games if pair <= set(g[0].seats)], spec, complete)
+        state = sprt_from_games([g for g in self._games if pair & set(g[0].seats)], spec, complete)
         self.stats.sprt = state
         if state.decision is not None:
             self._stop = True

@@ -13,7 +13,9 @@
   on the same deck set (both directions of the same decks) are averaged into
   one number per deck set; the mean of those numbers and its 95% confidence
   interval (normal approximation, ``1.96 * sd / sqrt(n)``) say how A does
-  against B with the cards' luck cancelled.
+  against B with the cards' luck cancelled. Two entrants that never met (the
+  field of a gauntlet) are compared through common opponents instead: A's
+  and B's scores against the same opponent with the same cards.
 - **SPRT** (generalised SPRT, normal approximation as in chess-engine
   testing): H0 "A's expected score against B is ``score0``" against H1
   "``score1``"; the log-likelihood ratio over the paired deck-set means is
@@ -174,6 +176,9 @@ class PairResult:
     low: float
     high: float
     samples: tuple[float, ...] = field(default=(), repr=False)
+    #: ``head-to-head`` (A and B at one table), or ``common opponents`` (never met: A and B each played the
+    #: same opponent holding the same cards of the same deck set).
+    basis: str = "head-to-head"
 
     @property
     def score(self) -> float:
@@ -185,7 +190,7 @@ class PairResult:
         return {"a": self.a, "b": self.b, "games": self.games, "wins": self.wins, "draws": self.draws,
                 "losses": self.losses, "score": round(self.score, 4), "deck_sets": self.deck_sets,
                 "paired_mean": round(self.mean, 4), "ci95_low": round(self.low, 4),
-                "ci95_high": round(self.high, 4)}
+                "ci95_high": round(self.high, 4), "basis": self.basis}
 
 
 def paired_samples(games: Iterable[Game], a: str, b: str) -> list[float]:
@@ -209,14 +214,42 @@ def mean_interval(samples: Sequence[float]) -> tuple[float, float, float]:
     return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 
+def common_opponent_samples(games: Iterable[Game], a: str, b: str) -> list[float]:
+    """For A and B who never met: per deck set, ``(1 + A's score - B's score) / 2`` against the same opponents.
+
+    Only games where A and B held the same cards count: the same deck set, the same side, the same
+    opponent (as in duplicate bridge, where pairs never meet but play the same boards). 0.5 means equal.
+    """
+    held: dict[str, dict[tuple[int, int, str, int], list[float]]] = {a: defaultdict(list), b: defaultdict(list)}
+    for spec, outcome in games:
+        for me in (a, b):
+            side = side_of(spec, me)
+            if side is None:
+                continue
+            for other in set(spec.seats) - {me}:
+                score = pairwise_score(spec, outcome, me, other)
+                if score is not None:
+                    held[me][(spec.round, spec.deck_set, other, side)].append(score)
+    by_deck: dict[tuple[int, int], list[float]] = defaultdict(list)
+    for key in held[a].keys() & held[b].keys():
+        if key[2] in (a, b):
+            continue
+        diff = statistics.fmean(held[a][key]) - statistics.fmean(held[b][key])
+        by_deck[(key[0], key[1])].append((1.0 + diff) / 2.0)
+    return [statistics.fmean(v) for _, v in sorted(by_deck.items())]
+
+
 def pair_result(games: Sequence[Game], a: str, b: str) -> PairResult:
-    """A against B over ``games``."""
+    """A against B over ``games``: head to head when they met, else through common opponents."""
     scores = [s for spec, out in games if (s := pairwise_score(spec, out, a, b)) is not None]
     samples = paired_samples(games, a, b)
+    basis = "head-to-head"
+    if not samples:
+        samples, basis = common_opponent_samples(games, a, b), "common opponents"
     mean, low, high = mean_interval(samples)
     return PairResult(a=a, b=b, games=len(scores), wins=sum(1 for s in scores if s == 1.0),
                       draws=sum(1 for s in scores if s == 0.5), losses=sum(1 for s in scores if s == 0.0),
-                      deck_sets=len(samples), mean=mean, low=low, high=high, samples=tuple(samples))
+                      deck_sets=len(samples), mean=mean, low=low, high=high, samples=tuple(samples), basis=basis)
 
 
 def crosstable(names: Sequence[str], games: Sequence[Game]) -> dict[str, dict[str, PairResult]]:
@@ -297,4 +330,9 @@ def sprt_from_games(games: Sequence[Game], spec: SprtSpec, complete: Mapping[tup
                 break
             prefix.add(key)
         games = [g for g in games if (g[0].round, g[0].deck_set) in prefix]
-    return sprt(paired_samples(games, spec.a, spec.b), spec)
+    return sprt(sprt_samples(games, spec.a, spec.b), spec)
+
+
+def sprt_samples(games: Sequence[Game], a: str, b: str) -> list[float]:
+    """The samples the SPRT weighs: head to head, else through common opponents (as :func:`pair_result`)."""
+    return paired_samples(games, a, b) or common_opponent_samples(games, a, b)

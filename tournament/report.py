@@ -130,11 +130,11 @@ def summarize(config: TournamentConfig, store: TournamentStore) -> Summary:
     pairs = [pair_result(games, a, b) for i, a in enumerate(names) for b in names[i + 1:]]
     sprt_state = None
     if config.sprt is not None:
-        from tournament.ratings import paired_samples
+        from tournament.ratings import sprt_samples
 
-        sprt_state = sprt(paired_samples(games, config.sprt.a, config.sprt.b), config.sprt)
+        sprt_state = sprt(sprt_samples(games, config.sprt.a, config.sprt.b), config.sprt)
     return Summary(
-        config=config, standings=leaderboard(names, games), pairs=[p for p in pairs if p.games],
+        config=config, standings=leaderboard(names, games), pairs=[p for p in pairs if p.deck_sets],
         cross=crosstable(names, games), sprt=sprt_state, games=len(games),
         forfeits=[{"match_id": s.match_id, "entrant": o.forfeit_by, "reason": o.reason}
                   for s, o in games if o.status == "forfeit"],
@@ -179,8 +179,8 @@ def pairs_table(summary: Summary) -> Table:
     for col in ("A", "B", "W-D-L", "deck sets", "mean", "95% CI"):
         table.add_column(col, justify="left" if col in ("A", "B") else "right", no_wrap=True)
     for p in summary.pairs:
-        table.add_row(p.a, p.b, f"{p.wins}-{p.draws}-{p.losses}", str(p.deck_sets), f"{p.mean:.3f}",
-                      f"[{p.low:.3f}, {p.high:.3f}]")
+        wdl = f"{p.wins}-{p.draws}-{p.losses}" if p.basis == "head-to-head" else "via common opp."
+        table.add_row(p.a, p.b, wdl, str(p.deck_sets), f"{p.mean:.3f}", f"[{p.low:.3f}, {p.high:.3f}]")
     return table
 
 

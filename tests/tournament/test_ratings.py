@@ -96,3 +96,13 @@ def test_sprt_decides_a_clear_case_both_ways():
 def test_sprt_is_undecided_on_too_little_evidence():
     state = sprt([1.0, 0.0, 0.5], SprtSpec(a="a", b="b"))
     assert state.decision is None
+
+
+def test_entrants_that_never_met_are_compared_through_common_opponents():
+    cfg = config(entrants=["hero", "strong", "weak"], format="gauntlet", games=200)
+    games = rigged_games(cfg, {"hero": 2, "strong": 3, "weak": 1}, edge=0.8)
+    result = pair_result(games, "strong", "weak")
+    assert result.games == 0 and result.basis == "common opponents" and result.deck_sets == 100
+    # strong beats hero 80%, weak beats hero 20%: (1 + 0.8 - 0.2) / 2 = 0.8 on the same cards
+    assert result.low > 0.5 and abs(result.mean - 0.8) < 0.1
+    assert pair_result(games, "hero", "weak").basis == "head-to-head"
