@@ -21,6 +21,7 @@ import asyncio
 import collections
 import os
 import signal
+import statistics
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tournament.config import EntrantSpec, TournamentConfig
-from tournament.ratings import Game, SprtState, match_points, sprt_from_games
+from tournament.ratings import Game, SprtState, match_points, pairwise_score, sprt, sprt_from_games
 from tournament.runner import LocalRunner, MatchOutcome, MatchRunner
 from tournament.schedule import (
     MatchSpec,
@@ -177,6 +178,9 @@ def _bye_points(config: TournamentConfig) -> float:
     return float(arrangements_per_deck_set(config) * deck_sets_per_group(config))
 
 
+_NO_OUTCOME = MatchOutcome(match_id="", status="error", winners=(), scores=())
+
+
 class Tournament:
     """One tournament over one store: :meth:`run` plays what is missing; the store then holds it all."""
 
@@ -193,6 +197,10 @@ class Tournament:
         #: Stored games (schedule order at load, then in the order they finish) and their ids.
         self._games: list[Game] = []
         self._done: set[str] = set()
+        #: SPRT bookkeeping per (round, deck set): matches scheduled, matches stored, head-to-head scores.
+        self._deck_totals: collections.Counter[tuple[int, int]] = collections.Counter()
+        self._deck_done: collections.Counter[tuple[int, int]] = collections.Counter()
+        self._h2h: dict[tuple[int, int], list[float]] = collections.defaultdict(list)
 
     def rounds(self) -> int:
         """Rounds of the format (one unless Swiss)."""
@@ -214,6 +222,8 @@ class Tournament:
         byes: dict[str, int] = collections.defaultdict(int)
         self._games = stored_games(self.store, tid)
         self._done = {spec.match_id for spec, _ in self._games}
+        for game_spec, outcome in self._games:
+            self._note_sprt(game_spec, outcome)
         try:
             for r in range(self.rounds()):
                 done = set(self._done)
@@ -226,6 +236,8 @@ class Tournament:
                     groups = fixed_groups(self.config)
                 specs = round_matches(self.config, r, groups)
                 self._scheduled.extend(specs)
+                for spec in specs:
+                    self._note_sprt(spec, _NO_OUTCOME, scheduled=True)
                 todo = [s for s in specs if s.match_id not in done]
                 self.stats.scheduled = len(self._scheduled)
                 self.stats.already_done += len(specs) - len(todo)
@@ -263,6 +275,7 @@ class Tournament:
                 self.store.save(self.config.name, spec, outcome)
                 self._games.append((spec, outcome))
                 self._done.add(spec.match_id)
+                self._note_sprt(spec, outcome)
                 self.stats.played += 1
                 if self.progress is not None:
                     self.progress.advance(spec, outcome)
@@ -271,16 +284,39 @@ class Tournament:
 
         await asyncio.gather(*(worker() for _ in range(min(self.concurrency, max(1, len(todo))))))
 
+    def _note_sprt(self, spec: MatchSpec, outcome: MatchOutcome, *, scheduled: bool = False) -> None:
+        """Keep the SPRT's per-deck-set counts and head-to-head scores up to date (O(1) per match)."""
+        key = (spec.round, spec.deck_set)
+        if scheduled:
+            self._deck_totals[key] += 1
+            return
+        self._deck_done[key] += 1
+        test = self.config.sprt
+        if test is not None and test.a in spec.seats:
+            score = pairwise_score(spec, outcome, test.a, test.b)
+            if score is not None:
+                self._h2h[key].append(score)
+
     def _check_sprt(self) -> None:
+        """Evaluate the SPRT over the leading run of complete deck sets; stop dispatching once it decides.
+
+        Head-to-head scores are kept per deck set as games arrive, so a check is one pass over the deck
+        sets, not over every game; entrants that never meet fall back to common opponents.
+        """
         spec = self.config.sprt
         if spec is None:
             return
-        complete: dict[tuple[int, int], bool] = {}
-        for s in self._scheduled:
-            key = (s.round, s.deck_set)
-            complete[key] = complete.get(key, True) and s.match_id in self._done
-        pair = {spec.a, spec.b}
-        state = sprt_from_games([g for g in self._games if pair & set(g[0].seats)], spec, complete)
+        prefix: list[tuple[int, int]] = []
+        for key in sorted(self._deck_totals):
+            if self._deck_done[key] < self._deck_totals[key]:
+                break
+            prefix.append(key)
+        if self._h2h:
+            state = sprt([statistics.fmean(self._h2h[k]) for k in prefix if k in self._h2h], spec)
+        else:
+            pair = {spec.a, spec.b}
+            complete = {k: self._deck_done[k] >= n for k, n in self._deck_totals.items()}
+            state = sprt_from_games([g for g in self._games if pair & set(g[0].seats)], spec, complete)
         self.stats.sprt = state
         if state.decision is not None:
             self._stop = True

@@ -302,11 +302,20 @@ def sprt_llr(samples: Sequence[float], score0: float, score1: float) -> float:
 
 
 def sprt(samples: Sequence[float], spec: SprtSpec) -> SprtState:
-    """Run the test over ``samples`` in order and stop at the first prefix that decides."""
+    """Run the test over ``samples`` in order and stop at the first prefix that decides (one pass)."""
     lower, upper = sprt_bounds(spec.alpha, spec.beta)
+    s0, s1 = spec.score0, spec.score1
     llr = 0.0
-    for n in range(2, len(samples) + 1):
-        llr = sprt_llr(samples[:n], spec.score0, spec.score1)
+    total = squares = 0.0
+    for index, x in enumerate(samples):
+        total += x
+        squares += x * x
+        n = index + 1
+        if n < 2:
+            continue
+        mean = total / n
+        var = max(squares / n - mean * mean, 1e-4)  # as sprt_llr, from running sums
+        llr = n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
         if llr >= upper:
             return SprtState(a=spec.a, b=spec.b, llr=llr, lower=lower, upper=upper, samples=n, decision="H1")
         if llr <= lower:

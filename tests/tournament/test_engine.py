@@ -221,3 +221,13 @@ def test_a_bot_over_its_decision_time_has_the_default_played_and_forfeits(store)
     run(cfg, store, local_dispatcher(cfg, 1))
     for _, outcome in stored_games(store, "t"):
         assert outcome.forfeit_by == "slow" and "timed out (over 1 ms)" in outcome.reason
+
+
+def test_sprt_between_entrants_that_never_meet_uses_common_opponents(store):
+    cfg = config(entrants=["hero", "strong", "weak"], format="gauntlet", games=400,
+                 sprt={"a": "strong", "b": "weak", "score1": 0.6})
+    stats = run(cfg, store, rigged(cfg, {"hero": 2, "strong": 3, "weak": 1}, edge=0.9))
+    assert stats.stopped_by_sprt and stats.sprt is not None and stats.sprt.decision == "H1"
+    assert stats.played < stats.scheduled
+    summary = summarize(cfg, store)
+    assert summary.sprt is not None and summary.sprt.decision == "H1"
