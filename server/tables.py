@@ -139,7 +139,8 @@ class Table:
         ]
         self._clocks = [SeatClock(time_control) for _ in range(self.players)]
         self._logs: list[list[Event]] = [[] for _ in range(self.players + 1)]
-        self._changed = asyncio.Event()
+        #: One waker per audience (seats, then spectators): set when its log or pending decision changes.
+        self._wakers = [asyncio.Event() for _ in range(self.players + 1)]
         self._pending: _Pending | None = None
         self._resolved: dict[int, tuple[Seat, Action]] = {}
         self._next_decision = 1
@@ -216,8 +217,11 @@ class Table:
                 return
             if inbox:
                 continue
-            changed = self._changed
-            await changed.wait()
+            waker = self._wakers[self.players if audience is None else audience]
+            if waker.is_set():  # a wake-up already consumed above: wait on a fresh one
+                self._wakers[self.players if audience is None else audience] = asyncio.Event()
+                continue
+            await waker.wait()
 
     def wake(self) -> None:
         """Wake this table's followers (a stream put something in its inbox)."""
@@ -240,6 +244,7 @@ class Table:
         self.log.info("seat connected", seat=seat, first=first, was_away=was_away)
         if self.status is TableStatus.RUNNING and state.connections == 1 and state.disconnects <= MAX_PRESENCE_EVENTS:
             self._publish_all(SeatJoined(seat=seat, name=state.name, rejoined=not first))
+            self._notify()
         if self.status is TableStatus.WAITING and all(s.joined for s in self.seats):
             self._guard(self._start)
 
@@ -253,6 +258,7 @@ class Table:
         self.log.info("seat disconnected", seat=seat, grace=self.time_control.grace_seconds)
         if self.status is TableStatus.RUNNING and state.disconnects <= MAX_PRESENCE_EVENTS:
             self._publish_all(SeatDisconnected(seat=seat, grace_until=time.time() + self.time_control.grace_seconds))
+            self._notify()
         if state.grace is None:
             state.grace = self._loop.call_later(self.time_control.grace_seconds, self._grace_expired, seat)
 
@@ -348,7 +354,6 @@ class Table:
         p = _Pending(decision_id=decision_id, seat=seat, legal=legal,
                      deadline_wall=time.time() + self.time_control.decision_seconds, timer=None)
         self._pending = p
-        self._notify()
         if self.seats[seat].away:
             self._loop.call_soon(self._guarded_default, decision_id, False)
         else:
@@ -504,12 +509,14 @@ class Table:
         return record
 
     def _guard(self, step: Callable[..., None], *args: Any) -> None:
-        """Run a state step; an unexpected error aborts this table instead of escaping."""
+        """Run a state step, then wake the followers; an unexpected error aborts this table instead of escaping."""
         try:
             step(*args)
         except Exception as error:
             self.log.exception("table step failed", step=getattr(step, "__name__", "?"))
             self.abort(f"internal error: {type(error).__name__}: {error}")
+        finally:
+            self._notify()
 
     # --- logs ------------------------------------------------------------
 
@@ -520,18 +527,20 @@ class Table:
         return self._logs[self.players if audience is None else audience]
 
     def _publish(self, audience: Audience, body: EventBody) -> None:
+        """Append to one log; the step that publishes wakes the followers when it is done (:meth:`_notify`)."""
         log = self._log(audience)
         log.append(Event(len(log) + 1, time.time(), body))
-        self._notify()
 
     def _publish_all(self, body: EventBody) -> None:
         now = time.time()
         for log in self._logs:
             log.append(Event(len(log) + 1, now, body))
-        self._notify()
 
     def _notify(self) -> None:
-        changed = self._changed
-        if not changed.is_set():
-            changed.set()
-            self._changed = asyncio.Event()
+        """Wake every audience's followers, the seat to act first: its decision is the critical path of a move."""
+        p = self._pending
+        if p is not None and not self._wakers[p.seat].is_set():
+            self._wakers[p.seat].set()
+        for waker in self._wakers:
+            if not waker.is_set():
+                waker.set()
