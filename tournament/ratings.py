@@ -252,13 +252,36 @@ def pair_result(games: Sequence[Game], a: str, b: str) -> PairResult:
                       deck_sets=len(samples), mean=mean, low=low, high=high, samples=tuple(samples), basis=basis)
 
 
+def games_by_entrant(names: Sequence[str], games: Sequence[Game]) -> dict[str, list[Game]]:
+    """Each entrant's games (so that a pair looks only at the games of its two entrants)."""
+    out: dict[str, list[Game]] = {n: [] for n in names}
+    for game in games:
+        for name in set(game[0].seats):
+            if name in out:
+                out[name].append(game)
+    return out
+
+
+def pair_games(index: Mapping[str, list[Game]], a: str, b: str) -> list[Game]:
+    """The games of A or B, in the order of the index, each once."""
+    seen: set[str] = set()
+    out: list[Game] = []
+    for game in (*index[a], *index[b]):
+        if game[0].match_id not in seen:
+            seen.add(game[0].match_id)
+            out.append(game)
+    return out
+
+
 def crosstable(names: Sequence[str], games: Sequence[Game]) -> dict[str, dict[str, PairResult]]:
     """``table[a][b]``: A against B, for every two entrants that met."""
+    index = games_by_entrant(names, games)
     out: dict[str, dict[str, PairResult]] = {n: {} for n in names}
     for a in names:
         for b in names:
             if a != b:
-                result = pair_result(games, a, b)
+                met = [g for g in index[a] if b in g[0].seats]
+                result = pair_result(met, a, b)
                 if result.games:
                     out[a][b] = result
     return out

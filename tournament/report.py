@@ -37,7 +37,18 @@ from rich.text import Text
 
 from tournament.config import TournamentConfig
 from tournament.engine import RunStats, stored_games
-from tournament.ratings import Game, PairResult, SprtState, Standing, crosstable, leaderboard, pair_result, sprt
+from tournament.ratings import (
+    Game,
+    PairResult,
+    SprtState,
+    Standing,
+    crosstable,
+    games_by_entrant,
+    leaderboard,
+    pair_games,
+    pair_result,
+    sprt,
+)
 from tournament.runner import MatchOutcome
 from tournament.schedule import MatchSpec
 from tournament.store import TournamentStore
@@ -127,7 +138,8 @@ def summarize(config: TournamentConfig, store: TournamentStore) -> Summary:
     """The report of everything stored for ``config``'s tournament."""
     games: list[Game] = stored_games(store, config.name)
     names = [e.name for e in config.entrants]
-    pairs = [pair_result(games, a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    index = games_by_entrant(names, games)
+    pairs = [pair_result(pair_games(index, a, b), a, b) for i, a in enumerate(names) for b in names[i + 1:]]
     sprt_state = None
     if config.sprt is not None:
         from tournament.ratings import sprt_samples
