@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import shlex
 import signal
 import sys
@@ -43,6 +44,8 @@ from tournament.schedule import MatchSpec
 
 #: How much of a crashed bot's stderr goes into the reason.
 STDERR_TAIL = 400
+#: The server's reason for a table cancelled because seats did not join (server/tables.py).
+_JOIN_MISSED = re.compile(r"cancelled: seat\(s\) ([\d, ]+) did not join")
 #: Seconds bots get to exit once their table has ended.
 END_GRACE_S = 5.0
 
@@ -246,6 +249,13 @@ class ServerDispatcher:
                     forfeit = (name, f"forfeit: {name} (seat {entry['seat']}) timed out {timeouts} times")
         scores = tuple(result.get("scores", ()))
         duration = time.perf_counter() - started
+        missing = _JOIN_MISSED.match(str(result.get("reason", "")))
+        if forfeit is None and missing:
+            absent = {spec.seats[int(seat)] for seat in missing.group(1).split(", ") if seat.strip().isdigit()}
+            if len(absent) == 1:  # one entrant never joined: it forfeits (several: nobody to credit)
+                name = absent.pop()
+                faults[name] = max(faults[name], self.config.forfeit_after)
+                forfeit = (name, f"forfeit: {name} never joined ({result['reason']})")
         if forfeit is not None:
             return MatchOutcome(match_id=spec.match_id, status="forfeit", winners=forfeit_winners(spec, forfeit[0]),
                                 scores=scores, reason=forfeit[1], forfeit_by=forfeit[0], faults=faults,

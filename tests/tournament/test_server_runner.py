@@ -153,3 +153,19 @@ def test_a_command_that_cannot_start_forfeits(tmp_path):
         assert outcome.status == "forfeit" and outcome.forfeit_by == "ghost"
         assert "could not start '/no/such/program'" in outcome.reason
     store.close()
+
+
+def test_an_entrant_that_never_joins_forfeits_and_two_absent_entrants_are_an_error():
+    from tournament.schedule import fixed_groups, round_matches
+
+    cfg = config(game="twenty_five", options={}, games=2)
+    spec = round_matches(cfg, 0, fixed_groups(cfg))[0]
+    dispatcher = ServerDispatcher(cfg, "127.0.0.1:1")
+
+    def outcome(reason):
+        record = {"seats": [], "result": {"status": "aborted", "winners": [], "scores": [0, 0], "reason": reason}}
+        return dispatcher._outcome(spec, "t-1", record, {n: 0 for n in spec.seats}, None, 0.0)
+
+    absent = outcome("cancelled: seat(s) 1, 3 did not join within 60s")
+    assert absent.status == "forfeit" and absent.forfeit_by == spec.seats[1] and "never joined" in absent.reason
+    assert outcome("cancelled: seat(s) 0, 1 did not join within 60s").status == "error"
