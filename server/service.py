@@ -22,8 +22,6 @@ import structlog
 from client_sdk import convert
 from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
 from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc
-from rules.actions import Action
-from rules.errors import NotationError
 from rules.game import Seat
 from rules.registry import game_rules
 from server.clocks import TimeControl
@@ -118,7 +116,11 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         async def read() -> None:
             async for request in requests:
                 if request.WhichOneof("kind") == "decide":
-                    outcome = decide(table, seat, request.decide)
+                    try:
+                        outcome = decide(table, seat, request.decide)
+                    except Exception as error:  # never leave the stream without a reader
+                        log.exception("decide failed", table=table.id, game=table.game, seat=seat)
+                        outcome = table.reject(seat, RejectReason.MALFORMED_ACTION, f"refused: {error}")
                     inbox.append(_outcome_response(pb.PlayResponse, request.decide.decision_id, outcome))
                 else:
                     table.reject(seat, RejectReason.ALREADY_JOINED, "this stream has already joined")
@@ -172,31 +174,31 @@ def decide(table: Table, seat: Seat, message: pb.Decide) -> Outcome:
     except ValueError:
         return table.reject(seat, RejectReason.STALE_DECISION, f"unknown decision id {message.decision_id!r}")
     choice = message.WhichOneof("choice")
-    action: Action | None = None
     if choice == "action":
         try:
             action = convert.action_from_proto(message.action)
-        except (NotationError, ValueError) as error:
-            return table.reject(seat, RejectReason.MALFORMED_ACTION, str(error))
-    elif choice == "action_id":
-        action = _action_by_id(table, seat, decision_id, message.action_id)
-        if action is None:
-            return table.reject(seat, RejectReason.UNKNOWN_ACTION_ID,
-                                f"{message.action_id!r} is not a legal action id of decision {decision_id}")
-    else:
-        return table.reject(seat, RejectReason.MALFORMED_ACTION, "a decide needs an action or an action id")
-    return table.submit(seat, decision_id, action)
+        except Exception as error:  # NotationError for bad notation; anything else is still the client's input
+            return table.reject(seat, RejectReason.MALFORMED_ACTION, str(error) or type(error).__name__)
+        return table.submit(seat, decision_id, action)
+    if choice == "action_id":
+        return _decide_by_id(table, seat, decision_id, message.action_id)
+    return table.reject(seat, RejectReason.MALFORMED_ACTION, "a decide needs an action or an action id")
 
 
-def _action_by_id(table: Table, seat: Seat, decision_id: int, action_id: str) -> Action | None:
+def _decide_by_id(table: Table, seat: Seat, decision_id: int, action_id: str) -> Outcome:
     pending = table.pending_for(seat)
     if pending is not None and pending.decision_id == decision_id:
-        return next((a for a in pending.legal_actions if convert.action_id(a) == action_id), None)
+        action = next((a for a in pending.legal_actions if convert.action_id(a) == action_id), None)
+        if action is None:
+            return table.reject(seat, RejectReason.UNKNOWN_ACTION_ID,
+                                f"{action_id!r} is not a legal action id of decision {decision_id}")
+        return table.submit(seat, decision_id, action)
     done = table.resolved(decision_id)
     if done is not None and done[0] == seat and convert.action_id(done[1]) == action_id:
-        return done[1]
-    # Not pending and not ours: let the table say why (stale, not your turn, game over).
-    return pending.legal_actions[0] if pending is not None else (done[1] if done is not None else None)
+        return table.submit(seat, decision_id, done[1])  # the same answer again: a duplicate, played once
+    refused = table.refuse(seat, decision_id)
+    assert refused is not None  # not this seat's pending decision, so refused whatever the action
+    return refused
 
 
 def _outcome_response(kind: Any, decision_id: str, outcome: Outcome) -> Any:

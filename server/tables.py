@@ -290,12 +290,34 @@ class Table:
         answer to an already played decision is accepted as a duplicate and
         plays nothing.
         """
+        done = self._resolved.get(decision_id)
+        if done is not None and done == (seat, action):
+            return Outcome(accepted=True, duplicate=True, message=f"decision {decision_id} was already played")
+        refused = self.refuse(seat, decision_id)
+        if refused is not None:
+            return refused
+        p = self._pending
+        assert p is not None  # refuse() returned None: this is the seat's pending decision
+        try:
+            after = self.match.apply(action, seat)  # checks first; a refused action changes nothing
+        except RuleError as error:
+            return self._reject(seat, reason_for(error.code), error.message)
+        except Exception as error:  # an engine fault on odd input refuses the action, it does not end the table
+            self.log.exception("engine failed to check an action", seat=seat, action=repr(action))
+            return self._reject(seat, RejectReason.MALFORMED_ACTION, f"the action could not be checked: {error}")
+        self._clocks[seat].stop(self._loop.time())
+        self._guard(self._play, p, action, False, after)
+        return Outcome(accepted=True)
+
+    def refuse(self, seat: Seat, decision_id: int) -> Outcome | None:
+        """The refusal (counted) of any answer by ``seat`` to ``decision_id``; None for its pending decision.
+
+        Whatever the action: not started, already decided, game over, not the
+        seat's turn, or not the pending decision.
+        """
         if self.status is TableStatus.WAITING:
             return self._reject(seat, RejectReason.NOT_STARTED, "the table has not started: not every seat has joined")
-        done = self._resolved.get(decision_id)
-        if done is not None:
-            if done == (seat, action):
-                return Outcome(accepted=True, duplicate=True, message=f"decision {decision_id} was already played")
+        if decision_id in self._resolved:
             return self._reject(seat, RejectReason.STALE_DECISION,
                                 f"decision {decision_id} is already decided; it can not be changed")
         if self.is_over:
@@ -307,13 +329,7 @@ class Table:
         if decision_id != p.decision_id:
             return self._reject(seat, RejectReason.STALE_DECISION,
                                 f"decision {decision_id} is not pending; the pending decision is {p.decision_id}")
-        try:
-            after = self.match.apply(action, seat)  # checks first; a refused action changes nothing
-        except RuleError as error:
-            return self._reject(seat, reason_for(error.code), error.message)
-        self._clocks[seat].stop(self._loop.time())
-        self._guard(self._play, p, action, False, after)
-        return Outcome(accepted=True)
+        return None
 
     def resolved(self, decision_id: int) -> tuple[Seat, Action] | None:
         """The seat and action that settled an earlier decision, or None."""

@@ -151,6 +151,10 @@ async def test_in_band_rejections_keep_the_stream_open_and_change_nothing(stub: 
                                                    action=decision.legal_actions[0].action)))
     rejection = await bystander.next("rejection")
     assert pb.RejectionReason.Name(rejection.reason) == "REJECTION_REASON_NOT_YOUR_TURN"
+    bystander.send(pb.PlayRequest(decide=pb.Decide(decision_id=decision.decision_id,
+                                                   action_id=decision.legal_actions[0].id)))
+    rejection = await bystander.next("rejection")
+    assert pb.RejectionReason.Name(rejection.reason) == "REJECTION_REASON_NOT_YOUR_TURN"
     # Nothing changed: the table still waits on the same decision, then plays it once.
     table = await stub.GetTable(pb.GetTableRequest(table_id=created.table_id))
     assert table.table.status == pb.TABLE_STATUS_PLAYING
@@ -379,7 +383,7 @@ async def test_stopping_the_server_mid_game_stores_the_records(tmp_path: Path) -
     record = storage.record(created.table_id)
     assert record is not None and record["result"]["reason"] == "server shutdown"
     assert verify_record(record) is None
-    assert sum(len(d["actions"]) for d in record["deals"]) >= 20
+    assert sum(len(d["actions"]) for d in record["deals"]) >= 19  # the 20th decision may still be pending
 
 
 async def test_ended_tables_are_listed_and_described_from_storage(tmp_path: Path) -> None:

@@ -293,3 +293,22 @@ async def test_a_seat_reconnecting_in_a_loop_does_not_grow_the_logs_without_end(
         table.connect(1)
     assert table.seats[1].disconnects == MAX_PRESENCE_EVENTS * 3
     assert table.snapshot(None).seq - before <= 2 * MAX_PRESENCE_EVENTS
+
+
+async def test_an_engine_fault_on_an_odd_action_refuses_it_and_the_table_plays_on(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    table = make_table()
+    await started(table)
+    decision = table.pending_for(table.match.to_act)  # type: ignore[arg-type]
+    assert decision is not None
+    real_apply = Match.apply
+
+    def flaky_apply(self: Match, action: Action, seat: int | None = None) -> Match:
+        if action == decision.legal_actions[-1]:
+            raise KeyError("engine bug")
+        return real_apply(self, action, seat)
+
+    monkeypatch.setattr(Match, "apply", flaky_apply)
+    outcome = table.submit(decision.seat, decision.decision_id, decision.legal_actions[-1])
+    assert outcome.reason is RejectReason.MALFORMED_ACTION and table.status is TableStatus.RUNNING
+    assert table.submit(decision.seat, decision.decision_id, decision.legal_actions[0]).accepted
