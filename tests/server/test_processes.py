@@ -97,9 +97,11 @@ async def test_sigterm_mid_game_aborts_and_stores_the_records(served: Served, tm
         table_ids = []
         listeners = []
         answered = [0]
+        held = [0]
 
         def until_ten(decision: pb.DecisionRequest) -> pb.Decide | None:
             if answered[0] >= 10:  # then every seat falls silent, its stream open, mid-game
+                held[0] += 1
                 return None
             answered[0] += 1
             return first_legal(decision)
@@ -108,10 +110,10 @@ async def test_sigterm_mid_game_aborts_and_stores_the_records(served: Served, tm
             created = await stub.CreateTable(pb.CreateTableRequest(game=game_pb2.GAME_FORTY_FIVE,
                                                                    seed=f"sigterm-{index}"))
             table_ids.append(created.table_id)
-            answered[0] = 0
+            answered[0] = held[0] = 0
             listeners += [asyncio.ensure_future(PlaySeat(stub, t.token, choose=until_ten).play())
                           for t in created.seat_tokens]
-            while answered[0] < 10:
+            while not held[0]:  # the eleventh decision request: the tenth action has been played
                 await asyncio.sleep(0.02)
         code = await served.terminate()
         runs = await asyncio.wait_for(asyncio.gather(*listeners), 10)
