@@ -196,6 +196,12 @@ async def test_reconnect_mid_game_resumes_with_view_and_pending_decision(stub: A
     await asyncio.wait_for(first.play(stop=stop_after_three), 30)
     pending = first.run.of("decision")[-1]
     last_seen = max(e.sequence for e in first.run.events)
+    for _ in range(500):  # the server notices the dropped stream (the seat shows disconnected)
+        described = await stub.GetTable(pb.GetTableRequest(table_id=created.table_id))
+        if not described.table.seats[0].connected:
+            break
+        await asyncio.sleep(0.01)
+    assert not described.table.seats[0].connected and described.table.seats[0].joined
     again = PlaySeat(stub, tokens[0], last_seen=last_seen)
     run = await asyncio.wait_for(again.play(), 60)
     joined = run.responses[0].joined
