@@ -11,12 +11,37 @@ from __future__ import annotations
 
 import sys
 
+#: Environment variable with the pid of the tournament that started the bot.
+PARENT_ENV = "TRICKTABLE_TOURNAMENT_PID"
+
+
+def _exit_with_parent() -> None:
+    """Exit when the tournament that started this bot dies (a kill must not leave bots reconnecting for a minute)."""
+    import os
+    import threading
+    import time
+
+    # The tournament names itself: a bot started just as the tournament died would otherwise take its new
+    # parent (init) for the one to watch.
+    parent = int(os.environ.get(PARENT_ENV, "0")) or os.getppid()
+    if os.getppid() != parent:
+        os._exit(3)
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(3)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
 
 def main(argv: list[str]) -> int:
     """Play the seat; returns the exit status."""
     if len(argv) < 3:
         print("usage: python -m tournament.seat BOT ADDRESS TOKEN [SEED] [NAME]", file=sys.stderr)
         return 2
+    _exit_with_parent()
     from bots import make_bot
     from client_sdk.errors import SdkError
     from client_sdk.runner import run_bot

@@ -41,6 +41,7 @@ from client_sdk.runner import create_table, get_record, run_bot_async
 from tournament.config import EntrantSpec, TournamentConfig
 from tournament.runner import MatchOutcome, bot_seed, forfeit_winners
 from tournament.schedule import MatchSpec
+from tournament.seat import PARENT_ENV
 
 #: How much of a crashed bot's stderr goes into the reason.
 STDERR_TAIL = 400
@@ -79,7 +80,8 @@ async def _start(seat: _Seat) -> str | None:
     try:
         seat.process = await asyncio.create_subprocess_exec(
             *seat.argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE, start_new_session=True)
+            stderr=asyncio.subprocess.PIPE, start_new_session=True,
+            env={**os.environ, PARENT_ENV: str(os.getpid())})
     except OSError as exc:
         return f"could not start {seat.argv[0]!r}: {exc}"
     stream = seat.process.stderr

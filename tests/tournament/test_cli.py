@@ -98,3 +98,48 @@ def test_killed_tournament_resumes_to_the_same_final_table(tmp_path):
     assert tables(tmp_path / "killed" / "summary.json") == tables(tmp_path / "whole" / "summary.json")
     again = tournament(str(config), "--runner", "local", "--db", str(db), "--no-progress")
     assert again.returncode == 2 and "--resume" in again.stderr
+
+
+SERVER_CONFIG = """
+name = "server-kill"
+game = "all_fives"
+games = 8
+seed = "server-kill"
+concurrency = 2
+entrants = ["random", "first-legal"]
+"""
+
+
+def test_killed_tournament_over_the_server_resumes_to_the_same_final_table(tmp_path):
+    config = tmp_path / "server.toml"
+    config.write_text(SERVER_CONFIG)
+    whole = tournament(str(config), "--db", str(tmp_path / "whole" / "tricktable.sqlite3"),
+                       "--out", str(tmp_path / "whole-out"), "--no-progress")
+    assert whole.returncode == 0, whole.stderr
+    db = tmp_path / "killed" / "tricktable.sqlite3"
+    args = [*CLI, str(config), "--db", str(db), "--out", str(tmp_path / "killed-out"), "--no-progress"]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        while stored(db) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)  # the tournament only: its bots must notice and go
+    finally:
+        proc.wait(timeout=30)
+    at_kill = stored(db)
+    assert 2 <= at_kill < 8
+    resumed = tournament(str(config), "--db", str(db), "--out", str(tmp_path / "killed-out"), "--no-progress",
+                         "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert stored(db) == 8
+    assert tables(tmp_path / "killed-out" / "summary.json") == tables(tmp_path / "whole-out" / "summary.json")
+    # The killed run's bots (in sessions of their own) noticed their parent's death and exited.
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        survivors = subprocess.run(["pgrep", "-f", "tournament[.]seat"], capture_output=True,
+                                   text=True).stdout.split()
+        if not survivors:
+            break
+        time.sleep(0.5)
+    assert not survivors
