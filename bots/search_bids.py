@@ -29,6 +29,10 @@ from rules.game import DealState, SeatView
 #: Plays a deal out from a state and returns the final state.
 Finish = Callable[[DealState], DealState]
 
+#: Spare tricks a simulated deal must show for a bid to count as made: the playouts flatter the declarer
+#: (the worlds' other hands are random, the best of many noisy bids is picked), so bids are kept honest.
+SAFETY_MARGIN = 1
+
 #: Tricks in a Cinq Cents deal, and what the defence scores for each.
 TRICKS, DEFENCE_POINTS = 10, 10
 
@@ -53,10 +57,13 @@ def declarer_tricks(world: DealState, view: SeatView, denomination: Denomination
     return TRICKS - defence // DEFENCE_POINTS
 
 
-def bid_worth(bid: Bid, tricks: Sequence[int], table: BidTable) -> float:
-    """Mean score of ``bid`` over the simulated trick counts (rules.md 3.6)."""
+def bid_worth(bid: Bid, tricks: Sequence[int], table: BidTable, margin: int = 0) -> float:
+    """Mean score of ``bid`` over the simulated trick counts (rules.md 3.6).
+
+    A deal counts as made only with ``margin`` tricks to spare.
+    """
     value = table.value(bid.tricks, bid.denomination)
-    made = sum(1 for t in tricks if t >= bid.tricks)
+    made = sum(1 for t in tricks if t - margin >= bid.tricks)
     lost_to_defence = sum(TRICKS - t for t in tricks) * DEFENCE_POINTS
     return (made * value - (len(tricks) - made) * value - lost_to_defence) / len(tricks)
 
@@ -96,7 +103,7 @@ def choose_bid(view: SeatView, rng: random.Random, worlds: int, finish: Finish,
     best_worth = floor
     for action in view.legal_actions:
         if isinstance(action, Bid) and tricks[action.denomination]:
-            worth = bid_worth(action, tricks[action.denomination], table)
+            worth = bid_worth(action, tricks[action.denomination], table, SAFETY_MARGIN)
             if worth > best_worth:
                 best, best_worth = action, worth
     return best
