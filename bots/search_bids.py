@@ -7,10 +7,14 @@ itself declarer (its bid, then every later seat passes), takes the world's
 kitty, discards as the heuristic does, and plays the deal out with the
 heuristic policy. That gives, per denomination, a distribution of tricks
 ``T``. A bid of ``n`` in that denomination is then worth, on average,
-``P(T >= n) * v - P(T < n) * v - 10 * E[10 - T]`` (made, failed, the
-defenders' ten a trick; rules.md 3.6), and the bot makes the legal bid of
-highest worth, or passes when none is worth more than passing (taken as 0,
-or the value of the partner's standing contract).
+``P(T - 1 >= n) * v - P(T - 1 < n) * v - 10 * E[10 - T]`` (made, failed,
+the defenders' ten a trick; rules.md 3.6), and the bot makes the legal bid
+of highest worth, or passes when none is worth more than passing (taken as
+0, or the value of the partner's standing contract).
+
+The ``- 1`` is a safety margin, and it matters: without it the bot picked
+the best of many noisy estimates, overbid, and took only 16% of the points
+against the heuristic (3 duplicate pairs); with it, 54%.
 """
 
 from __future__ import annotations
