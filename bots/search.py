@@ -92,7 +92,8 @@ class Playout:
         return SeatView(
             game=b.game, options=b.options, seat=seat, players=b.players, sides=b.sides,
             deal_number=b.deal_number, dealer=b.dealer, hand=tuple(self.hands[seat]), to_act=seat,
-            legal_actions=tuple(state.legal_actions()), scores=self.scores, deal_points=state.points,
+            legal_actions=tuple(state.legal_actions()), deal_points=state.points,
+            scores=tuple(x + y for x, y in zip(self.scores, state.points, strict=True)),
             trump=b.trump, no_trump=b.no_trump, turn_up=b.turn_up, exposed=b.exposed,
             current_trick=self.current, tricks=tuple(self.tricks), robbed_by=b.robbed_by, contract=b.contract,
             discards=self.discards[seat], hand_sizes=tuple(len(h) for h in self.hands),
