@@ -31,7 +31,13 @@ BOTS = {"twenty_five": ("random", {}), "forty_five": ("random", {}), "all_fives"
 async def run(*args: str, timeout: float = 90) -> tuple[int, str, str]:
     process = await asyncio.create_subprocess_exec(*CLI, *args, cwd=ROOT, stdout=asyncio.subprocess.PIPE,
                                                    stderr=asyncio.subprocess.PIPE)
-    out, err = await asyncio.wait_for(process.communicate(), timeout)
+    try:
+        out, err = await asyncio.wait_for(process.communicate(), timeout)
+    except BaseException:  # timed out or cancelled: leave no process behind
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        raise
     assert process.returncode is not None
     return process.returncode, out.decode(), err.decode()
 
