@@ -21,16 +21,29 @@ def _exit_with_parent() -> None:
     import threading
     import time
 
-    # The tournament names itself: a bot started just as the tournament died would otherwise take its new
-    # parent (init) for the one to watch.
-    parent = int(os.environ.get(PARENT_ENV, "0")) or os.getppid()
-    if os.getppid() != parent:
+    # The tournament names itself (a shell may stand between it and this process, and a bot started just
+    # as the tournament died would otherwise watch its new parent, init).
+    named = int(os.environ.get(PARENT_ENV, "0"))
+    parent = os.getppid()
+
+    def gone() -> bool:
+        if not named:
+            return os.getppid() != parent
+        try:
+            os.kill(named, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
+
+    if gone():
         os._exit(3)
 
     def watch() -> None:
         while True:
             time.sleep(0.5)
-            if os.getppid() != parent:
+            if gone():
                 os._exit(3)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()

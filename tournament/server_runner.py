@@ -242,13 +242,16 @@ class ServerDispatcher:
     def _outcome(self, spec: MatchSpec, table_id: str, record: Mapping[str, Any], faults: dict[str, int],
                  forfeit: tuple[str, str] | None, started: float) -> MatchOutcome:
         result = record.get("result") or {}
+        timeouts: dict[str, int] = {}
         for entry in record.get("seats", []):
-            timeouts = int(entry.get("timeouts", 0))
-            if timeouts:
-                name = spec.seats[entry["seat"]]
-                faults[name] += timeouts
-                if forfeit is None and faults[name] >= self.config.forfeit_after:
-                    forfeit = (name, f"forfeit: {name} (seat {entry['seat']}) timed out {timeouts} times")
+            name = spec.seats[entry["seat"]]
+            timeouts[name] = timeouts.get(name, 0) + int(entry.get("timeouts", 0))
+            faults[name] += int(entry.get("timeouts", 0))
+        if forfeit is None and timeouts:
+            # The entrant with the most faults forfeits (seat order breaks a tie).
+            worst = max(timeouts, key=lambda n: (faults[n], -spec.seats.index(n)))
+            if faults[worst] >= self.config.forfeit_after:
+                forfeit = (worst, f"forfeit: {worst} timed out {timeouts[worst]} times")
         scores = tuple(result.get("scores", ()))
         duration = time.perf_counter() - started
         missing = _JOIN_MISSED.match(str(result.get("reason", "")))
