@@ -83,8 +83,8 @@ class GameServer:
                      ("grpc.so_reuseport", 0)])
         table_service_pb2_grpc.add_TableServiceServicer_to_server(TableService(self.lobby), server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
-        reflection.enable_server_reflection((SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-                                             reflection.SERVICE_NAME), server)
+        services = (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME)
+        reflection.enable_server_reflection(services, server)
         target = f"{self.config.host}:{self.config.port}"
         if self.config.tls_cert and self.config.tls_key:
             credentials = grpc.ssl_server_credentials(
@@ -95,7 +95,7 @@ class GameServer:
         if not self.port:
             raise RuntimeError(f"could not bind {target}")
         await server.start()
-        for name in ("", SERVICE_NAME):
+        for name in ("", *services):  # "" is the server as a whole
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         self._server = server
         log.info("server started", address=self.address, data_dir=str(self.config.data_dir),

@@ -314,7 +314,7 @@ async def test_seekers_are_seated_and_play(stub: Any) -> None:
 async def test_health_and_reflection_are_registered(server: GameServer) -> None:
     async with grpc.aio.insecure_channel(server.address) as channel:
         health = health_pb2_grpc.HealthStub(channel)
-        for name in ("", SERVICE_NAME):
+        for name in ("", SERVICE_NAME, "grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection"):
             reply = await health.Check(health_pb2.HealthCheckRequest(service=name))
             assert reply.status == health_pb2.HealthCheckResponse.SERVING
         reflect = reflection_pb2_grpc.ServerReflectionStub(channel)
