@@ -74,12 +74,3 @@ class SlowBot:
         time.sleep(0.05)
         return view.legal_actions[0]
 
-
-class SilentBot:
-    """Never answers (an asynchronous choice that does not return): the server's clock plays for it."""
-
-    async def choose_action(self, view: SeatView) -> Action:
-        import asyncio
-
-        await asyncio.sleep(3600)
-        raise AssertionError("unreachable")

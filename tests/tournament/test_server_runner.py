@@ -123,9 +123,11 @@ def test_a_given_server_address_is_used(tmp_path):
 
 
 def test_a_bot_that_keeps_timing_out_forfeits_with_the_reason(tmp_path):
-    silent = "{python} -m tournament.seat tests.tournament.helpers:SilentBot {address} {token}"
-    cfg = config(entrants=["first-legal", {"name": "silent", "command": silent}], games=1, decision_ms=60,
-                 bank_ms=0, forfeit_after=2)
+    silent = "{python} -m tests.tournament.silent_client {address} {token}"
+    # A short game (target 10) so that a generous clock (the other bot never runs out, even on a loaded
+    # machine) still makes a quick test.
+    cfg = config(entrants=["first-legal", {"name": "silent", "command": silent}], options={"target": 10}, games=1,
+                 decision_ms=250, bank_ms=0, forfeit_after=2)
 
     async def go():
         store = TournamentStore(tmp_path / "tricktable.sqlite3")
