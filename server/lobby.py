@@ -79,6 +79,8 @@ class Lobby:
         self._tables: dict[str, Table] = {}
         self._owners: dict[str, str] = {}
         self._seekers: dict[tuple[str, int], list[_Seeker]] = {}
+        #: Per (game, players): an event set when the number of waiting seekers changes.
+        self._seek_changed: dict[tuple[str, int], asyncio.Event] = {}
         self._storing: set[asyncio.Task[None]] = set()
         self.closing = False
 
@@ -180,11 +182,13 @@ class Lobby:
         if len(queue) >= players:
             group, queue[:] = queue[:players], queue[players:]
             self._seat_group(game, players, group)
+        self._seekers_changed(game, players)
         try:
             return await future
         finally:
             if seeker in queue:
                 queue.remove(seeker)
+                self._seekers_changed(game, players)
 
     def _seat_group(self, game: str, players: int, group: list[_Seeker]) -> None:
         try:
@@ -203,6 +207,16 @@ class Lobby:
     def seekers(self, game: str, players: int) -> int:
         """How many seekers wait for ``game`` with ``players``."""
         return len(self._seekers.get((game, players), []))
+
+    async def seekers_change(self, game: str, players: int) -> None:
+        """Return when the number of seekers waiting for ``game`` with ``players`` changes."""
+        changed = self._seek_changed.setdefault((game, players), asyncio.Event())
+        await changed.wait()
+
+    def _seekers_changed(self, game: str, players: int) -> None:
+        changed = self._seek_changed.pop((game, players), None)
+        if changed is not None:
+            changed.set()
 
     # --- ended tables ----------------------------------------------------
 

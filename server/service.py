@@ -65,9 +65,14 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
                                                         client=client_of(context)))
         try:
             await asyncio.sleep(0)  # let the seek join the queue, so the count includes it
-            if not seeking.done():
+            while not seeking.done():  # a waiting update now and whenever the count changes
                 yield pb.SeekGameResponse(waiting=pb.SeekWaiting(waiting=self.lobby.seekers(game, players),
                                                                  needed=players))
+                change = asyncio.ensure_future(self.lobby.seekers_change(game, players))
+                try:
+                    await asyncio.wait((seeking, change), return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    change.cancel()
             ticket = await seeking
         finally:
             seeking.cancel()

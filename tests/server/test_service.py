@@ -416,3 +416,28 @@ async def test_ended_tables_are_listed_and_described_from_storage(tmp_path: Path
             assert caught.value.code() is grpc.StatusCode.UNAUTHENTICATED
     finally:
         await server.stop()
+
+
+async def test_a_seeker_hears_how_many_wait_until_it_is_seated(stub: Any) -> None:
+    first: list[Any] = []
+
+    async def seek(into: list[Any] | None = None) -> Any:
+        request = pb.SeekGameRequest(game=game_pb2.GAME_FORTY_FIVE, players=3)
+        async for response in stub.SeekGame(request):
+            if into is not None:
+                into.append(response)
+            if response.WhichOneof("kind") == "seated":
+                return response.seated
+        return None
+
+    leader = asyncio.ensure_future(seek(first))
+    while not first:
+        await asyncio.sleep(0.01)
+    second = asyncio.ensure_future(seek())
+    while len(first) < 2:
+        await asyncio.sleep(0.01)
+    seated = await asyncio.wait_for(asyncio.gather(leader, second, seek()), 10)
+    assert [(r.waiting.waiting, r.waiting.needed) for r in first[:2]] == [(1, 3), (2, 3)]
+    assert first[-1].WhichOneof("kind") == "seated"
+    assert len({s.table_id for s in seated}) == 1 and sorted(s.seat for s in seated) == [0, 1, 2]
+    await asyncio.gather(*(PlaySeat(stub, s.token).play() for s in seated))
