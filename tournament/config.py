@@ -91,7 +91,8 @@ class EntrantSpec:
 class SprtSpec:
     """A sequential test "is ``a`` stronger than ``b``": H0 score ``score0`` against H1 ``score1``.
 
-    Scores are ``a``'s expected pairwise score against ``b`` (0.5 = equal).
+    Scores are ``a``'s expected pairwise score against ``b`` (0.5 = equal); the TOML may give
+    ``elo0``/``elo1`` (Elo differences) instead.
     """
 
     a: str
@@ -237,6 +238,11 @@ _KEYS = {"name", "game", "options", "entrants", "format", "games", "deck_sets", 
          "sprt", "extra"}
 
 
+def elo_to_score(elo: float) -> float:
+    """The expected score of a player ``elo`` points stronger (logistic, 400-point scale)."""
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
+
+
 def _typed(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
     value = data.get(key, default)
     if value is None:
@@ -283,8 +289,14 @@ def config_from_mapping(data: Mapping[str, Any], *, default_name: str = "tournam
     if sprt_raw is not None:
         if not isinstance(sprt_raw, Mapping):
             raise ConfigError("sprt: expected a table with a and b")
+        fields = dict(sprt_raw)
+        for elo_key, score_key in (("elo0", "score0"), ("elo1", "score1")):
+            if elo_key in fields:  # chess-style hypotheses: an Elo difference is an expected score
+                if score_key in fields:
+                    raise ConfigError(f"sprt: give {elo_key} or {score_key}, not both")
+                fields[score_key] = elo_to_score(float(fields.pop(elo_key)))
         try:
-            sprt = SprtSpec(**dict(sprt_raw))
+            sprt = SprtSpec(**fields)
         except TypeError as exc:
             raise ConfigError(f"sprt: {exc}") from None
     options = _typed(data, "options", Mapping, {})

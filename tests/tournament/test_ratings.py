@@ -106,3 +106,10 @@ def test_entrants_that_never_met_are_compared_through_common_opponents():
     # strong beats hero 80%, weak beats hero 20%: (1 + 0.8 - 0.2) / 2 = 0.8 on the same cards
     assert result.low > 0.5 and abs(result.mean - 0.8) < 0.1
     assert pair_result(games, "hero", "weak").basis == "head-to-head"
+
+
+def test_sprt_hypotheses_may_be_given_in_elo():
+    from tests.tournament.helpers import config as make
+
+    cfg = make(sprt={"a": "random", "b": "first-legal", "elo0": 0, "elo1": 35})
+    assert cfg.sprt is not None and cfg.sprt.score0 == 0.5 and abs(cfg.sprt.score1 - 0.55) < 0.001
