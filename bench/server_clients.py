@@ -230,8 +230,10 @@ async def hold_mode(address: str, game: str, streams_per_channel: int = 200) -> 
                                       on_joined=on_joined)))
                 total += 1
             while joined[0] < streams:  # every seat has its Joined: the server holds the stream
-                if any(t.done() for t in tasks):
-                    raise RuntimeError("a held stream ended early")
+                ended = next((t for t in tasks if t.done()), None)
+                if ended is not None:
+                    why = ended.exception() or "the server closed it"
+                    raise RuntimeError(f"a held stream ended early after {joined[0]} joins: {why}")
                 await asyncio.sleep(0.02)
             await asyncio.sleep(0.3)  # the table starts after its last join: let it deal and ask
             print(f"ok {total} {streams}", flush=True)
