@@ -167,6 +167,8 @@ class SearchBot:
         #: Worlds searched and draws rejected at the last decision (for tests and tuning).
         self.last_worlds = 0
         self.last_rejected = 0
+        #: Worlds searched over the bot's life.
+        self.total_worlds = 0
 
     def choose_action(self, view: SeatView) -> Action:
         """The action with the best mean outcome over sampled worlds.
@@ -211,6 +213,7 @@ class SearchBot:
                 playout.apply(action, view.seat)
                 totals[i] += self._playout(playout, sampler, rng)
         self.last_worlds, self.last_rejected = worlds, failed
+        self.total_worlds += worlds
         if worlds == 0:
             return heuristic.choose_action(view)
         best = max(range(len(legal)), key=lambda i: (totals[i], -i))
