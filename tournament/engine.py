@@ -34,6 +34,8 @@ from tournament.ratings import Game, SprtState, match_points, pairwise_score, sp
 from tournament.runner import LocalRunner, MatchOutcome, MatchRunner
 from tournament.schedule import (
     MatchSpec,
+    arrangements_per_deck_set,
+    deck_sets_per_group,
     fixed_groups,
     groups_met,
     round_matches,
@@ -173,8 +175,6 @@ def swiss_round_groups(config: TournamentConfig, round_index: int, games: Sequen
 
 def _bye_points(config: TournamentConfig) -> float:
     # A bye is worth a won game in each of the games the entrant would have played that round.
-    from tournament.schedule import arrangements_per_deck_set, deck_sets_per_group
-
     return float(arrangements_per_deck_set(config) * deck_sets_per_group(config))
 
 
