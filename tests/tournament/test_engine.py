@@ -231,3 +231,14 @@ def test_sprt_between_entrants_that_never_meet_uses_common_opponents(store):
     assert stats.played < stats.scheduled
     summary = summarize(cfg, store)
     assert summary.sprt is not None and summary.sprt.decision == "H1"
+
+
+def test_swiss_with_an_odd_field_gives_each_bye_once(store):
+    names = ["a", "b", "c", "d", "e"]
+    cfg = config(entrants=names, format="swiss", rounds=3, games=2)
+    stats = run(cfg, store, rigged(cfg, {n: i for i, n in enumerate(names)}))
+    assert stats.played == 3 * 2 * 2
+    byes = [name for round_byes in stats.byes.values() for name in round_byes]
+    assert len(byes) == 3 and len(set(byes)) == 3
+    for r, (bye,) in stats.byes.items():
+        assert all(bye not in spec.seats for spec, _ in stored_games(store, "t") if spec.round == r)
