@@ -42,6 +42,9 @@ from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc
 #: One answered decision: table id, decision id, deal number, received (ns), answer written (ns).
 Record = tuple[str, int, int, int, int]
 
+#: Joins the hold mode lets wait for the server at once.
+MAX_JOINS_IN_FLIGHT = 200
+
 _EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
 _clock = time.monotonic_ns
 
@@ -229,6 +232,11 @@ async def hold_mode(address: str, game: str, streams_per_channel: int = 200) -> 
                             play_seat(stub_for_stream(), t.token, created.table_id, [], answer=False,
                                       on_joined=on_joined)))
                 total += 1
+                # Pace the joins: a burst of thousands of new calls waiting to be taken by the server's
+                # event loop would be cancelled by gRPC after 30 s unrequested (a finding, not the figure
+                # measured here).
+                while streams - joined[0] > MAX_JOINS_IN_FLIGHT:
+                    await asyncio.sleep(0.005)
             while joined[0] < streams:  # every seat has its Joined: the server holds the stream
                 ended = next((t for t in tasks if t.done()), None)
                 if ended is not None:
