@@ -78,14 +78,15 @@ class Sizes:
     load_clients: int = 2
     load_warmup: float = 3.0
     load_seconds: float = 10.0
-    #: Memory: total open tables at each step.
-    hold_steps: tuple[int, ...] = (100, 500, 1000, 2000)
+    #: Memory: tables nobody joined, then tables every seat joined: totals at each step.
+    hold_waiting_steps: tuple[int, ...] = (100, 1100)
+    hold_steps: tuple[int, ...] = (100, 1000, 3000, 5000)
 
 
 FULL = Sizes()
 QUICK = Sizes(ping_count=200, ping_sizes=(64,), rounds=1, turnaround_tables=1, sdk_turnaround_tables=1,
               load_games=("twenty_five",), load_tables=4, load_clients=1, load_warmup=0.5, load_seconds=1.5,
-              hold_steps=(5, 15))
+              hold_waiting_steps=(5, 15), hold_steps=(5, 15))
 
 
 # --- processes ---------------------------------------------------------------------------------
@@ -418,10 +419,16 @@ def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[su
 
 
 def measure_hold(data_dir: Path, sizes: Sizes) -> dict[str, Any]:
-    """Open tables with every seat joined and idle: the server's RSS at each step, memory per table."""
+    """Open tables in one server process: the server's RSS at each step and the memory per table.
+
+    First tables nobody has joined (waiting: the match, tokens, timers), then tables with every seat
+    joined and idle on its first decision (4 open Play streams each, the usual state of a live table);
+    each figure per table is the slope between its first and last step.
+    """
     limits = ("--max-tables", "1000000", "--max-tables-per-client", "1000000", "--max-streams-per-client",
               "10000000", "--decision-ms", "3600000", "--bank-ms", "0", "--join-ms", "86400000",
               "--grace-ms", "3600000")
+    waiting: list[dict[str, Any]] = []
     steps: list[dict[str, Any]] = []
     with game_server(data_dir, *limits) as server:
         time.sleep(0.5)
@@ -429,19 +436,26 @@ def measure_hold(data_dir: Path, sizes: Sizes) -> dict[str, Any]:
         client = _client("hold", server.address, "--game", sizes.game, stdin=subprocess.PIPE)
         assert client.stdin is not None and client.stdout is not None
         _first_line(client, "ready")
-        held = 0
+
+        def add(count: int, join: bool) -> dict[str, Any]:
+            assert client.stdin is not None
+            began = time.perf_counter()
+            client.stdin.write(f"add {count}{'' if join else ' nojoin'}\n")
+            client.stdin.flush()
+            words = _first_line(client, "ok ").split()
+            took = time.perf_counter() - began
+            return {"tables": int(words[1]), "streams": int(words[2]), "rss_mib": round(server.rss_kib() / 1024, 1),
+                    "seconds_to_open": round(took, 2), "tables_opened_per_second": round(count / took, 1)}
+
         try:
+            for target in sizes.hold_waiting_steps:
+                waiting.append(add(target - (waiting[-1]["tables"] if waiting else 0), False))
+            offset = waiting[-1]["tables"] if waiting else 0
+            held = 0
             for target in sizes.hold_steps:
-                began = time.perf_counter()
-                client.stdin.write(f"add {target - held}\n")
-                client.stdin.flush()
-                words = _first_line(client, "ok ").split()
-                took = time.perf_counter() - began
-                added = target - held
-                held, streams = int(words[1]), int(words[2])
-                steps.append({"tables": held, "streams": streams, "rss_mib": round(server.rss_kib() / 1024, 1),
-                              "seconds_to_open": round(took, 2),
-                              "tables_opened_per_second": round(added / took, 1)})
+                step = add(target - held, True)
+                held = step["tables"] - offset
+                steps.append({**step, "tables": held, "tables_waiting_too": offset})
             client.stdin.write("quit\n")
             client.stdin.flush()
             client.wait(60)
@@ -450,7 +464,12 @@ def measure_hold(data_dir: Path, sizes: Sizes) -> dict[str, Any]:
                 client.kill()
     first, last = steps[0], steps[-1]
     per_table = (last["rss_mib"] - first["rss_mib"]) * 1024 / max(1, last["tables"] - first["tables"])
-    return {"game": sizes.game, "rss_idle_server_mib": round(base / 1024, 1), "steps": steps,
+    per_waiting = None
+    if len(waiting) > 1:
+        per_waiting = round((waiting[-1]["rss_mib"] - waiting[0]["rss_mib"]) * 1024
+                            / max(1, waiting[-1]["tables"] - waiting[0]["tables"]), 1)
+    return {"game": sizes.game, "rss_idle_server_mib": round(base / 1024, 1), "waiting_steps": waiting,
+            "kib_per_waiting_table": per_waiting, "steps": steps,
             "max_tables_held": last["tables"], "max_streams_held": last["streams"],
             "kib_per_table": round(per_table, 1),
             "tables_per_gib_projected": int(1024 * 1024 / per_table) if per_table > 0 else None}
@@ -577,8 +596,9 @@ def render(report: dict[str, Any]) -> str:
             entry["messages_per_move"]))
     hold = report["hold"]
     lines.append("")
-    lines.append(f"open tables held ({hold['game']}, every seat joined, idle): server idle RSS "
-                 f"{hold['rss_idle_server_mib']} MiB")
+    lines.append(f"open tables held ({hold['game']}): server idle RSS {hold['rss_idle_server_mib']} MiB; "
+                 f"a table nobody joined: {hold['kib_per_waiting_table']} KiB")
+    lines.append("  every seat joined (4 Play streams), idle on a decision:")
     for step in hold["steps"]:
         lines.append(f"  {step['tables']:>6} tables {step['streams']:>7} streams  RSS {step['rss_mib']:>8} MiB  "
                      f"opened at {step['tables_opened_per_second']} tables/s")
