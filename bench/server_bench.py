@@ -14,9 +14,10 @@ Measures, in one run (every server and every bot in its own process, all on 127.
    client processes, a new table as soon as one ends (so table creation, joins
    and storing records are part of the load); moves answered per second of a
    window after a warm-up, the server's CPU use over it (goal >= 2,000/s);
-4. **open tables held**: tables created and every seat joined, each seat then
-   idle on its decision (4 open Play streams per table); the server process's
-   resident memory (``VmRSS``) at each step, memory per table from the slope.
+4. **open tables held**: first tables nobody joined, then tables with every
+   seat joined and idle on its decision (4 open Play streams per table, up to
+   5,000 tables by default); the server process's resident memory (``VmRSS``)
+   at each step, memory per table from the slope.
 
 Timestamps that cross processes are CLOCK_MONOTONIC (``time.monotonic_ns``),
 one clock for the whole machine. Results go to ``bench/results/server.json``

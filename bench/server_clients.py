@@ -19,7 +19,8 @@ Modes (JSON on stdout):
   then keep K tables of first-legal bots playing (a new table as soon as one
   ends) until ``UNTIL``; count the decisions answered between ``A`` and ``B``.
 - ``hold ADDR``: print ``ready``, then read commands from stdin: ``add N`` creates N tables and
-  joins every seat (the bots then sit idle on their first decision), ``quit``
+  joins every seat (the bots then sit idle on their first decision; ``add N
+  nojoin`` only creates them), at most 200 joins waiting at once, ``quit``
   ends; answers ``ok TOTAL`` per command.
 """
 
