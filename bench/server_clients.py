@@ -21,7 +21,7 @@ Modes (JSON on stdout):
 - ``hold ADDR``: print ``ready``, then read commands from stdin: ``add N`` creates N tables and
   joins every seat (the bots then sit idle on their first decision; ``add N
   nojoin`` only creates them), at most 200 joins waiting at once, ``quit``
-  ends; answers ``ok TOTAL`` per command.
+  ends; answers ``ok TABLES STREAMS`` (totals) per command.
 """
 
 from __future__ import annotations
