@@ -63,6 +63,7 @@ ladder: venv
 bench: venv
 	-$(PY) -m pip install --quiet -e '.[bench]'
 	$(PY) -m bench.run
+	$(PY) -m bench.server_bench
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
