@@ -8,8 +8,8 @@ fetches the record. The server is one started in this process on a free
 port (its database is the tournament's, so its ``tables`` and the
 tournament's rows sit side by side), or ``--server ADDR``.
 
-Faults: a bot process that exits with an error before the game ends is one
-fault, and is started again with the same token (it rejoins its seat where
+Faults: a bot process that exits before its game has ended (whatever its
+exit status) is one fault, and is started again with the same token (it rejoins its seat where
 it was); timeouts come from the record's per-seat counters (the server
 played the default action). At ``forfeit_after`` faults the entrant forfeits
 the match, with the reason recorded; after a forfeit by crash, an in-process
@@ -200,17 +200,21 @@ class ServerDispatcher:
                     if seat.reader is not None:
                         with contextlib.suppress(Exception):
                             stderr = await seat.reader
-                    if code in (0, 1):  # the game ended (finished, or aborted by the server)
+                    if await self._has_ended(table.table_id):
+                        # Its game is over (the server writes the record before it tells the seats).
                         del running[seat.seat]
                         continue
                     name = seat.entrant.name
                     faults[name] += 1
                     tail = stderr.decode("utf-8", "replace").strip()[-STDERR_TAIL:]
-                    seat.crashes.append(f"exit {code}: {tail}" if tail else f"exit {code}")
-                    if forfeit is None and faults[name] >= self.config.forfeit_after:
-                        forfeit = (name, f"forfeit: {name} (seat {seat.seat}) crashed {faults[name]} times; "
-                                         f"last: {seat.crashes[-1]}")
-                    if forfeit is not None and forfeit[0] == name:
+                    status = f"exit {code} before the game ended"
+                    seat.crashes.append(f"{status}: {tail}" if tail else status)
+                    if faults[name] >= self.config.forfeit_after:
+                        # Out of restarts: a substitute plays the seat out. The first entrant to get here
+                        # forfeits; a second one is named in the reason (the match has one forfeit).
+                        what = f"{name} (seat {seat.seat}) crashed {faults[name]} times; last: {seat.crashes[-1]}"
+                        forfeit = (name, f"forfeit: {what}") if forfeit is None else (
+                            forfeit[0], f"{forfeit[1]}; also {what}")
                         del running[seat.seat]
                         substitute(seat)
                     elif not await launch(seat):
@@ -228,6 +232,13 @@ class ServerDispatcher:
                 sub.cancel()
             ended.cancel()
         return self._outcome(spec, table.table_id, record, faults, forfeit, started)
+
+    async def _has_ended(self, table_id: str) -> bool:
+        try:
+            await get_record(self.address, table_id)
+        except TableNotPlayable:
+            return False
+        return True
 
     async def _wait_record(self, table_id: str) -> dict[str, Any]:
         """The table's record once it has ended (polled: the bots may hang or die after the end)."""

@@ -171,3 +171,23 @@ def test_an_entrant_that_never_joins_forfeits_and_two_absent_entrants_are_an_err
     absent = outcome("cancelled: seat(s) 1, 3 did not join within 60s")
     assert absent.status == "forfeit" and absent.forfeit_by == spec.seats[1] and "never joined" in absent.reason
     assert outcome("cancelled: seat(s) 0, 1 did not join within 60s").status == "error"
+
+
+def test_two_crashing_entrants_are_not_restarted_for_ever(tmp_path):
+    crash = "{python} -c \"import sys; sys.exit(3)\" {token}"
+    cfg = config(entrants=[{"name": "c1", "command": crash}, {"name": "c2", "command": crash}], games=1,
+                 forfeit_after=2)
+    store = asyncio.run(play(cfg, tmp_path))
+    for _, outcome in stored_games(store, "t"):
+        assert outcome.status == "forfeit" and outcome.forfeit_by in ("c1", "c2")
+        assert "also" in outcome.reason and outcome.faults == {"c1": 2, "c2": 2}
+    store.close()
+
+
+def test_a_bot_that_quits_quietly_before_its_game_ends_is_a_fault(tmp_path):
+    quits = "{python} -c \"pass\" {token}"
+    cfg = config(entrants=["first-legal", {"name": "quitter", "command": quits}], games=1, forfeit_after=2)
+    store = asyncio.run(play(cfg, tmp_path))
+    for _, outcome in stored_games(store, "t"):
+        assert outcome.forfeit_by == "quitter" and "exit 0 before the game ended" in outcome.reason
+    store.close()
