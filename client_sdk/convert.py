@@ -529,8 +529,13 @@ def result_from_proto(message: game_pb2.Result) -> Result:
 # --- views ------------------------------------------------------------------------
 
 
-def view_to_proto(view: SeatView) -> game_pb2.SeatView:
+def view_to_proto(view: SeatView, *, history: Sequence[game_pb2.SeatAction] | None = None,
+                  legal_actions: Sequence[game_pb2.Action] | None = None) -> game_pb2.SeatView:
     """A seat's view (or a spectator's, ``seat`` < 0) as a ``SeatView`` message.
+
+    ``history`` and ``legal_actions``, when given, are ``view.history`` and
+    ``view.legal_actions`` already converted (a server converts a seat's
+    growing history once per entry, and a decision's legal actions once).
 
     Raises:
         OptionsError: for an unknown game or options of the wrong type.
@@ -544,7 +549,7 @@ def view_to_proto(view: SeatView) -> game_pb2.SeatView:
         deal_number=view.deal_number,
         dealer=view.dealer,
         hand=cards_to_proto(view.hand),
-        legal_actions=[action_to_proto(a) for a in view.legal_actions],
+        legal_actions=[action_to_proto(a) for a in view.legal_actions] if legal_actions is None else legal_actions,
         scores=list(view.scores),
         deal_points=list(view.deal_points),
         trump=suit_to_proto(view.trump),
@@ -552,7 +557,7 @@ def view_to_proto(view: SeatView) -> game_pb2.SeatView:
         turn_up=card_to_proto(view.turn_up),
         exposed=cards_to_proto(view.exposed),
         tricks=[trick_to_proto(t) for t in view.tricks],
-        history=[seat_action_to_proto(entry) for entry in view.history],
+        history=[seat_action_to_proto(entry) for entry in view.history] if history is None else history,
         buried=card_to_proto(view.buried),
         kitty=cards_to_proto(view.kitty),
         discards=cards_to_proto(view.discards),

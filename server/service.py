@@ -30,7 +30,7 @@ from server.events import DecisionRequested, Event
 from server.interceptors import client_of
 from server.lobby import Lobby
 from server.tables import Outcome, Table
-from server.wire import decision_to_proto, event_to_proto, stored_table_info, table_info
+from server.wire import HistoryEncoder, decision_to_proto, event_to_proto, stored_table_info, table_info
 
 Context = grpc.aio.ServicerContext[Any, Any]
 log = structlog.get_logger("tricktable.service")
@@ -225,6 +225,7 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
     snap = table.snapshot(seat)
     after = snap.seq if last_seen is None else last_seen
     reading = None if reader is None else asyncio.ensure_future(reader)
+    history = HistoryEncoder()
     try:
         yield kind(joined=pb.Joined(table_id=table.id, seat=seat, view=convert.view_to_proto(snap.view),
                                     sequence=snap.seq, table=table_info(table)))
@@ -232,7 +233,7 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
             if isinstance(item, Event):
                 yield kind(event=event_to_proto(item, table.players))
             elif isinstance(item, DecisionRequested):
-                yield kind(decision=decision_to_proto(item))
+                yield kind(decision=decision_to_proto(item, history))
             else:
                 yield item
     finally:

@@ -142,6 +142,9 @@ class Table:
         #: One waker per audience (seats, then spectators): set when its log or pending decision changes.
         self._wakers = [asyncio.Event() for _ in range(self.players + 1)]
         self._pending: _Pending | None = None
+        #: Seat views of one state of the match (``_views_of``): a move reads the next seat's view up to three times.
+        self._views_of: Match | None = None
+        self._views: dict[Seat, SeatView] = {}
         self._resolved: dict[int, tuple[Seat, Action]] = {}
         self._next_decision = 1
         self._actions = 0
@@ -177,7 +180,17 @@ class Table:
 
     def view(self, audience: Audience) -> SeatView:
         """The audience's current view (spectators: the public view)."""
-        return public_view(self.match) if audience is None else self.match.view(audience)
+        return public_view(self.match) if audience is None else self._seat_view(audience)
+
+    def _seat_view(self, seat: Seat) -> SeatView:
+        """``match.view(seat)``, built once per state of the match (views are immutable)."""
+        if self._views_of is not self.match:
+            self._views_of = self.match
+            self._views = {}
+        view = self._views.get(seat)
+        if view is None:
+            view = self._views[seat] = self.match.view(seat)
+        return view
 
     def snapshot(self, audience: Audience) -> Snapshot:
         """The full current view of ``audience`` and the sequence number of the last event it includes."""
@@ -378,7 +391,7 @@ class Table:
     def _decision_body(self, p: _Pending) -> DecisionRequested:
         if p.body is None:
             p.body = DecisionRequested(decision_id=p.decision_id, seat=p.seat, legal_actions=p.legal,
-                                       view=self.match.view(p.seat), deadline=p.deadline_wall,
+                                       view=self._seat_view(p.seat), deadline=p.deadline_wall,
                                        bank_seconds=self._clocks[p.seat].bank)
         return p.body
 
@@ -421,8 +434,13 @@ class Table:
         seat = p.seat
         deal_ended = len(after.finished) > len(before.finished)
         deal, scores_before = after.finished[-1] if deal_ended else (after.deal, after.scores_before)
-        own = deal.view(seat, scores_before)
-        other = deal.view((seat + 1) % self.players, scores_before)
+        if deal_ended or after.result is not None:
+            own = deal.view(seat, scores_before)
+            other = deal.view((seat + 1) % self.players, scores_before)
+        else:  # the deal goes on: the public side is read from the next seat's view, which its decision reuses
+            nxt = after.to_act
+            own = self._seat_view(seat)
+            other = self._seat_view(nxt if nxt is not None and nxt != seat else (seat + 1) % self.players)
         full, public = own.history[-1], other.history[-1]
         if timed_out:
             notice = ActionTimedOut(seat=seat, decision_id=p.decision_id, action=public)
@@ -472,7 +490,7 @@ class Table:
         self._contract_seen = self._kitty_seen = False
         for audience in self._audiences():
             self._publish(audience, DealStarted(view=self.view(audience), redeal=redeal))
-        self._publish_derived(self.match.deal, self.match.scores_before, self.match.view(0))
+        self._publish_derived(self.match.deal, self.match.scores_before, self._seat_view(0))
 
     # --- ending ----------------------------------------------------------
 

@@ -7,6 +7,9 @@ server-specific messages around them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from client_sdk import convert
 from client_sdk.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
 from server.events import (
@@ -126,13 +129,45 @@ def _fill(out: events_pb2.Event, body: object, players: int) -> None:
         raise TypeError(f"no wire form for {type(body).__name__}")
 
 
-def decision_to_proto(decision: DecisionRequested) -> table_service_pb2.DecisionRequest:
-    """A pending decision as a ``DecisionRequest``."""
+class HistoryEncoder:
+    """One seat's history as ``SeatAction`` messages, each entry converted once.
+
+    A seat's view carries the whole history of the deal, so each decision
+    would convert every earlier action again. This keeps the entries already
+    converted and reuses the message of every leading entry equal to one seen
+    before (a new deal, or any change, converts from the first difference on).
+    """
+
+    __slots__ = ("_entries", "_messages")
+
+    def __init__(self) -> None:
+        self._entries: list[Mapping[str, Any]] = []
+        self._messages: list[game_pb2.SeatAction] = []
+
+    def encode(self, history: Sequence[Mapping[str, Any]]) -> list[game_pb2.SeatAction]:
+        """``history`` converted, entry by entry."""
+        entries, messages = self._entries, self._messages
+        same, limit = 0, min(len(entries), len(history))
+        while same < limit and entries[same] == history[same]:
+            same += 1
+        del entries[same:], messages[same:]
+        for entry in history[same:]:
+            messages.append(convert.seat_action_to_proto(entry))
+            entries.append(entry)
+        return messages
+
+
+def decision_to_proto(decision: DecisionRequested,
+                      history: HistoryEncoder | None = None) -> table_service_pb2.DecisionRequest:
+    """A pending decision as a ``DecisionRequest`` (``history``: the seat's encoder, to convert less)."""
+    view = decision.view
+    legal = convert.legal_actions_to_proto(decision.legal_actions)
+    same = view.legal_actions is decision.legal_actions or view.legal_actions == decision.legal_actions
     return table_service_pb2.DecisionRequest(
-        decision_id=str(decision.decision_id),
-        legal_actions=convert.legal_actions_to_proto(decision.legal_actions),
+        decision_id=str(decision.decision_id), legal_actions=legal,
         deadline_unix_ms=ms(decision.deadline), time_bank_ms=ms(decision.bank_seconds),
-        view=convert.view_to_proto(decision.view))
+        view=convert.view_to_proto(view, history=None if history is None else history.encode(view.history),
+                                   legal_actions=[item.action for item in legal] if same else None))
 
 
 def table_info(table: Table) -> table_service_pb2.TableInfo:

@@ -1,0 +1,53 @@
+"""Wire encoding shortcuts give the same messages as the plain conversion.
+
+The server converts a seat's history once per entry (:class:`server.wire.HistoryEncoder`)
+and a decision's legal actions once for both the request and its view; these
+tests play whole matches of every game (new deals, redeals, Cinq Cents
+discards included) and compare every decision with the plain conversion.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from client_sdk import convert
+from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from rules.registry import new_match
+from server.events import DecisionRequested
+from server.wire import HistoryEncoder, decision_to_proto
+
+
+def _plain(decision: DecisionRequested) -> pb.DecisionRequest:
+    return pb.DecisionRequest(
+        decision_id=str(decision.decision_id), legal_actions=convert.legal_actions_to_proto(decision.legal_actions),
+        deadline_unix_ms=round(decision.deadline * 1000), time_bank_ms=round(decision.bank_seconds * 1000),
+        view=convert.view_to_proto(decision.view))
+
+
+@pytest.mark.parametrize(("game", "options"), [
+    ("twenty_five", {}), ("forty_five", {}), ("all_fives", {"target": 31}), ("cinq_cents", {"target": 100}),
+])
+def test_decisions_with_encoders_equal_the_plain_conversion(game: str, options: dict[str, int]) -> None:
+    match = new_match(game, options, seed=f"wire-{game}")
+    encoders = [HistoryEncoder() for _ in range(match.config.players)]
+    number = 0
+    while not match.is_over and number < 400:
+        seat = match.to_act
+        assert seat is not None
+        legal = tuple(match.legal_actions())
+        number += 1
+        decision = DecisionRequested(decision_id=number, seat=seat, legal_actions=legal, view=match.view(seat),
+                                     deadline=1.5, bank_seconds=2.0)
+        assert decision_to_proto(decision, encoders[seat]) == _plain(decision)
+        assert decision_to_proto(decision) == _plain(decision)
+        match = match.apply(legal[number % len(legal)], seat)
+    assert number > 20
+
+
+def test_history_encoder_converts_from_the_first_difference() -> None:
+    encoder = HistoryEncoder()
+    first = [{"seat": 0, "type": "play", "card": "5H"}, {"seat": 1, "type": "play", "card": "AH"}]
+    assert encoder.encode(first) == [convert.seat_action_to_proto(e) for e in first]
+    changed = [first[0], {"seat": 1, "type": "rob"}, {"seat": 2, "type": "pass_rob"}]
+    assert encoder.encode(changed) == [convert.seat_action_to_proto(e) for e in changed]
+    assert encoder.encode([]) == []
