@@ -229,6 +229,11 @@ class _SeatLoop:
             return session.result is not None
         if session.seat is None:
             raise ProtocolError(f"expected Joined as the first message, got {kind}")
+        if kind == "batch" and isinstance(message, table_service_pb2.PlayResponse):
+            ended = False  # several messages at once (Join.accept_batches), each handled in order
+            for item in message.batch.messages:
+                ended = await self.handle(item) or ended
+            return ended
         if kind == "event":
             _on_event(session, message.event)
             return session.result is not None
@@ -333,7 +338,7 @@ async def _play_once(
 ) -> Result | None:
     """One Play stream: join, then handle messages until the game ends (result) or the stream ends (None)."""
     call = stub.Play()  # type: ignore[call-arg]  # grpc-stubs: the iterator is optional (we write)
-    join = table_service_pb2.Join(token=session.token, name=session.name)
+    join = table_service_pb2.Join(token=session.token, name=session.name, accept_batches=True)
     if session.last_sequence is not None:
         join.last_seen_sequence = session.last_sequence
 

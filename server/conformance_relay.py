@@ -293,6 +293,11 @@ class Relay(pb_grpc.TableServiceServicer):
                         join = request.join
                         script.on_join(stream, join.token,
                                        join.last_seen_sequence if join.HasField("last_seen_sequence") else None)
+                        # The checks read and drop single messages: the client gets them one by one (batches
+                        # are the server's option, never an obligation).
+                        request = pb.PlayRequest()
+                        request.join.CopyFrom(join)
+                        request.join.accept_batches = False
                     elif kind == "decide":
                         request = pb.PlayRequest(decide=script.on_decide(request.decide))
                     await upstream.write(request)

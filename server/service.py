@@ -134,7 +134,8 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
                         message="this stream has already joined")))
                 table.wake()
 
-        async for response in _seat_stream(table, seat, join.name, last_seen, pb.PlayResponse, inbox, read()):
+        async for response in _seat_stream(table, seat, join.name, last_seen, pb.PlayResponse, inbox, read(),
+                                           join.accept_batches):
             yield response
 
     async def Watch(self, request: pb.WatchRequest, context: Context) -> AsyncIterator[pb.WatchResponse]:
@@ -215,11 +216,14 @@ def _outcome_response(kind: Any, decision_id: str, outcome: Outcome) -> Any:
 
 
 async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | None, kind: Any,
-                       inbox: deque[Any], reader: Coroutine[Any, Any, None] | None) -> AsyncIterator[Any]:
+                       inbox: deque[Any], reader: Coroutine[Any, Any, None] | None,
+                       batches: bool = False) -> AsyncIterator[Any]:
     """Joined, then the seat's events, decisions and the reader's answers (from ``inbox``) until the table ends.
 
     One generator writes everything: the reader task only fills ``inbox`` and
-    wakes the table's followers, so no message waits on a second hop.
+    wakes the table's followers, so no message waits on a second hop. With
+    ``batches`` (a Play client that set ``Join.accept_batches``), the messages
+    ready at once go as one ``PlayBatch``: one write per move for most seats.
     """
     table.connect(seat, name)
     snap = table.snapshot(seat)
@@ -229,16 +233,25 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
     try:
         yield kind(joined=pb.Joined(table_id=table.id, seat=seat, view=convert.view_to_proto(snap.view),
                                     sequence=snap.seq, table=table_info(table)))
-        async for item in table.follow(seat, after, inbox):
-            if isinstance(item, Event):
-                yield kind(event=event_to_proto(item, table.players))
-            elif isinstance(item, DecisionRequested):
-                yield kind(decision=decision_to_proto(item, history))
-            else:
-                yield item
+        if batches:
+            async for batch in table.follow_batches(seat, after, inbox):
+                messages = [_seat_message(kind, item, table.players, history) for item in batch]
+                yield messages[0] if len(messages) == 1 else kind(batch=pb.PlayBatch(messages=messages))
+        else:
+            async for item in table.follow(seat, after, inbox):
+                yield _seat_message(kind, item, table.players, history)
     finally:
         if reading is not None:
             reading.cancel()
             with contextlib.suppress(BaseException):
                 await reading
         table.disconnect(seat)
+
+
+def _seat_message(kind: Any, item: Any, players: int, history: HistoryEncoder) -> Any:
+    """One item a seat's stream follows as a message of ``kind``: an event, a decision, or an answer as it is."""
+    if isinstance(item, Event):
+        return kind(event=event_to_proto(item, players))
+    if isinstance(item, DecisionRequested):
+        return kind(decision=decision_to_proto(item, history))
+    return item

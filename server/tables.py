@@ -64,6 +64,8 @@ MAX_DEALS = 200
 #: Presence events (joined, disconnected) published per seat: a client that reconnects in a loop must not
 #: grow every audience's log without end (the record still counts every disconnect).
 MAX_PRESENCE_EVENTS = 100
+#: Events at most in one batch (:meth:`Table.follow_batches`): a client resuming far back gets several.
+MAX_BATCH_EVENTS = 200
 
 
 class TableStatus(StrEnum):
@@ -230,6 +232,40 @@ class Table:
                 return
             if inbox:
                 continue
+            waker = self._wakers[self.players if audience is None else audience]
+            if waker.is_set():  # a wake-up already consumed above: wait on a fresh one
+                self._wakers[self.players if audience is None else audience] = asyncio.Event()
+                continue
+            await waker.wait()
+
+    async def follow_batches(self, audience: Audience, after_seq: int = 0,
+                             inbox: deque[T] | None = None) -> AsyncGenerator[list[Event | DecisionRequested | T]]:
+        """:meth:`follow` in batches: each time, everything ready at once (inbox, events, then the decision), in order.
+
+        A stream that sends each batch as one message writes once per move
+        instead of once per item (protocol: ``Join.accept_batches``).
+        """
+        log = self._log(audience)
+        index = max(0, min(after_seq, len(log)))
+        sent = 0
+        while True:
+            batch: list[Event | DecisionRequested | T] = []
+            while inbox:
+                batch.append(inbox.popleft())
+            if index < len(log):  # a resume far back comes in several batches, each of a bounded size
+                end = min(len(log), index + MAX_BATCH_EVENTS)
+                batch.extend(log[index:end])
+                index = end
+            p = self._pending
+            if (index == len(log) and audience is not None and p is not None and p.seat == audience
+                    and p.decision_id > sent):
+                sent = p.decision_id
+                batch.append(self._decision_body(p))
+            if batch:
+                yield batch
+                continue
+            if self.is_over:
+                return
             waker = self._wakers[self.players if audience is None else audience]
             if waker.is_set():  # a wake-up already consumed above: wait on a fresh one
                 self._wakers[self.players if audience is None else audience] = asyncio.Event()

@@ -140,6 +140,7 @@ class Bot {
       const watch = this.args.transport === 'watch';
       const join = { token: this.token, name: this.args.name };
       if (this.lastSequence !== null) join.last_seen_sequence = String(this.lastSequence);
+      if (!watch) join.accept_batches = true; // messages ready at once may come as one batch (section 6)
       const call = watch ? this.client.Watch(join) : this.client.Play();
       let settled = false;
       const finish = (how, error) => {
@@ -201,6 +202,10 @@ class Bot {
             answer(decision.decision_id, this.choose(decision.legal_actions));
             break;
           }
+          case 'batch':
+            // Several messages sent at once (join.accept_batches): handle each in order.
+            for (const item of message.batch.messages) onMessage(item);
+            break;
           case 'accepted':
             if (this.pending && this.pending.decisionId === message.accepted.decision_id) this.pending = null;
             break;

@@ -706,22 +706,28 @@ class Join(_message.Message):
     TOKEN_FIELD_NUMBER: _builtins.int
     LAST_SEEN_SEQUENCE_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
+    ACCEPT_BATCHES_FIELD_NUMBER: _builtins.int
     token: _builtins.str
     """The seat's join token."""
     last_seen_sequence: _builtins.int
     """The last event sequence this client saw, when resuming; unset on a first join."""
     name: _builtins.str
     """Display name to show for the seat; empty keeps the table's name."""
+    accept_batches: _builtins.bool
+    """Opt in to batches: the server may send several messages that are ready at once as one
+    PlayResponse.batch, in order (fewer writes per move). A client that leaves this unset never gets one.
+    """
     def __init__(
         self,
         *,
         token: _builtins.str = ...,
         last_seen_sequence: _builtins.int | None = ...,
         name: _builtins.str = ...,
+        accept_batches: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "last_seen_sequence", b"last_seen_sequence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "last_seen_sequence", b"last_seen_sequence", "name", b"name", "token", b"token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "accept_batches", b"accept_batches", "last_seen_sequence", b"last_seen_sequence", "name", b"name", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__last_seen_sequence: _TypeAlias = _typing.Literal["last_seen_sequence"]  # noqa: Y015
     _WhichOneofArgType__last_seen_sequence: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence"]  # noqa: Y015
@@ -978,6 +984,7 @@ class PlayResponse(_message.Message):
     DECISION_FIELD_NUMBER: _builtins.int
     ACCEPTED_FIELD_NUMBER: _builtins.int
     REJECTION_FIELD_NUMBER: _builtins.int
+    BATCH_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def joined(self) -> Global___Joined:
         """The join succeeded: the current view."""
@@ -998,6 +1005,12 @@ class PlayResponse(_message.Message):
     def rejection(self) -> Global___Rejection:
         """A decision (or a misplaced message) was refused."""
 
+    @_builtins.property
+    def batch(self) -> Global___PlayBatch:
+        """Several of the messages above, ready at the same time, to be handled in order (only after
+        Join.accept_batches).
+        """
+
     def __init__(
         self,
         *,
@@ -1006,16 +1019,43 @@ class PlayResponse(_message.Message):
         decision: Global___DecisionRequest | None = ...,
         accepted: Global___Accepted | None = ...,
         rejection: Global___Rejection | None = ...,
+        batch: Global___PlayBatch | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["accepted", b"accepted", "decision", b"decision", "event", b"event", "joined", b"joined", "kind", b"kind", "rejection", b"rejection"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accepted", b"accepted", "batch", b"batch", "decision", b"decision", "event", b"event", "joined", b"joined", "kind", b"kind", "rejection", b"rejection"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepted", b"accepted", "decision", b"decision", "event", b"event", "joined", b"joined", "kind", b"kind", "rejection", b"rejection"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepted", b"accepted", "batch", b"batch", "decision", b"decision", "event", b"event", "joined", b"joined", "kind", b"kind", "rejection", b"rejection"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["joined", "event", "decision", "accepted", "rejection"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["joined", "event", "decision", "accepted", "rejection", "batch"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___PlayResponse: _TypeAlias = PlayResponse  # noqa: Y015
+
+@_typing.final
+class PlayBatch(_message.Message):
+    """Messages the server packed into one PlayResponse (Join.accept_batches), e.g. an action event and
+    the decision request that follows it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def messages(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayResponse]:
+        """The messages in the order they would otherwise have been sent; never a batch itself."""
+
+    def __init__(
+        self,
+        *,
+        messages: _abc.Iterable[Global___PlayResponse] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["messages", b"messages"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayBatch: _TypeAlias = PlayBatch  # noqa: Y015
 
 @_typing.final
 class WatchRequest(_message.Message):
