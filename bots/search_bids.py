@@ -14,7 +14,10 @@ of highest worth, or passes when none is worth more than passing (taken as
 
 The ``- 1`` is a safety margin, and it matters: without it the bot picked
 the best of many noisy estimates, overbid, and took only 16% of the points
-against the heuristic (3 duplicate pairs); with it, 54%.
+against the heuristic (3 duplicate pairs). With it the search bot is level
+with the heuristic, not better: 49.5% of the points [44.9, 54.1] and 54.2%
+of the games [46.0, 62.3] over 60 duplicate pairs at target 500. Better
+calibrated bidding (playouts that flatter the declarer less) is open work.
 """
 
 from __future__ import annotations
