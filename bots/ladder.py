@@ -57,6 +57,7 @@ class BotSpec:
     simulations: int | None = None
     budget: float = DEFAULT_BUDGET
     playout: str = "heuristic"
+    bid_search: bool = True
 
     def build(self, seed: str) -> Chooser:
         """A fresh bot seeded with ``seed``.
@@ -70,7 +71,8 @@ class BotSpec:
         elif self.name == "heuristic":
             bot = HeuristicBot()
         elif self.name == "search":
-            bot = SearchBot(seed, simulations=self.simulations, budget=self.budget, playout=self.playout)
+            bot = SearchBot(seed, simulations=self.simulations, budget=self.budget, playout=self.playout,
+                            bid_search=self.bid_search)
         else:
             raise ValueError(f"the ladder knows random, heuristic and search, not {self.name!r}")
         return bot

@@ -148,13 +148,14 @@ class SearchBot:
         budget: seconds per decision when ``simulations`` is None.
         playout: ``"heuristic"`` or ``"random"``.
         win_bonus: value of ending the match as a winner, in deal points (a loss counts the negative).
+        bid_search: Cinq Cents bids by simulation (:mod:`bots.search_bids`); False leaves them to the heuristic.
     """
 
     name = "search"
 
     def __init__(self, seed: int | str | None = None, *, simulations: int | None = None,
                  budget: float = DEFAULT_BUDGET, playout: str = "heuristic",
-                 win_bonus: float | None = None) -> None:
+                 win_bonus: float | None = None, bid_search: bool = True) -> None:
         if playout not in POLICIES:
             raise ValueError(f"unknown playout policy {playout!r} (policies: {', '.join(POLICIES)})")
         if simulations is not None and simulations < 1:
@@ -164,6 +165,7 @@ class SearchBot:
         self.budget = budget
         self.policy = POLICIES[playout]
         self.win_bonus = win_bonus
+        self.bid_search = bid_search
         #: Worlds searched and draws rejected at the last decision (for tests and tuning).
         self.last_worlds = 0
         self.last_rejected = 0
@@ -184,7 +186,7 @@ class SearchBot:
             return legal[0]
         rng = random.Random(f"{self.seed}|{view.game}|{view.deal_number}|{view.seat}|{view.scores}|"
                             f"{len(view.history)}|{[c.code for c in view.hand]}")
-        if view.game == "cinq_cents" and any(isinstance(a, Pass) for a in legal):
+        if self.bid_search and view.game == "cinq_cents" and any(isinstance(a, Pass) for a in legal):
             scores = tuple(a - b for a, b in zip(view.scores, view.deal_points, strict=True))
             bid = choose_bid(view, rng, self.simulations or BID_WORLDS_TIMED,
                              lambda state: self._finish(state, scores, rng),

@@ -34,6 +34,9 @@ def ladder_command(
     budget: Annotated[float, typer.Option("--budget", help="Search: seconds per decision when --sims 0.")] = 0.1,
     playout: Annotated[str, typer.Option("--playout", help="Search playout policy: heuristic or random.")
                        ] = "heuristic",
+    bid_search: Annotated[bool, typer.Option("--bid-search/--no-bid-search",
+                                             help="Search: Cinq Cents bids by simulation, or by the heuristic.")
+                          ] = True,
     all_pairs: Annotated[bool, typer.Option("--all-pairs", help="Also play search against random.")] = False,
     seed: Annotated[str, typer.Option("--seed", help="Seed of the duplicate decks.")] = "ladder",
     option: Annotated[list[str] | None, typer.Option("--option", help="Table option KEY=VALUE; repeatable.")
@@ -48,7 +51,8 @@ def ladder_command(
     specs = {
         "random": BotSpec("random"),
         "heuristic": BotSpec("heuristic"),
-        "search": BotSpec("search", simulations=sims or None, budget=budget, playout=playout),
+        "search": BotSpec("search", simulations=sims or None, budget=budget, playout=playout,
+                          bid_search=bid_search),
     }
     steps = list(STEPS) + ([("random", "search")] if all_pairs else [])
     results: list[PairResult] = []
