@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from bots.first_legal import FirstLegalBot
-from client_sdk.errors import SdkError, TableNotPlayable
+from client_sdk.errors import ConnectionLost, LimitExceeded, SdkError, TableNotPlayable
 from client_sdk.runner import create_table, get_record, run_bot_async
 from tournament.config import EntrantSpec, TournamentConfig
 from tournament.runner import MatchOutcome, bot_seed, forfeit_winners
@@ -96,7 +96,8 @@ async def _stop(seat: _Seat) -> None:
         # The bot runs in a session of its own: stop its whole process group (a shell's children too).
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-        await proc.wait()
+        with contextlib.suppress(TimeoutError):  # never hang on a reaped or unreapable child
+            await asyncio.wait_for(proc.wait(), timeout=5.0)
     if seat.reader is not None:
         seat.reader.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -238,6 +239,12 @@ class ServerDispatcher:
             await get_record(self.address, table_id)
         except TableNotPlayable:
             return False
+        except SdkError:  # a transient failure (a loaded server): ask the table itself once more
+            await asyncio.sleep(0.2)
+            try:
+                await get_record(self.address, table_id)
+            except SdkError:
+                return False
         return True
 
     async def _wait_record(self, table_id: str) -> dict[str, Any]:
@@ -247,6 +254,8 @@ class ServerDispatcher:
             try:
                 return dict(json.loads(await get_record(self.address, table_id)))
             except TableNotPlayable:  # still being played
+                await asyncio.sleep(delay)
+            except (ConnectionLost, LimitExceeded):  # transient: the match timeout bounds the retries
                 await asyncio.sleep(delay)
                 delay = min(1.0, delay * 2)
 

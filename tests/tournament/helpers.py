@@ -60,7 +60,7 @@ class RiggedRunner:
 def config(**fields: Any) -> TournamentConfig:
     """A config with test defaults (All Fives, two random bots, 2 games)."""
     data: dict[str, Any] = {"name": "t", "game": "all_fives", "entrants": ["random", "first-legal"], "games": 2,
-                            "seed": "test"}
+                            "seed": "test", "match_timeout_s": 60}
     data.update(fields)
     return config_from_mapping(data)
 
