@@ -21,10 +21,11 @@ The generator is a private ``random.Random`` seeded from the bot's seed and
 the decision's public context, so with ``simulations`` set the same view
 always gets the same answer, whatever was asked before.
 
-Cinq Cents bids are searched too (:mod:`bots.search_bids`: the tricks each
-denomination would take as declarer, over the sampled worlds). Decisions the
-playouts cannot judge well (the Cinq Cents discard, the Forty-Five jink) are
-left to the heuristic bot.
+In Cinq Cents the declarer's discard is searched among a few candidates
+(the heuristic's, and each one that voids a plain suit), and the bids can be
+(``bid_search``; :mod:`bots.search_bids`: the tricks each denomination would
+take as declarer, over the sampled worlds). The Forty-Five jink is left to
+the heuristic bot.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from dataclasses import replace
 
 from bots import heuristic
 from bots.determinize import WorldSampler
-from bots.search_bids import choose_bid
+from bots.search_bids import choose_bid, choose_discard
 from rules.actions import Action, Bid, Discard, Jink, Pass, PassJink, Play
 from rules.game import DealState, SeatView, Trick
 from rules.registry import game_rules
@@ -48,6 +49,8 @@ Policy = Callable[["Playout", int, random.Random], Action]
 DEFAULT_BUDGET = 0.1
 #: Cinq Cents: worlds a bid decision draws at most in time-budget mode (the budget usually stops it first).
 BID_WORLDS_TIMED = 64
+#: Cinq Cents: worlds a discard decision draws in time-budget mode.
+DISCARD_WORLDS_TIMED = 8
 #: Draws that may fail (a world contradicting the history) before the search gives up on a decision.
 MAX_FAILED_DRAWS = 200
 
@@ -192,6 +195,11 @@ class SearchBot:
                              lambda state: self._finish(state, scores, rng),
                              None if self.simulations else time.monotonic() + self.budget)
             return bid if bid is not None else heuristic.choose_action(view)
+        if any(isinstance(a, Discard) for a in legal):
+            scores = tuple(a - b for a, b in zip(view.scores, view.deal_points, strict=True))
+            discard = choose_discard(view, rng, self.simulations or DISCARD_WORLDS_TIMED,
+                                     lambda state: self._finish(state, scores, rng))
+            return discard if discard is not None else heuristic.choose_action(view)
         if _delegated(legal):
             return heuristic.choose_action(view)
         sampler = WorldSampler(view)

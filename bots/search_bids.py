@@ -27,10 +27,11 @@ import time
 from collections.abc import Callable, Sequence
 
 from bots.determinize import WorldSampler
-from bots.heuristic.cinq_cents import discard_for
+from bots.heuristic.cinq_cents import discard_for, keep_value
 from rules.actions import Action, Bid, Denomination, Discard, Pass
-from rules.cards import Card
+from rules.cards import SUITS, Card, Suit
 from rules.cinq_cents_bids import STANDARD_TABLE, BidTable
+from rules.cinq_cents_play import suit_of
 from rules.game import DealState, SeatView
 
 #: Plays a deal out from a state and returns the final state.
@@ -40,6 +41,8 @@ Finish = Callable[[DealState], DealState]
 #: (the worlds' other hands are random, the best of many noisy bids is picked), so bids are kept honest.
 SAFETY_MARGIN = 1
 
+#: Cards the declarer discards.
+DISCARD = 6
 #: Tricks in a Cinq Cents deal, and what the defence scores for each.
 TRICKS, DEFENCE_POINTS = 10, 10
 
@@ -116,4 +119,48 @@ def choose_bid(view: SeatView, rng: random.Random, worlds: int, finish: Finish,
     return best
 
 
-__all__ = ["bid_worth", "choose_bid", "declarer_tricks"]
+
+
+def discard_candidates(hand: Sequence[Card], trump: Suit | None) -> list[tuple[Card, ...]]:
+    """The heuristic's discard, and for each plain suit the discard that voids it (if six cards can)."""
+    out = [discard_for(list(hand), trump)]
+    keep_order = sorted(hand, key=lambda c: (keep_value(c, list(hand), trump), c.index))
+    for suit in SUITS:
+        if suit is trump:
+            continue
+        suited = [c for c in hand if not c.is_joker and suit_of(c, trump) is suit]
+        if not suited or len(suited) > DISCARD:
+            continue
+        rest = [c for c in keep_order if c not in suited][: DISCARD - len(suited)]
+        candidate = tuple(sorted(suited + rest, key=lambda c: c.index))
+        if candidate not in out:
+            out.append(candidate)
+    return out
+
+
+def choose_discard(view: SeatView, rng: random.Random, worlds: int, finish: Finish) -> Action | None:
+    """The declarer's discard with the best mean deal result over sampled worlds (None: no world drawn)."""
+    assert view.contract is not None
+    candidates = discard_candidates(view.hand, view.contract.denomination.suit)
+    if len(candidates) == 1:
+        return Discard(cards=candidates[0])
+    sampler = WorldSampler(view)
+    mine = view.side_of(view.seat)
+    totals = [0.0] * len(candidates)
+    drawn = failed = 0
+    while drawn < worlds and failed < 4 * worlds:
+        world = sampler.sample(rng)
+        if world is None:
+            failed += 1
+            continue
+        drawn += 1
+        for i, cards in enumerate(candidates):
+            final = finish(world.apply(Discard(cards=cards), view.seat))
+            totals[i] += final.points[mine] - max(p for side, p in enumerate(final.points) if side != mine)
+    if drawn == 0:
+        return None
+    best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
+    return Discard(cards=candidates[best])
+
+
+__all__ = ["bid_worth", "choose_bid", "choose_discard", "declarer_tricks", "discard_candidates"]

@@ -162,3 +162,24 @@ def test_search_bids_in_cinq_cents_are_legal_and_reproducible() -> None:
     choice = SearchBot(2, simulations=3).choose_action(view)
     assert choice in view.legal_actions
     assert SearchBot(2, simulations=3).choose_action(view) == choice
+
+
+def test_search_discards_in_cinq_cents_are_legal_and_among_the_candidates() -> None:
+    from bots.heuristic import HeuristicBot
+    from bots.search_bids import discard_candidates
+    from rules.actions import Discard
+    from rules.registry import new_match
+
+    match = new_match("cinq_cents", {}, seed="discard")
+    while match.to_act is not None and not match.finished:
+        view = match.view(match.to_act)
+        if any(isinstance(a, Discard) for a in view.legal_actions):
+            break
+        match = match.apply(HeuristicBot().choose_action(view), match.to_act)
+    else:
+        pytest.skip("all passed")
+    assert view.contract is not None
+    choice = SearchBot(3, simulations=3).choose_action(view)
+    assert choice in view.legal_actions
+    assert isinstance(choice, Discard)
+    assert choice.cards in discard_candidates(view.hand, view.contract.denomination.suit)
