@@ -122,9 +122,12 @@ class FakeService(table_service_pb2_grpc.TableServiceServicer):
         table.joins.append((seat, last_seen))
         log = table.logs.setdefault(seat, [])
         view = convert.view_to_proto(table.match.view(seat))
+        # Read the log's length with the view, before yielding: other seats may act while the
+        # Joined message is written, and their events must follow it, not be skipped.
+        joined_at = len(log)
         yield table_service_pb2.PlayResponse(joined=table_service_pb2.Joined(
-            table_id=table.table_id, seat=seat, view=view, sequence=len(log)))
-        sent = len(log) if last_seen is None else last_seen
+            table_id=table.table_id, seat=seat, view=view, sequence=joined_at))
+        sent = joined_at if last_seen is None else last_seen
         replies: asyncio.Queue[Any] = asyncio.Queue()
         asked: str | None = None
         legal: dict[str, Action] = {}
