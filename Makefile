@@ -31,7 +31,7 @@ lint: venv
 	$(BIN)/ruff check .
 
 types: venv
-	$(BIN)/mypy rules cli bots client_sdk server tournament
+	$(BIN)/mypy rules cli bots client_sdk server tournament bench tests
 
 check: lint types protos-check buf-lint test
 
