@@ -313,8 +313,25 @@ def action_id(action: Action) -> str:
 
 def legal_actions_to_proto(actions: Iterable[Action]) -> list[table_service_pb2.LegalAction]:
     """Legal actions with their stable ids and readable names, order kept."""
-    return [table_service_pb2.LegalAction(id=action_id(a), name=describe(a), action=action_to_proto(a))
-            for a in actions]
+    return [_legal_action_to_proto(a) for a in actions]
+
+
+def _legal_action_to_proto(action: Action) -> table_service_pb2.LegalAction:
+    if isinstance(action, Discard):
+        # Cinq Cents offers thousands of discards at once: id, name and message from one pass over the cards
+        # (the same as action_id, describe and action_to_proto give).
+        cards = [c.code for c in action.cards]
+        message = game_pb2.Action()
+        message.discard.SetInParent()
+        message.discard.cards.extend(cards)
+        return table_service_pb2.LegalAction(
+            id="discard-" + "-".join(c.code for c in sorted(action.cards, key=_card_index)),
+            name="discard " + " ".join(cards), action=message)
+    return table_service_pb2.LegalAction(id=action_id(action), name=describe(action), action=action_to_proto(action))
+
+
+def _card_index(card: Card) -> int:
+    return card.index
 
 
 def legal_actions_from_proto(items: Iterable[table_service_pb2.LegalAction]) -> dict[str, Action]:
@@ -530,12 +547,13 @@ def result_from_proto(message: game_pb2.Result) -> Result:
 
 
 def view_to_proto(view: SeatView, *, history: Sequence[game_pb2.SeatAction] | None = None,
-                  legal_actions: Sequence[game_pb2.Action] | None = None) -> game_pb2.SeatView:
+                  legal_actions: Sequence[game_pb2.Action] | None = None,
+                  options: game_pb2.TableOptions | None = None) -> game_pb2.SeatView:
     """A seat's view (or a spectator's, ``seat`` < 0) as a ``SeatView`` message.
 
-    ``history`` and ``legal_actions``, when given, are ``view.history`` and
-    ``view.legal_actions`` already converted (a server converts a seat's
-    growing history once per entry, and a decision's legal actions once).
+    ``history``, ``legal_actions`` and ``options``, when given, are those of
+    ``view`` already converted (a server converts a seat's growing history
+    once per entry, a decision's legal actions once, a table's options once).
 
     Raises:
         OptionsError: for an unknown game or options of the wrong type.
@@ -543,7 +561,7 @@ def view_to_proto(view: SeatView, *, history: Sequence[game_pb2.SeatAction] | No
     """
     out = game_pb2.SeatView(
         game=game_to_proto(view.game),
-        options=options_to_proto(view.game, view.options),
+        options=options_to_proto(view.game, view.options) if options is None else options,
         players=view.players,
         sides=[game_pb2.Side(seats=list(side)) for side in view.sides],
         deal_number=view.deal_number,

@@ -77,6 +77,8 @@ class Lobby:
         self.time_control = time_control or TimeControl()
         self.tokens = TokenBook()
         self._tables: dict[str, Table] = {}
+        #: The tables not over yet: the limits count them without scanning the ended ones still retained.
+        self._open: dict[str, Table] = {}
         self._owners: dict[str, str] = {}
         self._seekers: dict[tuple[str, int], list[_Seeker]] = {}
         #: Per (game, players): an event set when the number of waiting seekers changes.
@@ -88,7 +90,7 @@ class Lobby:
 
     def open_tables(self, client: str | None = None) -> list[Table]:
         """Tables not over yet, optionally only those ``client`` created."""
-        return [t for t in self._tables.values()
+        return [t for t in self._open.values()
                 if not t.is_over and (client is None or self._owners.get(t.id) == client)]
 
     def create_table(
@@ -126,6 +128,7 @@ class Lobby:
             state.token = self.tokens.issue(table_id, state.seat)
             tokens.append(state.token)
         self._tables[table_id] = table
+        self._open[table_id] = table
         self._owners[table_id] = client
         log.info("table created", table=table_id, game=game, players=table.players, client=client)
         return table, tokens
@@ -221,6 +224,7 @@ class Lobby:
     # --- ended tables ----------------------------------------------------
 
     def _table_ended(self, table: Table) -> None:
+        self._open.pop(table.id, None)
         task = asyncio.get_running_loop().create_task(self._store(table))
         self._storing.add(task)
         task.add_done_callback(self._storing.discard)

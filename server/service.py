@@ -30,7 +30,7 @@ from server.events import DecisionRequested, Event
 from server.interceptors import client_of
 from server.lobby import Lobby
 from server.tables import Outcome, Table
-from server.wire import HistoryEncoder, decision_to_proto, event_to_proto, stored_table_info, table_info
+from server.wire import ViewEncoder, decision_to_proto, event_to_proto, stored_table_info, table_info
 
 Context = grpc.aio.ServicerContext[Any, Any]
 log = structlog.get_logger("tricktable.service")
@@ -229,17 +229,17 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
     snap = table.snapshot(seat)
     after = snap.seq if last_seen is None else last_seen
     reading = None if reader is None else asyncio.ensure_future(reader)
-    history = HistoryEncoder()
+    encoder = ViewEncoder()
     try:
         yield kind(joined=pb.Joined(table_id=table.id, seat=seat, view=convert.view_to_proto(snap.view),
                                     sequence=snap.seq, table=table_info(table)))
         if batches:
             async for batch in table.follow_batches(seat, after, inbox):
-                messages = [_seat_message(kind, item, table.players, history) for item in batch]
+                messages = [_seat_message(kind, item, table.players, encoder) for item in batch]
                 yield messages[0] if len(messages) == 1 else kind(batch=pb.PlayBatch(messages=messages))
         else:
             async for item in table.follow(seat, after, inbox):
-                yield _seat_message(kind, item, table.players, history)
+                yield _seat_message(kind, item, table.players, encoder)
     finally:
         if reading is not None:
             reading.cancel()
@@ -248,10 +248,10 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
         table.disconnect(seat)
 
 
-def _seat_message(kind: Any, item: Any, players: int, history: HistoryEncoder) -> Any:
+def _seat_message(kind: Any, item: Any, players: int, encoder: ViewEncoder) -> Any:
     """One item a seat's stream follows as a message of ``kind``: an event, a decision, or an answer as it is."""
     if isinstance(item, Event):
         return kind(event=event_to_proto(item, players))
     if isinstance(item, DecisionRequested):
-        return kind(decision=decision_to_proto(item, history))
+        return kind(decision=decision_to_proto(item, encoder))
     return item

@@ -129,22 +129,24 @@ def _fill(out: events_pb2.Event, body: object, players: int) -> None:
         raise TypeError(f"no wire form for {type(body).__name__}")
 
 
-class HistoryEncoder:
-    """One seat's history as ``SeatAction`` messages, each entry converted once.
+class ViewEncoder:
+    """One seat's successive views as messages, converting what repeats only once.
 
     A seat's view carries the whole history of the deal, so each decision
-    would convert every earlier action again. This keeps the entries already
-    converted and reuses the message of every leading entry equal to one seen
-    before (a new deal, or any change, converts from the first difference on).
+    would convert every earlier action again: the entries already converted
+    are kept, and the message of every leading entry equal to one seen before
+    is reused (a new deal, or any change, converts from the first difference
+    on). The table's options (costly for Cinq Cents) are converted once.
     """
 
-    __slots__ = ("_entries", "_messages")
+    __slots__ = ("_entries", "_messages", "_options")
 
     def __init__(self) -> None:
         self._entries: list[Mapping[str, Any]] = []
         self._messages: list[game_pb2.SeatAction] = []
+        self._options: tuple[str, dict[str, Any], game_pb2.TableOptions] | None = None
 
-    def encode(self, history: Sequence[Mapping[str, Any]]) -> list[game_pb2.SeatAction]:
+    def history(self, history: Sequence[Mapping[str, Any]]) -> list[game_pb2.SeatAction]:
         """``history`` converted, entry by entry."""
         entries, messages = self._entries, self._messages
         same, limit = 0, min(len(entries), len(history))
@@ -156,18 +158,27 @@ class HistoryEncoder:
             entries.append(entry)
         return messages
 
+    def options(self, game: str, options: Mapping[str, Any]) -> game_pb2.TableOptions:
+        """``options`` of ``game`` converted (the previous message when they are equal)."""
+        seen = self._options
+        if seen is None or seen[0] != game or seen[1] != options:
+            seen = self._options = (game, dict(options), convert.options_to_proto(game, options))
+        return seen[2]
+
 
 def decision_to_proto(decision: DecisionRequested,
-                      history: HistoryEncoder | None = None) -> table_service_pb2.DecisionRequest:
-    """A pending decision as a ``DecisionRequest`` (``history``: the seat's encoder, to convert less)."""
+                      encoder: ViewEncoder | None = None) -> table_service_pb2.DecisionRequest:
+    """A pending decision as a ``DecisionRequest`` (``encoder``: the seat's, to convert less)."""
     view = decision.view
     legal = convert.legal_actions_to_proto(decision.legal_actions)
     same = view.legal_actions is decision.legal_actions or view.legal_actions == decision.legal_actions
+    view_message = convert.view_to_proto(
+        view, history=None if encoder is None else encoder.history(view.history),
+        options=None if encoder is None else encoder.options(view.game, view.options),
+        legal_actions=[item.action for item in legal] if same else None)
     return table_service_pb2.DecisionRequest(
         decision_id=str(decision.decision_id), legal_actions=legal,
-        deadline_unix_ms=ms(decision.deadline), time_bank_ms=ms(decision.bank_seconds),
-        view=convert.view_to_proto(view, history=None if history is None else history.encode(view.history),
-                                   legal_actions=[item.action for item in legal] if same else None))
+        deadline_unix_ms=ms(decision.deadline), time_bank_ms=ms(decision.bank_seconds), view=view_message)
 
 
 def table_info(table: Table) -> table_service_pb2.TableInfo:

@@ -1,6 +1,6 @@
 """Wire encoding shortcuts give the same messages as the plain conversion.
 
-The server converts a seat's history once per entry (:class:`server.wire.HistoryEncoder`)
+The server converts a seat's history once per entry (:class:`server.wire.ViewEncoder`)
 and a decision's legal actions once for both the request and its view; these
 tests play whole matches of every game (new deals, redeals, Cinq Cents
 discards included) and compare every decision with the plain conversion.
@@ -12,14 +12,17 @@ import pytest
 
 from client_sdk import convert
 from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from rules.actions import describe
 from rules.registry import new_match
 from server.events import DecisionRequested
-from server.wire import HistoryEncoder, decision_to_proto
+from server.wire import ViewEncoder, decision_to_proto
 
 
 def _plain(decision: DecisionRequested) -> pb.DecisionRequest:
     return pb.DecisionRequest(
-        decision_id=str(decision.decision_id), legal_actions=convert.legal_actions_to_proto(decision.legal_actions),
+        decision_id=str(decision.decision_id),
+        legal_actions=[pb.LegalAction(id=convert.action_id(a), name=describe(a), action=convert.action_to_proto(a))
+                       for a in decision.legal_actions],
         deadline_unix_ms=round(decision.deadline * 1000), time_bank_ms=round(decision.bank_seconds * 1000),
         view=convert.view_to_proto(decision.view))
 
@@ -29,8 +32,8 @@ def _plain(decision: DecisionRequested) -> pb.DecisionRequest:
 ])
 def test_decisions_with_encoders_equal_the_plain_conversion(game: str, options: dict[str, int]) -> None:
     match = new_match(game, options, seed=f"wire-{game}")
-    encoders = [HistoryEncoder() for _ in range(match.config.players)]
-    number = 0
+    encoders = [ViewEncoder() for _ in range(match.config.players)]
+    number = discards = 0
     while not match.is_over and number < 400:
         seat = match.to_act
         assert seat is not None
@@ -40,14 +43,21 @@ def test_decisions_with_encoders_equal_the_plain_conversion(game: str, options: 
                                      deadline=1.5, bank_seconds=2.0)
         assert decision_to_proto(decision, encoders[seat]) == _plain(decision)
         assert decision_to_proto(decision) == _plain(decision)
+        discards += _discards(decision)
         match = match.apply(legal[number % len(legal)], seat)
     assert number > 20
+    if game == "cinq_cents":
+        assert discards > 0
+
+
+def _discards(decision: DecisionRequested) -> int:
+    return sum(1 for a in decision.legal_actions if a.type == "discard")
 
 
 def test_history_encoder_converts_from_the_first_difference() -> None:
-    encoder = HistoryEncoder()
+    encoder = ViewEncoder()
     first = [{"seat": 0, "type": "play", "card": "5H"}, {"seat": 1, "type": "play", "card": "AH"}]
-    assert encoder.encode(first) == [convert.seat_action_to_proto(e) for e in first]
+    assert encoder.history(first) == [convert.seat_action_to_proto(e) for e in first]
     changed = [first[0], {"seat": 1, "type": "rob"}, {"seat": 2, "type": "pass_rob"}]
-    assert encoder.encode(changed) == [convert.seat_action_to_proto(e) for e in changed]
-    assert encoder.encode([]) == []
+    assert encoder.history(changed) == [convert.seat_action_to_proto(e) for e in changed]
+    assert encoder.history([]) == []
