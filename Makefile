@@ -58,7 +58,7 @@ ladder: venv
 	$(BIN)/tricktable ladder --game twenty_five --games 200 --workers $(or $(WORKERS),2)
 	$(BIN)/tricktable ladder --game forty_five --games 150 --workers $(or $(WORKERS),2)
 	$(BIN)/tricktable ladder --game all_fives --games 200 --seed ladder2 --workers $(or $(WORKERS),2)
-	$(BIN)/tricktable ladder --game cinq_cents --games 60 --sims 6 --option target=500 --workers $(or $(WORKERS),2)
+	$(BIN)/tricktable ladder --game cinq_cents --games 100 --sims 6 --option target=500 --workers $(or $(WORKERS),2)
 
 bench: venv
 	-$(PY) -m pip install --quiet -e '.[bench]'

@@ -22,10 +22,10 @@ the decision's public context, so with ``simulations`` set the same view
 always gets the same answer, whatever was asked before.
 
 In Cinq Cents the declarer's discard is searched among a few candidates
-(the heuristic's, and each one that voids a plain suit), and the bids can be
-(``bid_search``; :mod:`bots.search_bids`: the tricks each denomination would
-take as declarer, over the sampled worlds). The Forty-Five jink is left to
-the heuristic bot.
+(the heuristic's, and each one that voids a plain suit). Its bids are the
+heuristic's unless ``bid_search`` is on (:mod:`bots.search_bids`: the tricks
+each denomination would take as declarer, over the sampled worlds; measured
+no better). The Forty-Five jink is left to the heuristic bot.
 """
 
 from __future__ import annotations
@@ -151,14 +151,15 @@ class SearchBot:
         budget: seconds per decision when ``simulations`` is None.
         playout: ``"heuristic"`` or ``"random"``.
         win_bonus: value of ending the match as a winner, in deal points (a loss counts the negative).
-        bid_search: Cinq Cents bids by simulation (:mod:`bots.search_bids`); False leaves them to the heuristic.
+        bid_search: Cinq Cents bids by simulation (:mod:`bots.search_bids`); off by default: measured no
+            better than the heuristic's bids, which the bot then uses.
     """
 
     name = "search"
 
     def __init__(self, seed: int | str | None = None, *, simulations: int | None = None,
                  budget: float = DEFAULT_BUDGET, playout: str = "heuristic",
-                 win_bonus: float | None = None, bid_search: bool = True) -> None:
+                 win_bonus: float | None = None, bid_search: bool = False) -> None:
         if playout not in POLICIES:
             raise ValueError(f"unknown playout policy {playout!r} (policies: {', '.join(POLICIES)})")
         if simulations is not None and simulations < 1:

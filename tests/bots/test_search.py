@@ -159,9 +159,9 @@ def test_search_bids_in_cinq_cents_are_legal_and_reproducible() -> None:
     match = new_match("cinq_cents", {}, seed="bids")
     assert match.to_act is not None
     view = match.view(match.to_act)
-    choice = SearchBot(2, simulations=3).choose_action(view)
+    choice = SearchBot(2, simulations=3, bid_search=True).choose_action(view)
     assert choice in view.legal_actions
-    assert SearchBot(2, simulations=3).choose_action(view) == choice
+    assert SearchBot(2, simulations=3, bid_search=True).choose_action(view) == choice
 
 
 def test_search_discards_in_cinq_cents_are_legal_and_among_the_candidates() -> None:
