@@ -140,7 +140,7 @@ class Bot {
       const watch = this.args.transport === 'watch';
       const join = { token: this.token, name: this.args.name };
       if (this.lastSequence !== null) join.last_seen_sequence = String(this.lastSequence);
-      if (!watch) join.accept_batches = true; // messages ready at once may come as one batch (section 6)
+      if (!watch) join.accept_batches = true; // messages ready at once may come as one batch (section 5)
       const call = watch ? this.client.Watch(join) : this.client.Play();
       let settled = false;
       const finish = (how, error) => {
