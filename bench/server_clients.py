@@ -74,7 +74,7 @@ async def play_seat(stub: table_service_pb2_grpc.TableServiceAsyncStub, token: s
     call = stub.Play()  # type: ignore[call-arg]
     rejections = messages = 0
     try:
-        await call.write(pb.PlayRequest(join=pb.Join(token=token)))
+        await call.write(pb.PlayRequest(join=pb.Join(token=token, accept_batches=True)))
         while True:
             message = await call.read()
             arrived = _clock()
@@ -87,6 +87,10 @@ async def play_seat(stub: table_service_pb2_grpc.TableServiceAsyncStub, token: s
             if arrivals is not None:
                 arrivals.append(arrived)
             kind = message.WhichOneof("kind")
+            if kind == "batch":
+                last = message.batch.messages[-1]
+                kind = last.WhichOneof("kind")
+                message = last
             if kind == "decision" and answer:
                 received = arrived
                 decision = message.decision
