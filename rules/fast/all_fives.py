@@ -26,8 +26,10 @@ plays card ``c``; :data:`STAND`, :data:`BEG`, :data:`GIFT`, :data:`RUN`.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
+
+from rules.fast.bitset import DeckSource, bits
 
 STAND = 52
 BEG = 53
@@ -51,19 +53,6 @@ STRENGTH: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     )
     for trump in range(4)
 )
-
-DeckSource = Callable[[int], Sequence[int] | None]
-
-
-def bits(mask: int) -> list[int]:
-    """The card indexes in a bit set, ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
 
 class AllFivesFast:
     """An All Fives match as one mutable state; see the module doc for the rules and action codes.

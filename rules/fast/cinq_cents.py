@@ -38,6 +38,8 @@ from collections.abc import Callable, Mapping, Sequence
 from math import comb
 from typing import Any
 
+from rules.fast.bitset import DeckSource, bits
+
 JKB = 52
 JKF = 53
 JOKER_LEAD = 54
@@ -109,19 +111,6 @@ TABLES: tuple[DenominationTables, ...] = tuple(DenominationTables(d) for d in ra
 STANDARD_VALUES: tuple[tuple[int, ...], ...] = tuple(
     tuple(40 + 100 * t + 20 * d for d in range(5)) for t in range(5)
 )
-
-DeckSource = Callable[[int], Sequence[int] | None]
-
-
-def bits(mask: int) -> list[int]:
-    """The card indexes in a bit set, ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
 
 def nth_combination(items: Sequence[int], size: int, index: int) -> list[int]:
     """The ``index``-th ``size``-subset of ``items`` in ``itertools.combinations`` order."""

@@ -30,6 +30,7 @@ from rules.actions import (
 )
 from rules.cards import ALL_CARDS, Card, Suit
 from rules.fast import FastState, all_fives, cinq_cents, new_fast, spoil_five
+from rules.fast.bitset import bits
 from rules.match import Match
 
 _SUITS = "CDHS"
@@ -115,7 +116,7 @@ def _decode_cinq_cents(code: int) -> Action:
     if code == cinq_cents.PASS:
         return Pass()
     if code & cinq_cents.DISCARD and code < 2 * cinq_cents.DISCARD:
-        return Discard(cards=tuple(ALL_CARDS[c] for c in cinq_cents.bits(code & (cinq_cents.DISCARD - 1))))
+        return Discard(cards=tuple(ALL_CARDS[c] for c in bits(code & (cinq_cents.DISCARD - 1))))
     raise ValueError(f"cinq_cents: no action has the fast code {code}")
 
 

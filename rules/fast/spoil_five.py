@@ -48,6 +48,8 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from rules.fast.bitset import DeckSource, bits
+
 #: Action codes: plays are the card index itself.
 ROB = 52
 PASS_ROB = 104
@@ -150,20 +152,7 @@ class TrumpTables:
 TABLES: tuple[TrumpTables, ...] = tuple(TrumpTables(t) for t in range(4))
 
 
-def bits(mask: int) -> list[int]:
-    """The card indexes in a bit set, ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 #: A deck source: the ``index``-th deal's deck (0-based, card indexes, top first).
-DeckSource = Callable[[int], Sequence[int] | None]
-
-
 class SpoilFiveFast:
     """A Twenty-Five or Forty-Five match as one mutable state (see the module doc for the rules).
 

@@ -27,7 +27,8 @@ from hypothesis import strategies as st
 from rules.actions import Discard, Pass
 from rules.cards import ALL_CARDS, Card, cinq_cents_deck, standard_deck
 from rules.fast import all_fives, cinq_cents, codec, new_fast
-from rules.fast.spoil_five import JINK, PASS_ROB, ROB, SpoilFiveFast, bits
+from rules.fast.bitset import bits
+from rules.fast.spoil_five import JINK, PASS_ROB, ROB, SpoilFiveFast
 from rules.registry import new_match
 from rules.shuffle import RecordedDecks
 
