@@ -16,7 +16,8 @@ def test_bench_run_writes_results_with_machine_info_and_ratios(tmp_path: Path) -
     assert set(report["results"]) == {"twenty_five/4/readable", "twenty_five/4/fast"}
     for entry in report["results"].values():
         assert entry["games_played"] >= 1
-        assert entry["decisions_per_second"] > 0
+        rate = entry["decisions_per_second"]  # recorded, not judged: any positive rate passes
+        assert isinstance(rate, int) and rate > 0
         assert entry["decisions_per_game"] >= 5
     assert "twenty_five/4: fast / readable" in report["ratios"]
 
