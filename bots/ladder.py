@@ -57,7 +57,7 @@ class BotSpec:
     simulations: int | None = None
     budget: float = DEFAULT_BUDGET
     playout: str = "heuristic"
-    bid_search: bool = False
+    bid_search: bool = True
 
     def build(self, seed: str) -> Chooser:
         """A fresh bot seeded with ``seed``.

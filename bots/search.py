@@ -47,8 +47,14 @@ Policy = Callable[["Playout", int, random.Random], Action]
 
 #: Default time per decision, in seconds.
 DEFAULT_BUDGET = 0.1
-#: Cinq Cents: worlds a bid decision draws at most in time-budget mode (the budget usually stops it first).
+#: Cinq Cents: worlds a bid decision draws with a simulation count (the bid is worth most of a deal's points).
+BID_WORLDS = 20
+#: Cinq Cents: worlds a bid decision draws at most in time-budget mode.
 BID_WORLDS_TIMED = 64
+#: Cinq Cents: a bid decision's time is this many decision budgets (it comes once a deal and decides the most).
+BID_BUDGET_FACTOR = 3
+#: Cinq Cents: fewer worlds than this and the bid is the heuristic's (the best of a few noisy estimates overbids).
+MIN_BID_WORLDS = 12
 #: Cinq Cents: worlds a discard decision draws in time-budget mode.
 DISCARD_WORLDS_TIMED = 8
 #: Draws that may fail (a world contradicting the history) before the search gives up on a decision.
@@ -159,7 +165,7 @@ class SearchBot:
 
     def __init__(self, seed: int | str | None = None, *, simulations: int | None = None,
                  budget: float = DEFAULT_BUDGET, playout: str = "heuristic",
-                 win_bonus: float | None = None, bid_search: bool = False) -> None:
+                 win_bonus: float | None = None, bid_search: bool = True, bid_worlds: int = BID_WORLDS) -> None:
         if playout not in POLICIES:
             raise ValueError(f"unknown playout policy {playout!r} (policies: {', '.join(POLICIES)})")
         if simulations is not None and simulations < 1:
@@ -170,6 +176,7 @@ class SearchBot:
         self.policy = POLICIES[playout]
         self.win_bonus = win_bonus
         self.bid_search = bid_search
+        self.bid_worlds = bid_worlds
         #: Worlds searched and draws rejected at the last decision (for tests and tuning).
         self.last_worlds = 0
         self.last_rejected = 0
@@ -192,9 +199,11 @@ class SearchBot:
                             f"{len(view.history)}|{[c.code for c in view.hand]}")
         if self.bid_search and view.game == "cinq_cents" and any(isinstance(a, Pass) for a in legal):
             scores = tuple(a - b for a, b in zip(view.scores, view.deal_points, strict=True))
-            bid = choose_bid(view, rng, self.simulations or BID_WORLDS_TIMED,
+            timed = self.simulations is None
+            bid = choose_bid(view, rng, BID_WORLDS_TIMED if timed else self.bid_worlds,
                              lambda state: self._finish(state, scores, rng),
-                             None if self.simulations else time.monotonic() + self.budget)
+                             time.monotonic() + BID_BUDGET_FACTOR * self.budget if timed else None,
+                             min_worlds=MIN_BID_WORLDS if timed else 1)
             return bid if bid is not None else heuristic.choose_action(view)
         if any(isinstance(a, Discard) for a in legal):
             scores = tuple(a - b for a, b in zip(view.scores, view.deal_points, strict=True))

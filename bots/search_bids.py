@@ -27,9 +27,11 @@ import time
 from collections.abc import Callable, Sequence
 
 from bots.determinize import WorldSampler
-from bots.heuristic.cinq_cents import discard_for, keep_value
+from bots.heuristic.cinq_cents import choose_action as heuristic_choose
+from bots.heuristic.cinq_cents import discard_for, estimate, keep_value
 from rules.actions import Action, Bid, Denomination, Discard, Pass
 from rules.cards import SUITS, Card, Suit
+from rules.cinq_cents import CinqCentsDeal
 from rules.cinq_cents_bids import STANDARD_TABLE, BidTable
 from rules.cinq_cents_play import suit_of
 from rules.game import DealState, SeatView
@@ -39,7 +41,9 @@ Finish = Callable[[DealState], DealState]
 
 #: Spare tricks a simulated deal must show for a bid to count as made: the playouts flatter the declarer
 #: (the worlds' other hands are random, the best of many noisy bids is picked), so bids are kept honest.
-SAFETY_MARGIN = 1
+SAFETY_MARGIN = 0
+#: Denominations whose heuristic count is this many tricks below the hand's best are not simulated.
+PRUNE_WITHIN = 1.5
 
 #: Cards the declarer discards.
 DISCARD = 6
@@ -78,15 +82,56 @@ def bid_worth(bid: Bid, tricks: Sequence[int], table: BidTable, margin: int = 0)
     return (made * value - (len(tricks) - made) * value - lost_to_defence) / len(tricks)
 
 
+def pass_outcome(world: DealState, view: SeatView, scores: tuple[int, ...], finish: Finish) -> float:
+    """Our side's points minus the best other side's when we pass in ``world`` and the others bid as the heuristic.
+
+    The rest of the auction is played by the heuristic bot from each seat's
+    full view of the world (the opponents are often that bot; a partner is
+    assumed to bid like it), the declarer, if any, discards as the heuristic
+    does, and the deal is played out with ``finish``. A deal everyone passes
+    is void and worth 0.
+    """
+    me = view.seat
+    state = world.apply(Pass(), me)
+    while state.to_act is not None:
+        seat = state.to_act
+        seat_view = state.view(seat, scores)
+        if not any(isinstance(a, Pass) for a in seat_view.legal_actions):
+            break
+        state = state.apply(heuristic_choose(seat_view), seat)
+    if state.to_act is None:
+        final = state
+    else:
+        assert isinstance(state, CinqCentsDeal) and state.contract is not None
+        # The declarer, holding the kitty: read the world directly (its view would list 8,008 discards).
+        seat = state.to_act
+        state = state.apply(Discard(cards=discard_for(state.hands[seat], state.contract.denomination.suit)), seat)
+        final = finish(state)
+    mine = view.side_of(me)
+    return float(final.points[mine] - max(p for side, p in enumerate(final.points) if side != mine))
+
+
+def candidate_denominations(hand: Sequence[Card], within: float = PRUNE_WITHIN) -> list[Denomination]:
+    """The denominations worth simulating: the heuristic's count there is within ``within`` tricks of its best."""
+    counts = {d: estimate(tuple(hand), d) for d in Denomination}
+    best = max(counts.values())
+    return [d for d in Denomination if counts[d] >= best - within]
+
+
 def choose_bid(view: SeatView, rng: random.Random, worlds: int, finish: Finish,
-               deadline: float | None = None) -> Action | None:
-    """The simulated best bid or a pass; None when no world could be drawn (the caller falls back).
+               deadline: float | None = None, *, margin: int = SAFETY_MARGIN, min_worlds: int = 1) -> Action | None:
+    """The simulated best bid or a pass; None when fewer than ``min_worlds`` worlds were drawn (the caller falls back).
 
     Draws ``worlds`` worlds, or fewer when ``deadline`` (a ``time.monotonic()`` value) passes first.
+    In each world the bot passes (:func:`pass_outcome`) and declares each candidate
+    denomination (:func:`declarer_tricks`); every candidate is measured on the same worlds.
     """
     sampler = WorldSampler(view)
     table = getattr(sampler.config, "bid_values", STANDARD_TABLE)
-    tricks: dict[Denomination, list[int]] = {d: [] for d in Denomination}
+    scores = sampler.scores_before
+    denominations = candidate_denominations(view.hand)
+    tricks: dict[Denomination, list[int]] = {d: [] for d in denominations}
+    passing = 0.0
     drawn = failed = 0
     while drawn < worlds and failed < 4 * worlds:
         if deadline is not None and drawn > 0 and time.monotonic() >= deadline:
@@ -97,28 +142,21 @@ def choose_bid(view: SeatView, rng: random.Random, worlds: int, finish: Finish,
             continue
         drawn += 1
         kitty = sampler.last_filled.get("rest", [])
-        for d in Denomination:
+        passing += pass_outcome(world, view, scores, finish)
+        for d in denominations:
             t = declarer_tricks(world, view, d, kitty, finish)
             if t is not None:
                 tricks[d].append(t)
-    if drawn == 0:
+    if drawn < max(1, min_worlds):
         return None
-    mine = view.side_of(view.seat)
-    standing = [(s, b) for s, b in view.bids if b is not None]
-    floor = 0.0
-    if standing and view.side_of(standing[-1][0]) == mine:
-        tricks_bid, denomination = standing[-1][1]
-        floor = float(table.value(tricks_bid, denomination))  # leave partner's contract unless ours is worth more
     best: Action = Pass()
-    best_worth = floor
+    best_worth = passing / drawn
     for action in view.legal_actions:
-        if isinstance(action, Bid) and tricks[action.denomination]:
-            worth = bid_worth(action, tricks[action.denomination], table, SAFETY_MARGIN)
+        if isinstance(action, Bid) and tricks.get(action.denomination):
+            worth = bid_worth(action, tricks[action.denomination], table, margin)
             if worth > best_worth:
                 best, best_worth = action, worth
     return best
-
-
 
 
 def discard_candidates(hand: Sequence[Card], trump: Suit | None) -> list[tuple[Card, ...]]:

@@ -36,7 +36,7 @@ def ladder_command(
                        ] = "heuristic",
     bid_search: Annotated[bool, typer.Option("--bid-search/--no-bid-search",
                                              help="Search: Cinq Cents bids by simulation, or by the heuristic.")
-                          ] = False,
+                          ] = True,
     all_pairs: Annotated[bool, typer.Option("--all-pairs", help="Also play search against random.")] = False,
     seed: Annotated[str, typer.Option("--seed", help="Seed of the duplicate decks.")] = "ladder",
     option: Annotated[list[str] | None, typer.Option("--option", help="Table option KEY=VALUE; repeatable.")
