@@ -87,8 +87,9 @@ def _bid(view: SeatView) -> Action:
     mine = common.my_side(view)
     standing = [(s, b) for s, b in view.bids if b is not None]
     best_value, best_bid = 0.0, None
+    counts = {d: estimate(view.hand, d) for d in {b.denomination for b in bids}}
     for bid in bids:
-        can = estimate(view.hand, bid.denomination) + PARTNER_AND_KITTY
+        can = counts[bid.denomination] + PARTNER_AND_KITTY
         if bid.denomination is Denomination.NO_TRUMP:
             can -= NO_TRUMP_MARGIN
         for seat, (tricks, denomination) in standing:

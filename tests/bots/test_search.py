@@ -143,16 +143,6 @@ def test_search_reads_a_view_that_came_over_the_wire_the_same_way(game: str) -> 
     assert there.last_worlds == 4, "worlds are rebuilt from the SDK's view too (no fallback)"
 
 
-def test_a_bid_is_worth_its_value_when_always_made_less_the_defence_tricks() -> None:
-    from bots.search_bids import bid_worth
-    from rules.actions import Bid, Denomination
-    from rules.cinq_cents_bids import STANDARD_TABLE
-
-    seven_hearts = Bid(tricks=7, denomination=Denomination.HEARTS)
-    assert bid_worth(seven_hearts, [8, 8], STANDARD_TABLE) == 200 - 20
-    assert bid_worth(seven_hearts, [8, 6], STANDARD_TABLE) == (200 - 200 - 20 - 40) / 2
-
-
 def test_search_bids_in_cinq_cents_are_legal_and_reproducible() -> None:
     from rules.registry import new_match
 
