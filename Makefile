@@ -53,12 +53,12 @@ buf-lint:
 golden: venv
 	$(PY) -m tests.golden --regenerate
 
-# The README's ladder table (about an hour on two cores; WORKERS=n to change the processes).
+# The README's ladder table (about two hours on two cores; WORKERS=n to change the processes).
 ladder: venv
 	$(BIN)/tricktable ladder --game twenty_five --games 200 --workers $(or $(WORKERS),2)
 	$(BIN)/tricktable ladder --game forty_five --games 150 --workers $(or $(WORKERS),2)
 	$(BIN)/tricktable ladder --game all_fives --games 200 --seed ladder2 --workers $(or $(WORKERS),2)
-	$(BIN)/tricktable ladder --game cinq_cents --games 100 --sims 6 --option target=500 --workers $(or $(WORKERS),2)
+	$(BIN)/tricktable ladder --game cinq_cents --games 200 --sims 6 --workers $(or $(WORKERS),2)
 
 bench: venv
 	-$(PY) -m pip install --quiet -e '.[bench]'

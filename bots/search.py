@@ -21,11 +21,14 @@ The generator is a private ``random.Random`` seeded from the bot's seed and
 the decision's public context, so with ``simulations`` set the same view
 always gets the same answer, whatever was asked before.
 
-In Cinq Cents the declarer's discard is searched among a few candidates
-(the heuristic's, and each one that voids a plain suit). Its bids are the
-heuristic's unless ``bid_search`` is on (:mod:`bots.search_bids`: the tricks
-each denomination would take as declarer, over the sampled worlds; measured
-no better). The Forty-Five jink is left to the heuristic bot.
+In Cinq Cents the bids are searched too (:mod:`bots.search_bids`): in each
+world, passing and each plausible bid are played out, the rest of the
+auction by the heuristic bidder, and the bot bids what gains most over
+passing by a margin the noise cannot explain. A bid decision draws
+``bid_worlds`` worlds (default 20), or takes three decision budgets in time
+mode. The declarer's discard is searched among a few candidates (the
+heuristic's, and each one that voids a plain suit). The Forty-Five jink is
+left to the heuristic bot.
 """
 
 from __future__ import annotations
@@ -157,8 +160,8 @@ class SearchBot:
         budget: seconds per decision when ``simulations`` is None.
         playout: ``"heuristic"`` or ``"random"``.
         win_bonus: value of ending the match as a winner, in deal points (a loss counts the negative).
-        bid_search: Cinq Cents bids by simulation (:mod:`bots.search_bids`); off by default: measured no
-            better than the heuristic's bids, which the bot then uses.
+        bid_search: Cinq Cents bids by simulation (:mod:`bots.search_bids`); off: the heuristic's bids.
+        bid_worlds: worlds per Cinq Cents bid decision when ``simulations`` is set.
     """
 
     name = "search"
@@ -170,6 +173,8 @@ class SearchBot:
             raise ValueError(f"unknown playout policy {playout!r} (policies: {', '.join(POLICIES)})")
         if simulations is not None and simulations < 1:
             raise ValueError("simulations must be at least 1")
+        if bid_worlds < 2:
+            raise ValueError("bid_worlds must be at least 2 (a bid is judged on the spread of its gains)")
         self.seed = seed
         self.simulations = simulations
         self.budget = budget

@@ -130,6 +130,8 @@ def test_bad_settings_are_refused() -> None:
         SearchBot(playout="oracle")
     with pytest.raises(ValueError, match="simulations"):
         SearchBot(simulations=0)
+    with pytest.raises(ValueError, match="bid_worlds"):
+        SearchBot(bid_worlds=1)
 
 
 @pytest.mark.parametrize("game", GAMES)
