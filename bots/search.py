@@ -205,15 +205,17 @@ class SearchBot:
         if self.bid_search and view.game == "cinq_cents" and any(isinstance(a, Pass) for a in legal):
             scores = tuple(a - b for a, b in zip(view.scores, view.deal_points, strict=True))
             timed = self.simulations is None
-            bid = choose_bid(view, rng, BID_WORLDS_TIMED if timed else self.bid_worlds,
-                             lambda state: self._finish(state, scores, rng),
-                             time.monotonic() + BID_BUDGET_FACTOR * self.budget if timed else None,
-                             min_worlds=MIN_BID_WORLDS if timed else 1)
+            bid, self.last_worlds = choose_bid(view, rng, BID_WORLDS_TIMED if timed else self.bid_worlds,
+                                               lambda state: self._finish(state, scores, rng),
+                                               time.monotonic() + BID_BUDGET_FACTOR * self.budget if timed else None,
+                                               min_worlds=MIN_BID_WORLDS if timed else 1)
+            self.total_worlds += self.last_worlds
             return bid if bid is not None else heuristic.choose_action(view)
         if any(isinstance(a, Discard) for a in legal):
             scores = tuple(a - b for a, b in zip(view.scores, view.deal_points, strict=True))
-            discard = choose_discard(view, rng, self.simulations or DISCARD_WORLDS_TIMED,
-                                     lambda state: self._finish(state, scores, rng))
+            discard, self.last_worlds = choose_discard(view, rng, self.simulations or DISCARD_WORLDS_TIMED,
+                                                       lambda state: self._finish(state, scores, rng))
+            self.total_worlds += self.last_worlds
             return discard if discard is not None else heuristic.choose_action(view)
         if _delegated(legal):
             return heuristic.choose_action(view)

@@ -168,8 +168,10 @@ def pick(candidates: Sequence[Action], worths: Sequence[Sequence[float]], z: flo
 
 
 def choose_bid(view: SeatView, rng: random.Random, worlds: int, finish: Finish,
-               deadline: float | None = None, *, min_worlds: int = 1) -> Action | None:
-    """The bid (or pass) chosen by :func:`pick` over sampled worlds; None when fewer than ``min_worlds`` were drawn.
+               deadline: float | None = None, *, min_worlds: int = 1) -> tuple[Action | None, int]:
+    """The bid (or pass) chosen by :func:`pick` over sampled worlds, and the worlds drawn.
+
+    The choice is None when fewer than ``min_worlds`` worlds were drawn (the caller falls back).
 
     Draws ``worlds`` worlds, or fewer when ``deadline`` (a ``time.monotonic()`` value) passes first.
     """
@@ -191,8 +193,8 @@ def choose_bid(view: SeatView, rng: random.Random, worlds: int, finish: Finish,
         for i, action in enumerate(candidates):
             worths[i].append(here.worth(action))
     if drawn < max(1, min_worlds):
-        return None
-    return pick(candidates, worths)
+        return None, drawn
+    return pick(candidates, worths), drawn
 
 
 def discard_candidates(hand: Sequence[Card], trump: Suit | None) -> list[tuple[Card, ...]]:
@@ -212,12 +214,14 @@ def discard_candidates(hand: Sequence[Card], trump: Suit | None) -> list[tuple[C
     return out
 
 
-def choose_discard(view: SeatView, rng: random.Random, worlds: int, finish: Finish) -> Action | None:
-    """The declarer's discard with the best mean deal result over sampled worlds (None: no world drawn)."""
+def choose_discard(view: SeatView, rng: random.Random, worlds: int,
+                   finish: Finish) -> tuple[Action | None, int]:
+    """The declarer's discard with the best mean deal result over sampled worlds (None: no world drawn),
+    and the worlds drawn."""
     assert view.contract is not None
     candidates = discard_candidates(view.hand, view.contract.denomination.suit)
     if len(candidates) == 1:
-        return Discard(cards=candidates[0])
+        return Discard(cards=candidates[0]), 0
     sampler = WorldSampler(view)
     mine = view.side_of(view.seat)
     totals = [0.0] * len(candidates)
@@ -232,9 +236,9 @@ def choose_discard(view: SeatView, rng: random.Random, worlds: int, finish: Fini
             final = finish(world.apply(Discard(cards=cards), view.seat))
             totals[i] += final.points[mine] - max(p for side, p in enumerate(final.points) if side != mine)
     if drawn == 0:
-        return None
+        return None, 0
     best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
-    return Discard(cards=candidates[best])
+    return Discard(cards=candidates[best]), drawn
 
 
 __all__ = ["WorldBids", "candidate_bids", "candidate_denominations", "choose_bid", "choose_discard", "contract_points",

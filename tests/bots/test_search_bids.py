@@ -58,8 +58,9 @@ def test_only_denominations_near_the_hands_best_count_are_simulated() -> None:
 
 def test_too_few_worlds_leave_the_bid_to_the_caller() -> None:
     view = _first_bidder("JKB JKF JH JD AH KH QH TH AS AC")
-    assert choose_bid(view, random.Random(0), 3, _heuristic_finish, min_worlds=4) is None
-    assert choose_bid(view, random.Random(0), 3, _heuristic_finish, min_worlds=3) is not None
+    assert choose_bid(view, random.Random(0), 3, _heuristic_finish, min_worlds=4) == (None, 3)
+    choice, worlds = choose_bid(view, random.Random(0), 3, _heuristic_finish, min_worlds=3)
+    assert choice is not None and worlds == 3
 
 
 def test_a_contract_scores_its_value_made_or_failed_and_ten_a_trick_to_the_defence() -> None:
@@ -96,6 +97,8 @@ def test_search_bids_are_reproducible_in_simulation_mode() -> None:
     match = new_match("cinq_cents", {}, seed="bids-again")
     assert match.to_act is not None
     view = match.view(match.to_act)
-    first = SearchBot(5, simulations=2, bid_worlds=6).choose_action(view)
+    bot = SearchBot(5, simulations=2, bid_worlds=6)
+    first = bot.choose_action(view)
     assert first in view.legal_actions
+    assert bot.last_worlds == 6, "the bid decision reports the worlds it drew"
     assert SearchBot(5, simulations=2, bid_worlds=6).choose_action(view) == first
