@@ -61,15 +61,21 @@ DISCARD = 6
 TRICKS, DEFENCE_POINTS = 10, 10
 
 
-def contract_points(tricks: int, bid: Bid, table: BidTable) -> tuple[int, int]:
-    """(declaring side's points, defence's points) when the declaring side took ``tricks`` (rules.md 3.6)."""
-    value = table.value(bid.tricks, bid.denomination)
-    return (value if tricks >= bid.tricks else -value), DEFENCE_POINTS * (TRICKS - tricks)
+def contract_points(taken: int, bid: tuple[int, Denomination], table: BidTable) -> tuple[int, int]:
+    """(declaring side's points, defence's points) when the declaring side took ``taken`` tricks (rules.md 3.6)."""
+    tricks, denomination = bid
+    value = table.value(tricks, denomination)
+    return (value if taken >= tricks else -value), DEFENCE_POINTS * (TRICKS - taken)
+
+
+def _counts(hand: Sequence[Card]) -> dict[Denomination, float]:
+    """The heuristic's trick count of ``hand`` in each denomination."""
+    return {d: estimate(tuple(hand), d) for d in Denomination}
 
 
 def candidate_denominations(hand: Sequence[Card], within: float = PRUNE_WITHIN) -> list[Denomination]:
     """The denominations worth simulating: the heuristic's count there is within ``within`` tricks of its best."""
-    counts = {d: estimate(tuple(hand), d) for d in Denomination}
+    counts = _counts(hand)
     best = max(counts.values())
     return [d for d in Denomination if counts[d] >= best - within]
 
@@ -122,8 +128,7 @@ class WorldBids:
             declaring = self.view.side_of(seat)
             defence = sum(p for side, p in enumerate(final.points) if side != declaring)
             self._tricks[key] = TRICKS - defence // DEFENCE_POINTS
-        declared, defended = contract_points(self._tricks[key], Bid(tricks=contract.tricks,
-                                                                  denomination=contract.denomination), self.table)
+        declared, defended = contract_points(self._tricks[key], (contract.tricks, contract.denomination), self.table)
         return float(declared - defended if self.view.side_of(seat) == self.view.side_of(me) else defended - declared)
 
 
@@ -132,6 +137,7 @@ def candidate_bids(view: SeatView) -> list[Action]:
     level up to two tricks above the heuristic's count with partner and kitty (at least one level above the
     lowest). Bids well beyond any plausible count only differ by scaring opponents off, at a larger stake."""
     denominations = candidate_denominations(view.hand)
+    counts = _counts(view.hand)
     lowest: dict[Denomination, int] = {}
     out: list[Action] = []
     for action in view.legal_actions:
@@ -139,7 +145,7 @@ def candidate_bids(view: SeatView) -> list[Action]:
             out.append(action)
         elif isinstance(action, Bid) and action.denomination in denominations:
             floor = lowest.setdefault(action.denomination, action.tricks)
-            count = estimate(tuple(view.hand), action.denomination) + PARTNER_AND_KITTY
+            count = counts[action.denomination] + PARTNER_AND_KITTY
             if action.tricks <= max(floor + 1, math.floor(count) + LEVELS_ABOVE):
                 out.append(action)
     return out

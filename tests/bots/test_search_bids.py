@@ -64,7 +64,7 @@ def test_too_few_worlds_leave_the_bid_to_the_caller() -> None:
 
 
 def test_a_contract_scores_its_value_made_or_failed_and_ten_a_trick_to_the_defence() -> None:
-    seven_hearts = Bid(tricks=7, denomination=Denomination.HEARTS)
+    seven_hearts = (7, Denomination.HEARTS)
     assert contract_points(8, seven_hearts, STANDARD_TABLE) == (200, 20)
     assert contract_points(6, seven_hearts, STANDARD_TABLE) == (-200, 40)
 
