@@ -15,9 +15,9 @@ from bots.heuristic import HeuristicBot
 from bots.search import SearchBot
 from client_sdk.bot import Bot
 from client_sdk.runner import Backoff, create_table, get_record, run_bot_async
-from server.app import GameServer, ServerConfig
+from server.app import GameServer
 from server.clocks import TimeControl
-from server.lobby import Limits
+from tests.live_server import running_server
 
 FAST = Backoff(initial=0.02, maximum=0.2, attempts=8)
 
@@ -25,13 +25,8 @@ FAST = Backoff(initial=0.02, maximum=0.2, attempts=8)
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[GameServer]:
     clocks = TimeControl(decision_seconds=10.0, bank_seconds=30.0, grace_seconds=5.0, join_seconds=10.0)
-    game_server = GameServer(ServerConfig(host="127.0.0.1", port=0, data_dir=tmp_path / "data",
-                                          time_control=clocks, limits=Limits(retain_seconds=30.0), stop_grace=1.0))
-    await game_server.start()
-    try:
+    async with running_server(tmp_path / "data", clocks) as game_server:
         yield game_server
-    finally:
-        await game_server.stop()
 
 
 @pytest.mark.parametrize("game", ["twenty_five", "all_fives"])

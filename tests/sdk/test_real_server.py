@@ -28,7 +28,7 @@ from rules.actions import Action
 from rules.game import Result, SeatView
 from server.app import GameServer, ServerConfig
 from server.clocks import TimeControl
-from server.lobby import Limits
+from tests.live_server import running_server
 from tests.sdk.test_runner import _WrongOnceBot
 
 FAST = Backoff(initial=0.02, maximum=0.2, attempts=8)
@@ -37,13 +37,8 @@ FAST = Backoff(initial=0.02, maximum=0.2, attempts=8)
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[GameServer]:
     clocks = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=5.0, join_seconds=10.0)
-    game_server = GameServer(ServerConfig(host="127.0.0.1", port=0, data_dir=tmp_path / "data",
-                                          time_control=clocks, limits=Limits(retain_seconds=30.0), stop_grace=1.0))
-    await game_server.start()
-    try:
+    async with running_server(tmp_path / "data", clocks) as game_server:
         yield game_server
-    finally:
-        await game_server.stop()
 
 
 async def _run_table(address: str, game: str, bots: list[Bot], *, seed: str = "sdk-real") -> tuple[str, list[Result]]:

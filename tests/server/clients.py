@@ -28,8 +28,11 @@ def by_id(rng: Any) -> Chooser:
 
 async def create(stub: Any, game: str, *, players: int | None = None, seed: str | None = None,
                  decision_ms: int | None = None, bank_ms: int | None = None,
-                 names: list[str] | None = None) -> pb.CreateTableResponse:
-    options = {} if players is None else {"players": players}
+                 names: list[str] | None = None, options: dict[str, Any] | None = None) -> pb.CreateTableResponse:
+    """CreateTable over the wire; ``options`` as the rules name them (``players`` is a shorthand)."""
+    options = dict(options or {})
+    if players is not None:
+        options["players"] = players
     request = pb.CreateTableRequest(game=convert.game_to_proto(game),
                                     options=convert.options_to_proto(game, options), seat_names=names or [])
     if seed is not None:

@@ -9,10 +9,10 @@ import grpc
 import pytest
 
 from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc
-from server.app import GameServer, ServerConfig
+from server.app import GameServer
 from server.clocks import TimeControl
-from server.lobby import Limits
 from server.logging import configure
+from tests.live_server import running_server
 
 configure(json=True, level="WARNING")
 
@@ -22,14 +22,8 @@ TEST_CLOCKS = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=
 
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[GameServer]:
-    config = ServerConfig(host="127.0.0.1", port=0, data_dir=tmp_path / "data", time_control=TEST_CLOCKS,
-                          limits=Limits(retain_seconds=30.0), stop_grace=1.0)
-    game_server = GameServer(config)
-    await game_server.start()
-    try:
+    async with running_server(tmp_path / "data", TEST_CLOCKS) as game_server:
         yield game_server
-    finally:
-        await game_server.stop()
 
 
 @pytest.fixture

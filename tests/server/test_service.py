@@ -13,14 +13,13 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from client_sdk import convert
 from client_sdk.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
 from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
 from rules.verify import verify_record
 from server.app import SERVICE_NAME, GameServer, ServerConfig
 from server.clocks import TimeControl
 from server.lobby import Limits
-from tests.server.clients import PlaySeat, by_id, first_legal, result_of, spectate
+from tests.server.clients import PlaySeat, by_id, create, first_legal, result_of, spectate
 
 #: Options that keep the long games short in tests.
 SHORT = {"twenty_five": {}, "forty_five": {}, "all_fives": {"target": 21}, "cinq_cents": {"target": 200}}
@@ -28,16 +27,8 @@ SHORT = {"twenty_five": {}, "forty_five": {}, "all_fives": {"target": 21}, "cinq
 
 async def create_game(stub: Any, game: str, *, seed: str | None = None, decision_ms: int | None = None,
                       bank_ms: int | None = None) -> pb.CreateTableResponse:
-    request = pb.CreateTableRequest(game=convert.game_to_proto(game),
-                                    options=convert.options_to_proto(game, SHORT[game]))
-    if seed is not None:
-        request.seed = seed
-    if decision_ms is not None:
-        request.time_control.decision_ms = decision_ms
-    if bank_ms is not None:
-        request.time_control.bank_ms = bank_ms
-    response: pb.CreateTableResponse = await stub.CreateTable(request)
-    return response
+    """A table of ``game`` with the short match options above."""
+    return await create(stub, game, seed=seed, decision_ms=decision_ms, bank_ms=bank_ms, options=SHORT[game])
 
 
 async def record_of(stub: Any, table_id: str) -> dict[str, Any]:
