@@ -29,7 +29,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from rules.fast.bitset import DeckSource, bits
+from rules.fast.bitset import DeckSource, FastMatch, bits
 
 STAND = 52
 BEG = 53
@@ -54,7 +54,7 @@ STRENGTH: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     for trump in range(4)
 )
 
-class AllFivesFast:
+class AllFivesFast(FastMatch):
     """An All Fives match as one mutable state; see the module doc for the rules and action codes.
 
     Public attributes, read-only by convention: ``to_act`` (-1 when over),
@@ -71,6 +71,7 @@ class AllFivesFast:
         "scores", "target", "to_act", "trick_count", "trick_len", "trick_value", "trick_winners", "trump", "winners",
         "won",
     )
+    COPIED = ("_deck", "deal_points", "exposed", "hands", "scores", "trick_winners", "won")
 
     def __init__(self, *, players: int, target: int = 61, first_dealer: int = 0, decks: DeckSource | None = None,
                  rng: random.Random | None = None) -> None:
@@ -181,10 +182,6 @@ class AllFivesFast:
             return [GIFT, RUN] if gift_ok else [RUN]
         return []
 
-    def is_legal(self, action: int) -> bool:
-        """True when ``action`` is legal for ``to_act`` now."""
-        return action in self.legal_actions()
-
     def apply(self, action: int) -> None:
         """Apply a legal ``action`` (unchecked) for ``to_act``; a finished deal deals the next one."""
         if action < STAND:
@@ -251,15 +248,6 @@ class AllFivesFast:
         self._start_deal()
 
     # --- simulation -------------------------------------------------------------
-
-    def clone(self) -> AllFivesFast:
-        """An independent copy (shares only immutable tables, the deck source and the rng)."""
-        other = AllFivesFast.__new__(AllFivesFast)
-        for name in AllFivesFast.__slots__:
-            setattr(other, name, getattr(self, name))
-        for name in ("_deck", "deal_points", "exposed", "hands", "scores", "trick_winners", "won"):
-            setattr(other, name, list(getattr(self, name)))
-        return other
 
     def random_playout(self, rng: random.Random, *, one_deal: bool = False) -> int:
         """Play uniformly random legal actions to the end of the match (``one_deal``: of a scored deal).

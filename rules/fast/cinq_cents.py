@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from math import comb
 from typing import Any
 
-from rules.fast.bitset import DeckSource, bits
+from rules.fast.bitset import DeckSource, FastMatch, bits
 
 JKB = 52
 JKF = 53
@@ -128,7 +128,7 @@ def nth_combination(items: Sequence[int], size: int, index: int) -> list[int]:
     return out
 
 
-class CinqCentsFast:
+class CinqCentsFast(FastMatch):
     """A Cinq Cents match as one mutable state; see the module doc for the rules and action codes.
 
     Public attributes, read-only by convention: ``to_act`` (-1 when over),
@@ -143,6 +143,7 @@ class CinqCentsFast:
         "rng", "scores", "suits_led", "tables", "target", "to_act", "trick_len", "trick_winners", "values",
         "winners", "won",
     )
+    COPIED = ("_deck", "deal_points", "hands", "scores", "trick_winners", "won")
 
     def __init__(self, *, target: int = 1000, values: Sequence[Sequence[int]] = STANDARD_VALUES,
                  first_dealer: int = 0, decks: DeckSource | None = None, rng: random.Random | None = None) -> None:
@@ -337,15 +338,6 @@ class CinqCentsFast:
         self._start_deal()
 
     # --- simulation -------------------------------------------------------------
-
-    def clone(self) -> CinqCentsFast:
-        """An independent copy (shares only immutable tables, the deck source and the rng)."""
-        other = CinqCentsFast.__new__(CinqCentsFast)
-        for name in CinqCentsFast.__slots__:
-            setattr(other, name, getattr(self, name))
-        for name in ("_deck", "deal_points", "hands", "scores", "trick_winners", "won"):
-            setattr(other, name, list(getattr(self, name)))
-        return other
 
     def random_action(self, rnd: Callable[[], float]) -> int:
         """``legal_actions()[int(rnd() * len(...))]``, without listing the 8008 discards."""

@@ -48,7 +48,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from rules.fast.bitset import DeckSource, bits
+from rules.fast.bitset import DeckSource, FastMatch, bits
 
 #: Action codes: plays are the card index itself.
 ROB = 52
@@ -153,7 +153,7 @@ TABLES: tuple[TrumpTables, ...] = tuple(TrumpTables(t) for t in range(4))
 
 
 #: A deck source: the ``index``-th deal's deck (0-based, card indexes, top first).
-class SpoilFiveFast:
+class SpoilFiveFast(FastMatch):
     """A Twenty-Five or Forty-Five match as one mutable state (see the module doc for the rules).
 
     Build it with :meth:`from_options` (the readable config's option names) or
@@ -173,6 +173,7 @@ class SpoilFiveFast:
         "robbing", "score_as_won", "scores", "side_of", "side_tricks", "target", "to_act", "trick_len",
         "trick_winners", "trump", "trump_at_will", "turn_up", "winners",
     )
+    COPIED = ("_deck", "deal_points", "hands", "scores", "side_tricks", "trick_winners")
 
     def __init__(self, *, players: int, sides: int, score_as_won: bool, bonus_points: int, target: int,
                  trump_at_will: bool, robbing: bool = True, jink: bool = False, deal_pattern: str = "3-2",
@@ -311,10 +312,6 @@ class SpoilFiveFast:
             return [JINK, PASS_JINK]
         return []
 
-    def is_legal(self, action: int) -> bool:
-        """True when ``action`` is legal for ``to_act`` now."""
-        return action in self.legal_actions()
-
     def apply(self, action: int) -> None:
         """Apply a legal ``action`` (unchecked) for ``to_act``; a finished deal deals the next one."""
         if action < ROB:
@@ -425,19 +422,6 @@ class SpoilFiveFast:
         self.to_act = -1
 
     # --- simulation ----------------------------------------------------------
-
-    def clone(self) -> SpoilFiveFast:
-        """An independent copy (shares only the immutable tables, the deck source and the rng)."""
-        other = SpoilFiveFast.__new__(SpoilFiveFast)
-        for name in SpoilFiveFast.__slots__:
-            setattr(other, name, getattr(self, name))
-        other.hands = list(self.hands)
-        other.scores = list(self.scores)
-        other.deal_points = list(self.deal_points)
-        other.side_tricks = list(self.side_tricks)
-        other.trick_winners = list(self.trick_winners)
-        other._deck = list(self._deck)
-        return other
 
     def _random_trick(self, rnd: Callable[[], float]) -> int:
         """Play the current trick to its end with random legal cards, state in locals; return the plays made.
