@@ -80,7 +80,7 @@ def run_server(config: TournamentConfig, workers: int) -> dict[str, Any]:
     configure(level="WARNING")
 
     async def go(tmp: Path) -> dict[str, Any]:
-        dispatcher = await ServerDispatcher.open(config, address=None, data_dir=tmp, concurrency=workers)
+        dispatcher = await ServerDispatcher.open(config, address=None, data_dir=tmp)
         return await _run(config, dispatcher, workers, tmp / "tricktable.sqlite3")
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -66,7 +66,7 @@ async def _dispatcher(config: TournamentConfig, runner: str, server: str | None,
     from tournament.server_runner import ServerDispatcher
 
     configure(level="WARNING")  # the in-process server's per-call logs would drown the progress bar
-    return await ServerDispatcher.open(config, address=server, data_dir=db.parent, concurrency=concurrency)
+    return await ServerDispatcher.open(config, address=server, data_dir=db.parent)
 
 
 async def _run(config: TournamentConfig, store: TournamentStore, *, resume: bool, runner: str, server: str | None,

@@ -115,8 +115,7 @@ class ServerDispatcher:
         self.end_grace_s = END_GRACE_S
 
     @classmethod
-    async def open(cls, config: TournamentConfig, *, address: str | None, data_dir: Path,
-                   concurrency: int = 1) -> ServerDispatcher:
+    async def open(cls, config: TournamentConfig, *, address: str | None, data_dir: Path) -> ServerDispatcher:
         """Use the server at ``address``, or start one in this process on a free port over ``data_dir``.
 
         The server logs through structlog as configured by the caller (the command line keeps it to warnings).

@@ -15,9 +15,12 @@ from tournament.store import TournamentStore
 pytestmark = pytest.mark.timeout(120)
 
 
-async def play(cfg, tmp_path, concurrency=2):
+async def play(cfg, tmp_path, concurrency=2, end_grace_s=None):
+    """Run the tournament over an in-process server; ``end_grace_s`` shortens the wait for bots after a game."""
     store = TournamentStore(tmp_path / "tricktable.sqlite3")
-    dispatcher = await ServerDispatcher.open(cfg, address=None, data_dir=tmp_path, concurrency=concurrency)
+    dispatcher = await ServerDispatcher.open(cfg, address=None, data_dir=tmp_path)
+    if end_grace_s is not None:
+        dispatcher.end_grace_s = end_grace_s
     await Tournament(cfg, store, dispatcher, concurrency=concurrency).run()
     return store
 
@@ -87,14 +90,7 @@ def test_a_bot_that_hangs_after_the_game_is_stopped_and_the_match_stored(tmp_pat
     hang = "sh -c '{python} -m tournament.seat first-legal {address} {token} && exec sleep 300'"
     cfg = config(entrants=["random", {"name": "hang", "command": hang}], games=1)
 
-    async def go():
-        store = TournamentStore(tmp_path / "tricktable.sqlite3")
-        dispatcher = await ServerDispatcher.open(cfg, address=None, data_dir=tmp_path)
-        dispatcher.end_grace_s = 0.5
-        await Tournament(cfg, store, dispatcher, concurrency=2).run()
-        return store
-
-    store = asyncio.run(go())
+    store = asyncio.run(play(cfg, tmp_path, end_grace_s=0.5))
     games = stored_games(store, "t")
     assert len(games) == 2 and all(o.status == "finished" and o.faults["hang"] == 0 for _, o in games)
     store.close()
@@ -129,14 +125,7 @@ def test_a_bot_that_keeps_timing_out_forfeits_with_the_reason(tmp_path):
     cfg = config(entrants=["first-legal", {"name": "silent", "command": silent}], options={"target": 10}, games=1,
                  decision_ms=250, bank_ms=0, forfeit_after=2)
 
-    async def go():
-        store = TournamentStore(tmp_path / "tricktable.sqlite3")
-        dispatcher = await ServerDispatcher.open(cfg, address=None, data_dir=tmp_path)
-        dispatcher.end_grace_s = 0.5
-        await Tournament(cfg, store, dispatcher, concurrency=2).run()
-        return store
-
-    store = asyncio.run(go())
+    store = asyncio.run(play(cfg, tmp_path, end_grace_s=0.5))
     games = stored_games(store, "t")
     assert len(games) == 2
     for spec, outcome in games:
