@@ -176,6 +176,21 @@ class Script:
         elif kind in ("accepted", "rejection"):
             self.on_outcome(message, accepted=kind == "accepted")
 
+    async def pass_on(self, stream: StreamLog, message: pb.WatchResponse | pb.PlayResponse,
+                      cancel_upstream: Callable[[], object], context: Context) -> None:
+        """Note a server message on a seat stream, or, when the fault says so, drop the stream here instead.
+
+        Dropping cancels the upstream call and aborts the client's with UNAVAILABLE (so this does not return).
+        """
+        kind = message.WhichOneof("kind")
+        if self.should_drop(stream, kind):
+            self.on_drop(stream, message.decision)
+            cancel_upstream()
+            self.note_text(f"relay drops the stream instead of decision {message.decision.decision_id}")
+            await context.abort(grpc.StatusCode.UNAVAILABLE, DROP_DETAILS)
+        self.on_server_message(stream, kind, getattr(message, kind) if kind else None)
+        self.note("S>", message)
+
     def on_outcome(self, message: Any, *, accepted: bool) -> None:
         """An Accepted or a Rejection reaches the client."""
         log = self.decisions.get(message.decision_id)
@@ -264,14 +279,7 @@ class Relay(pb_grpc.TableServiceServicer):
         call = self.stub.Watch(request)
         try:
             async for message in call:
-                kind = message.WhichOneof("kind")
-                if script.should_drop(stream, kind):
-                    script.on_drop(stream, message.decision)
-                    call.cancel()
-                    script.note_text(f"relay drops the stream instead of decision {message.decision.decision_id}")
-                    await context.abort(grpc.StatusCode.UNAVAILABLE, DROP_DETAILS)
-                script.on_server_message(stream, kind, getattr(message, kind) if kind else None)
-                script.note("S>", message)
+                await script.pass_on(stream, message, call.cancel, context)
                 yield message
         except grpc.aio.AioRpcError as error:
             await context.abort(error.code(), error.details() or "")
@@ -310,14 +318,7 @@ class Relay(pb_grpc.TableServiceServicer):
                 if message is _EOF:
                     break
                 assert isinstance(message, pb.PlayResponse)
-                kind = message.WhichOneof("kind")
-                if script.should_drop(stream, kind):
-                    script.on_drop(stream, message.decision)
-                    upstream.cancel()
-                    script.note_text(f"relay drops the stream instead of decision {message.decision.decision_id}")
-                    await context.abort(grpc.StatusCode.UNAVAILABLE, DROP_DETAILS)
-                script.on_server_message(stream, kind, getattr(message, kind) if kind else None)
-                script.note("S>", message)
+                await script.pass_on(stream, message, upstream.cancel, context)
                 yield message
             code = await upstream.code()
             if code != grpc.StatusCode.OK:
