@@ -40,7 +40,7 @@ from dataclasses import replace
 
 from bots import heuristic
 from bots.determinize import WorldSampler
-from bots.search_bids import choose_bid, choose_discard
+from bots.search_bids import Finish, choose_bid, choose_discard
 from rules.actions import Action, Bid, Discard, Jink, Pass, PassJink, Play
 from rules.game import DealState, SeatView, Trick
 from rules.registry import game_rules
@@ -203,18 +203,16 @@ class SearchBot:
         rng = random.Random(f"{self.seed}|{view.game}|{view.deal_number}|{view.seat}|{view.scores}|"
                             f"{len(view.history)}|{[c.code for c in view.hand]}")
         if self.bid_search and view.game == "cinq_cents" and any(isinstance(a, Pass) for a in legal):
-            scores = tuple(a - b for a, b in zip(view.scores, view.deal_points, strict=True))
             timed = self.simulations is None
             bid, self.last_worlds = choose_bid(view, rng, BID_WORLDS_TIMED if timed else self.bid_worlds,
-                                               lambda state: self._finish(state, scores, rng),
+                                               self._finisher(view, rng),
                                                time.monotonic() + BID_BUDGET_FACTOR * self.budget if timed else None,
                                                min_worlds=MIN_BID_WORLDS if timed else 1)
             self.total_worlds += self.last_worlds
             return bid if bid is not None else heuristic.choose_action(view)
         if any(isinstance(a, Discard) for a in legal):
-            scores = tuple(a - b for a, b in zip(view.scores, view.deal_points, strict=True))
             discard, self.last_worlds = choose_discard(view, rng, self.simulations or DISCARD_WORLDS_TIMED,
-                                                       lambda state: self._finish(state, scores, rng))
+                                                       self._finisher(view, rng))
             self.total_worlds += self.last_worlds
             return discard if discard is not None else heuristic.choose_action(view)
         if _delegated(legal):
@@ -246,8 +244,10 @@ class SearchBot:
         best = max(range(len(legal)), key=lambda i: (totals[i], -i))
         return legal[best]
 
-    def _finish(self, state: DealState, scores: tuple[int, ...], rng: random.Random) -> DealState:
-        return self._run(Playout(state, scores), rng)
+    def _finisher(self, view: SeatView, rng: random.Random) -> Finish:
+        """Plays a simulated deal of ``view``'s deal out with the playout policy (for bids and discards)."""
+        scores = tuple(a - b for a, b in zip(view.scores, view.deal_points, strict=True))
+        return lambda state: self._run(Playout(state, scores), rng)
 
     def _run(self, playout: Playout, rng: random.Random) -> DealState:
         """Play the deal out with the playout policy; the final state."""

@@ -73,11 +73,14 @@ def _counts(hand: Sequence[Card]) -> dict[Denomination, float]:
     return {d: estimate(tuple(hand), d) for d in Denomination}
 
 
-def candidate_denominations(hand: Sequence[Card], within: float = PRUNE_WITHIN) -> list[Denomination]:
-    """The denominations worth simulating: the heuristic's count there is within ``within`` tricks of its best."""
-    counts = _counts(hand)
+def _near_best(counts: dict[Denomination, float], within: float) -> list[Denomination]:
     best = max(counts.values())
     return [d for d in Denomination if counts[d] >= best - within]
+
+
+def candidate_denominations(hand: Sequence[Card], within: float = PRUNE_WITHIN) -> list[Denomination]:
+    """The denominations worth simulating: the heuristic's count there is within ``within`` tricks of its best."""
+    return _near_best(_counts(hand), within)
 
 
 def _auction_view(state: CinqCentsDeal, template: SeatView) -> SeatView:
@@ -136,8 +139,8 @@ def candidate_bids(view: SeatView) -> list[Action]:
     """Pass, and the legal bids worth simulating: in :func:`candidate_denominations`, from the lowest legal
     level up to two tricks above the heuristic's count with partner and kitty (at least one level above the
     lowest). Bids well beyond any plausible count only differ by scaring opponents off, at a larger stake."""
-    denominations = candidate_denominations(view.hand)
     counts = _counts(view.hand)
+    denominations = _near_best(counts, PRUNE_WITHIN)
     lowest: dict[Denomination, int] = {}
     out: list[Action] = []
     for action in view.legal_actions:
