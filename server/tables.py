@@ -232,11 +232,7 @@ class Table:
                 return
             if inbox:
                 continue
-            waker = self._wakers[self.players if audience is None else audience]
-            if waker.is_set():  # a wake-up already consumed above: wait on a fresh one
-                self._wakers[self.players if audience is None else audience] = asyncio.Event()
-                continue
-            await waker.wait()
+            await self._wait_for_news(audience)
 
     async def follow_batches(self, audience: Audience, after_seq: int = 0,
                              inbox: deque[T] | None = None) -> AsyncGenerator[list[Event | DecisionRequested | T]]:
@@ -266,11 +262,20 @@ class Table:
                 continue
             if self.is_over:
                 return
-            waker = self._wakers[self.players if audience is None else audience]
-            if waker.is_set():  # a wake-up already consumed above: wait on a fresh one
-                self._wakers[self.players if audience is None else audience] = asyncio.Event()
-                continue
-            await waker.wait()
+            await self._wait_for_news(audience)
+
+    async def _wait_for_news(self, audience: Audience) -> None:
+        """Wait until the table wakes ``audience``'s followers; at once if a wake-up came since the last look.
+
+        A set event is a wake-up the caller's loop already consumed by looking: it is replaced by a fresh one
+        and the caller looks again.
+        """
+        key = self.players if audience is None else audience
+        waker = self._wakers[key]
+        if waker.is_set():
+            self._wakers[key] = asyncio.Event()
+            return
+        await waker.wait()
 
     def wake(self) -> None:
         """Wake this table's followers (a stream put something in its inbox)."""
