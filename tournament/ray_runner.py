@@ -85,7 +85,7 @@ class RayDispatcher:
             else:
                 ray.init(address=address, log_to_driver=False, configure_logging=False)
         remote = ray.remote(num_cpus=1, max_retries=0)(play_on_worker)
-        slots = max(1, int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call]
+        slots = max(1, int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call,unused-ignore]
         return cls(config, remote, slots, local=local, owns=owns)
 
     async def play(self, spec: MatchSpec) -> MatchOutcome:
