@@ -280,9 +280,9 @@ def ping(address: str, pid: int, size: int, count: int) -> tuple[list[float], fl
 
 
 def _create_tables(address: str, game: str, count: int) -> list[tuple[str, list[str]]]:
-    from client_sdk import convert
-    from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
-    from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc
+    from protocol import convert
+    from protocol.generated.tricktable.v1 import table_service_pb2 as pb
+    from protocol.generated.tricktable.v1 import table_service_pb2_grpc
 
     with grpc.insecure_channel(address) as channel:
         stub = table_service_pb2_grpc.TableServiceStub(channel)

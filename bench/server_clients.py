@@ -36,9 +36,9 @@ from typing import Any
 
 import grpc
 
-from client_sdk import convert
-from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
-from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc
+from protocol import convert
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol.generated.tricktable.v1 import table_service_pb2_grpc
 
 #: One answered decision: table id, decision id, deal number, received (ns), answer written (ns).
 Record = tuple[str, int, int, int, int]

@@ -23,9 +23,9 @@ from rich.console import Console
 
 from bots import BOTS
 from cli.selfplay import parse_options
-from client_sdk import convert
-from client_sdk.generated.tricktable.v1 import events_pb2, table_service_pb2_grpc
-from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol import convert
+from protocol.generated.tricktable.v1 import events_pb2, table_service_pb2_grpc
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from rules.errors import TricktableError
 from rules.registry import game_rules
 from server.app import GameServer, ServerConfig

@@ -113,10 +113,11 @@ def tournament_command(
     """Run a bot tournament (round robin, Swiss or gauntlet, duplicate decks) and report ratings."""
     from rich.console import Console
 
+    from server.storage import database_path
     from tournament.config import ConfigError, config_from_mapping, load_config
     from tournament.engine import bounded_concurrency
     from tournament.report import RichProgress, export, print_report, summarize
-    from tournament.store import StoreError, TournamentStore, default_db_path
+    from tournament.store import StoreError, TournamentStore
 
     console = Console()
     try:
@@ -133,7 +134,7 @@ def tournament_command(
     except ConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    db_path = db if db is not None else default_db_path(data_dir)
+    db_path = db if db is not None else database_path(data_dir)
     wanted = concurrency if concurrency is not None else config.concurrency
     workers = wanted if ray is not None else bounded_concurrency(wanted)
     if workers < wanted:

@@ -1,6 +1,6 @@
-"""The Tricktable Python SDK: generated protocol code, the rules<->proto conversion, and the bot runner.
+"""The Tricktable Python SDK: the bot runner (the wire types and conversion live in :mod:`protocol`).
 
-- :mod:`client_sdk.generated` — code generated from ``protos/tricktable/v1`` (``make protos``).
-- :mod:`client_sdk.convert` — the one conversion module between rules objects and proto messages.
 - :mod:`client_sdk.runner` — ``run_bot`` / ``seek_and_run``: connect, join, play, reconnect.
+- :mod:`client_sdk.bot` — the bot protocol.
+- :mod:`client_sdk.errors` — the SDK's typed errors.
 """

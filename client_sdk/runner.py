@@ -33,10 +33,10 @@ from typing import Any
 
 import grpc
 
-from client_sdk import convert
 from client_sdk.bot import Bot, DecisionInfo, ask_awaitable, choose_now
 from client_sdk.errors import RETRYABLE, ConnectionLost, ProtocolError, SdkError, error_from_rpc
-from client_sdk.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
+from protocol import convert
+from protocol.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
 from rules.actions import Action
 from rules.errors import TricktableError
 from rules.game import Result, SeatView

@@ -21,7 +21,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
-from client_sdk.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
+from protocol.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
 from server.clocks import TimeControl
 from server.interceptors import AccessLogInterceptor, ErrorInterceptor, StreamLimitInterceptor
 from server.lobby import Limits, Lobby

@@ -41,9 +41,9 @@ from typing import Any
 
 import grpc
 
-from client_sdk import convert
-from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
-from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
+from protocol import convert
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
 from server.conformance_relay import INVALID_ACTION_ID, Fault, Script, start_relay
 
 #: End of a stream in grpc.aio's ``read()`` (missing from grpc-stubs).

@@ -31,8 +31,8 @@ import grpc
 from google.protobuf import text_format
 from google.protobuf.message import Message
 
-from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
-from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
 
 Context = grpc.aio.ServicerContext[Any, Any]
 

@@ -5,16 +5,14 @@ errors; the error interceptor turns it into the status code of
 :data:`STATUS_CODES` with the error's message. A test checks that every
 error class is mapped. Refusals inside a seat's stream (an illegal or stale
 action) are not errors: they are in-band rejections with a
-:class:`RejectReason`, and the stream stays open.
+:class:`protocol.reasons.RejectReason`, and the stream stays open.
 """
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 import grpc
 
-from rules.errors import ErrorCode, NotationError, OptionsError, RecordError
+from rules.errors import NotationError, OptionsError, RecordError
 
 
 class ServerError(Exception):
@@ -81,43 +79,3 @@ def status_for(error: BaseException) -> grpc.StatusCode | None:
         if code is not None:
             return code
     return None
-
-
-class RejectReason(StrEnum):
-    """Why an action was refused in-band: the rules' codes plus the server's own.
-
-    Values travel on the wire (the protocol's rejection reason enum has the
-    same names), so a bot can react without parsing the message.
-    """
-
-    NOT_YOUR_TURN = ErrorCode.NOT_YOUR_TURN.value
-    GAME_OVER = ErrorCode.GAME_OVER.value
-    WRONG_PHASE = ErrorCode.WRONG_PHASE.value
-    CARD_NOT_IN_HAND = ErrorCode.CARD_NOT_IN_HAND.value
-    MUST_FOLLOW_SUIT = ErrorCode.MUST_FOLLOW_SUIT.value
-    MUST_PLAY_TRUMP = ErrorCode.MUST_PLAY_TRUMP.value
-    MUST_FOLLOW_OR_TRUMP = ErrorCode.MUST_FOLLOW_OR_TRUMP.value
-    ROB_NOT_ALLOWED = ErrorCode.ROB_NOT_ALLOWED.value
-    MUST_PLAY_AFTER_ROB = ErrorCode.MUST_PLAY_AFTER_ROB.value
-    GIFT_NOT_ALLOWED = ErrorCode.GIFT_NOT_ALLOWED.value
-    BID_TOO_LOW = ErrorCode.BID_TOO_LOW.value
-    BID_OUT_OF_RANGE = ErrorCode.BID_OUT_OF_RANGE.value
-    BAD_DISCARD = ErrorCode.BAD_DISCARD.value
-    JOKER_NOT_ALLOWED = ErrorCode.JOKER_NOT_ALLOWED.value
-    BAD_NAMED_SUIT = ErrorCode.BAD_NAMED_SUIT.value
-    MALFORMED_ACTION = ErrorCode.MALFORMED_ACTION.value
-    #: The decision id is not the pending one (already answered differently, or never issued).
-    STALE_DECISION = "STALE_DECISION"
-    #: The table has not started: not every seat has joined yet.
-    NOT_STARTED = "NOT_STARTED"
-    #: The action id is not one of the pending decision's legal action ids.
-    UNKNOWN_ACTION_ID = "UNKNOWN_ACTION_ID"
-    #: A decide arrived on a stream that has not joined.
-    NOT_JOINED = "NOT_JOINED"
-    #: A second join arrived on a stream that has joined.
-    ALREADY_JOINED = "ALREADY_JOINED"
-
-
-def reason_for(code: ErrorCode) -> RejectReason:
-    """The in-band reason for a rules error code (one to one)."""
-    return RejectReason(code.value)

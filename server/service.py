@@ -19,13 +19,13 @@ from typing import Any
 import grpc
 import structlog
 
-from client_sdk import convert
-from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
-from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc
+from protocol import convert
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol.generated.tricktable.v1 import table_service_pb2_grpc
+from protocol.reasons import RejectReason
 from rules.game import Seat
 from rules.registry import game_rules
 from server.clocks import TimeControl
-from server.errors import RejectReason
 from server.events import DecisionRequested, Event
 from server.interceptors import client_of
 from server.lobby import Lobby

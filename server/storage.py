@@ -51,6 +51,11 @@ def resolve_data_dir(flag: str | os.PathLike[str] | None = None) -> Path:
     return Path(env) if env else Path("data")
 
 
+def database_path(data_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The one database file (tables, and the tournaments built from them) in the data directory."""
+    return resolve_data_dir(data_dir) / DB_NAME
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableMeta:
     """What the server keeps about an ended table besides its record."""
@@ -77,7 +82,7 @@ class Storage:
 
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
-        self.path = data_dir / DB_NAME
+        self.path = database_path(data_dir)
         self._db: sqlite3.Connection | None = None
         self._lock = threading.Lock()
 

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 import structlog
 
+from protocol.reasons import RejectReason, reason_for
 from rules.actions import Action
 from rules.cards import Suit
 from rules.errors import RuleError
@@ -32,7 +33,6 @@ from rules.game import DealState, Seat, SeatView
 from rules.match import Match
 from rules.shuffle import seed_digest
 from server.clocks import SeatClock, TimeControl, default_action
-from server.errors import RejectReason, reason_for
 from server.events import (
     ActionTaken,
     ActionTimedOut,

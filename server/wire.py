@@ -1,7 +1,7 @@
 """The server's events, decisions and tables as ``tricktable.v1`` messages.
 
 Cards, actions, options, views and results go through the one conversion
-module (:mod:`client_sdk.convert`); this module only assembles the
+module (:mod:`protocol.convert`); this module only assembles the
 server-specific messages around them.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from client_sdk import convert
-from client_sdk.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
+from protocol import convert
+from protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
 from server.events import (
     ActionTaken,
     ActionTimedOut,

@@ -1,7 +1,6 @@
 """Shared helpers for the record, verify, property and golden tests: layouts of every game, random matches.
 
-Everything is generic over :data:`rules.registry.GAMES`; a game whose module
-has not landed yet is skipped with :func:`require_game`.
+Everything is generic over :data:`rules.registry.GAMES`.
 """
 
 from __future__ import annotations
@@ -10,10 +9,8 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-import pytest
-
 from rules.match import Match
-from rules.registry import GAMES, game_rules, new_match
+from rules.registry import GAMES, new_match
 
 #: (game, options) for every player layout the tests cover; options not named take their defaults.
 LAYOUTS: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -35,21 +32,6 @@ LAYOUTS: tuple[tuple[str, dict[str, Any]], ...] = (
 
 #: A small number of deals after which a random match is aborted (random Cinq Cents never ends).
 TEST_MAX_DEALS = 6
-
-
-def game_available(game: str) -> bool:
-    """True when the module of ``game`` can be imported."""
-    try:
-        game_rules(game)
-    except ImportError:
-        return False
-    return True
-
-
-def require_game(game: str) -> None:
-    """Skip the calling test while ``game``'s module has not landed."""
-    if not game_available(game):
-        pytest.skip(f"rules module for {game} not available yet")
 
 
 def layout_id(layout: tuple[str, Mapping[str, Any]]) -> str:
@@ -77,4 +59,4 @@ def random_record(game: str, options: Mapping[str, Any], seed: str, **limits: in
     return random_match(game, options, seed, **limits).to_record(seed=seed)
 
 
-__all__ = ["GAMES", "LAYOUTS", "game_available", "layout_id", "random_match", "random_record", "require_game"]
+__all__ = ["GAMES", "LAYOUTS", "layout_id", "random_match", "random_record"]

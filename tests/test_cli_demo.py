@@ -5,13 +5,11 @@ from __future__ import annotations
 from typer.testing import CliRunner
 
 from cli.main import app
-from tests.games_support import require_game
 
 runner = CliRunner()
 
 
 def test_demo_plays_a_whole_twenty_five_game() -> None:
-    require_game("twenty_five")
     result = runner.invoke(app, ["demo"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
@@ -23,7 +21,6 @@ def test_demo_plays_a_whole_twenty_five_game() -> None:
 
 
 def test_demo_local_flag_and_other_games() -> None:
-    require_game("all_fives")
     result = runner.invoke(app, ["demo", "--local", "--game", "all_fives", "--seed", "d"])
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1].startswith("Result: finished")

@@ -12,7 +12,7 @@ from cli.main import app
 from cli.selfplay import parse_options
 from rules.errors import OptionsError
 from rules.verify import verify_record
-from tests.games_support import LAYOUTS, layout_id, require_game
+from tests.games_support import LAYOUTS, layout_id
 
 runner = CliRunner()
 
@@ -27,7 +27,6 @@ def _selfplay(out: Path, *args: str) -> tuple[int, str]:
                          ids=layout_id)
 def test_selfplay_writes_verified_records(tmp_path: Path, layout: tuple[str, dict[str, object]]) -> None:
     game, options = layout
-    require_game(game)
     args = ["--game", game, "--games", "2", "--seed", "t", "--max-deals", "8"]
     for key, value in options.items():
         args += ["--players", str(value)] if key == "players" else ["--option", f"{key}={json.dumps(value)}"]
@@ -45,7 +44,6 @@ def test_selfplay_writes_verified_records(tmp_path: Path, layout: tuple[str, dic
 
 
 def test_selfplay_same_seed_same_bytes(tmp_path: Path) -> None:
-    require_game("forty_five")
     args = ("--game", "forty_five", "--players", "3", "--games", "2", "--seed", "same")
     assert _selfplay(tmp_path / "a", *args)[0] == 0
     assert _selfplay(tmp_path / "b", *args)[0] == 0
@@ -58,7 +56,6 @@ def test_selfplay_same_seed_same_bytes(tmp_path: Path) -> None:
 
 
 def test_selfplay_bad_options_are_a_clear_error(tmp_path: Path) -> None:
-    require_game("twenty_five")
     result = runner.invoke(app, ["selfplay", "--game", "twenty_five", "--players", "5", "--games", "1",
                                  "--seed", "x", "--out", str(tmp_path)])
     assert result.exit_code == 2
@@ -69,7 +66,6 @@ def test_selfplay_bad_options_are_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_selfplay_aborts_a_game_at_the_deal_limit(tmp_path: Path) -> None:
-    require_game("cinq_cents")
     code, _ = _selfplay(tmp_path, "--game", "cinq_cents", "--games", "1", "--seed", "s", "--max-deals", "2")
     assert code == 0
     data = json.loads((tmp_path / "cinq_cents-0.json").read_text())

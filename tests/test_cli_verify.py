@@ -8,13 +8,12 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from cli.main import app
-from tests.games_support import random_record, require_game
+from tests.games_support import random_record
 
 runner = CliRunner()
 
 
 def _record(seed: str = "cli") -> dict[str, object]:
-    require_game("twenty_five")
     return random_record("twenty_five", {"players": 4}, seed)
 
 

@@ -33,9 +33,7 @@ from rules.record import parse_action, parse_record
 from rules.registry import GAMES, game_rules
 from rules.shuffle import RecordedDecks
 from rules.verify import verify_record
-from tests.games_support import game_available
 
-AVAILABLE = tuple(g for g in GAMES if game_available(g))
 MAX_DEALS = 3
 MAX_ACTIONS = 160
 
@@ -45,7 +43,7 @@ Setup = tuple[str, dict[str, Any], str]
 @st.composite
 def setups(draw: st.DrawFn) -> Setup:
     """A game, a valid option set drawn over every option of rules.md, and a seed."""
-    game = draw(st.sampled_from(AVAILABLE))
+    game = draw(st.sampled_from(GAMES))
     options: dict[str, Any] = {}
     if game in ("twenty_five", "forty_five"):
         if game == "twenty_five":
@@ -223,8 +221,7 @@ def test_illegal_action_raises_and_changes_nothing(setup: Setup, pick: int) -> N
 
 
 def test_game_over_refuses_every_action() -> None:
-    game = AVAILABLE[0] if AVAILABLE else pytest.skip("no game module yet")
-    match = start(game, {}, "over").abort("test")
+    match = start(GAMES[0], {}, "over").abort("test")
     with pytest.raises(RuleError):
         match.apply(Pass())
 
@@ -359,22 +356,13 @@ def test_view_does_not_change_when_hidden_cards_are_permuted(setup: Setup, pick:
 @pytest.mark.parametrize("game", GAMES)
 def test_hidden_card_permutations_are_actually_compared(game: str) -> None:
     """The blindness property is not vacuous: for fixed seeds, permuted twins replay and get compared."""
-    if game not in AVAILABLE:
-        pytest.skip(f"{game} module not available yet")
     total = sum(compare_twins((game, {}, f"twins-{i}"), i, samples=10) for i in range(3))
     assert total >= 5
 
 
-def test_every_game_module_has_landed() -> None:
-    missing = [g for g in GAMES if g not in AVAILABLE]
-    if missing:
-        pytest.skip(f"property tests skip games whose module has not landed: {', '.join(missing)}")
-
-
 def test_permuting_a_seen_card_changes_the_view() -> None:
     """The blindness test can fail: swapping a card of the seat's own hand with a hidden one changes its view."""
-    game = "forty_five" if "forty_five" in AVAILABLE else pytest.skip("forty_five not available")
-    match = start(game, {"players": 4, "first_dealer": 0}, "seen")
+    match = start("forty_five", {"players": 4, "first_dealer": 0}, "seen")
     record = match.to_record(seed="seen")
     deck = [Card.parse(c) for c in record["deals"][0]["deck"]]
     own = deck.index(Card.parse(record["deals"][0]["hands"]["1"][0]))

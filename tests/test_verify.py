@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from rules.record import RecordFieldError, parse_record
 from rules.verify import Discrepancy, verify_record
-from tests.games_support import LAYOUTS, layout_id, random_record, require_game
+from tests.games_support import LAYOUTS, layout_id, random_record
 
 Record = dict[str, Any]
 
@@ -30,7 +30,6 @@ def _cached(game: str, options_json: str, seed: str, max_actions: int | None) ->
 def record_of(game: str, options: dict[str, Any] | None = None, seed: str = "v", *,
               max_actions: int | None = None) -> Record:
     """A fresh (deep) copy of a random record, cached per arguments."""
-    require_game(game)
     text = _cached(game, json.dumps(options or {}, sort_keys=True), seed, max_actions)
     data: Record = json.loads(text)
     return data
@@ -392,7 +391,6 @@ def test_parse_record_reads_a_valid_record_into_typed_fields() -> None:
 
 
 def _void_all_fives() -> tuple[Record, int]:
-    require_game("all_fives")
     data = random_record("all_fives", {"players": 3}, "void21", max_deals=30)
     index = next(i for i, deal in enumerate(data["deals"]) if deal.get("redeal"))
     return data, index
@@ -423,7 +421,6 @@ def test_verify_flags_a_redeal_without_its_flag_and_a_void_run_changed() -> None
 
 def _cinq_cents_all_pass() -> Record:
     """A Cinq Cents match whose first deal is passed out by all four, then played at random for a deal."""
-    require_game("cinq_cents")
     import random
 
     from rules.actions import Pass

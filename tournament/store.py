@@ -1,7 +1,7 @@
 """Tournaments in SQLite: the server's database file, with tables of their own.
 
-The file is the server's (:data:`server.storage.DB_NAME` in the data
-directory, WAL), so one database holds the tables the server played and the
+The file is the server's (the caller passes :func:`server.storage.database_path`,
+WAL), so one database holds the tables the server played and the
 tournaments built from them. A match is written in one statement once it is
 complete (record, result, faults), so after a crash or a kill it is either
 stored whole or not at all - and a match not stored is played again on
@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from server.storage import DB_NAME, resolve_data_dir
 from tournament.config import TournamentConfig
 from tournament.runner import MatchOutcome
 from tournament.schedule import MatchSpec
@@ -60,11 +59,6 @@ CREATE TABLE IF NOT EXISTS tournament_matches (
 
 class StoreError(RuntimeError):
     """The database refuses what was asked (a tournament that exists, a resume of a different config)."""
-
-
-def default_db_path(data_dir: str | Path | None = None) -> Path:
-    """The server's database file in the data directory (flag, ``$TRICKTABLE_DATA_DIR``, else ``./data``)."""
-    return resolve_data_dir(data_dir) / DB_NAME
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("server.app")
-
 from bots.heuristic import HeuristicBot
 from bots.search import SearchBot
 from client_sdk.bot import Bot

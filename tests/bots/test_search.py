@@ -136,7 +136,7 @@ def test_bad_settings_are_refused() -> None:
 
 @pytest.mark.parametrize("game", GAMES)
 def test_search_reads_a_view_that_came_over_the_wire_the_same_way(game: str) -> None:
-    from client_sdk.convert import view_from_proto, view_to_proto
+    from protocol.convert import view_from_proto, view_to_proto
 
     _, _, view = _decision(game, f"wire-{game}", STEPS[game][2])
     wired = view_from_proto(view_to_proto(view))

@@ -22,9 +22,9 @@ from typing import Any
 import grpc
 import pytest
 
-from client_sdk import convert
-from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
-from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
+from protocol import convert
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
 from rules.verify import verify_record
 from server.app import GameServer, ServerConfig
 from tests.conformance.helpers import ROOT, run_check, verdict_lines

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from client_sdk.generated.tricktable.v1 import events_pb2
-from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol.generated.tricktable.v1 import events_pb2
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tests.conformance.helpers import ROOT
 
 GUIDE = (ROOT / "docs" / "protocol.md").read_text()

@@ -17,8 +17,8 @@ from typing import Any
 
 import grpc
 
-from client_sdk import convert
-from client_sdk.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
+from protocol import convert
+from protocol.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
 from rules.actions import Action, action_to_json
 from rules.errors import NotationError, RuleError
 from rules.match import Match

@@ -1,8 +1,8 @@
-"""Import directions of STYLE.md for the SDK side: client_sdk -> rules and generated code; bots -> client_sdk, rules.
+"""Import directions of STYLE.md: protocol -> rules; client_sdk -> protocol, rules; bots -> client_sdk, protocol, rules.
 
-Neither may import the server, the CLI or the tournament code, so a bot
-author can install the SDK without the server and the server can use the
-conversion module without pulling in bots.
+None may import the server, the CLI or the tournament code, so a bot author
+can install the SDK without the server, and the server takes its wire types
+from :mod:`protocol` without pulling in the SDK or the bots.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-OUR_PACKAGES = {"rules", "client_sdk", "bots", "server", "cli", "tournament", "tests", "bench"}
+OUR_PACKAGES = {"rules", "protocol", "client_sdk", "bots", "server", "cli", "tournament", "tests", "bench"}
 ALLOWED = {
-    "client_sdk": {"client_sdk", "rules"},
-    "bots": {"bots", "client_sdk", "rules"},
+    "protocol": {"protocol", "rules"},
+    "client_sdk": {"client_sdk", "protocol", "rules"},
+    "bots": {"bots", "client_sdk", "protocol", "rules"},
 }
 
 

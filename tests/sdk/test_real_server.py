@@ -17,8 +17,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("server.app")
-
 from bots.first_legal import FirstLegalBot
 from bots.random_bot import RandomBot
 from client_sdk.bot import Bot, DecisionInfo, current_decision

@@ -8,7 +8,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc
+from protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from server.app import GameServer
 from server.clocks import TimeControl
 from server.logging import configure

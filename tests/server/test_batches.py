@@ -14,7 +14,7 @@ from typing import Any
 import grpc
 import pytest
 
-from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tests.server.test_service import create_game
 
 _EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]

@@ -1,13 +1,12 @@
-"""The one table from domain errors to status codes, and the in-band reasons."""
+"""The one table from domain errors to status codes."""
 
 from __future__ import annotations
 
 import grpc
 
-from client_sdk import convert
-from rules.errors import ErrorCode, NotationError, OptionsError, RecordError
+from rules.errors import NotationError, OptionsError, RecordError
 from server import errors
-from server.errors import STATUS_CODES, RejectReason, ServerError, status_for
+from server.errors import STATUS_CODES, ServerError, status_for
 
 
 def all_subclasses(cls: type) -> set[type]:
@@ -34,9 +33,3 @@ def test_the_codes_the_issue_names() -> None:
 def test_a_foreign_error_is_not_a_domain_error() -> None:
     assert status_for(KeyError("x")) is None
 
-
-def test_every_reject_reason_has_a_wire_value_and_every_rules_code_a_reason() -> None:
-    for reason in RejectReason:
-        assert convert.rejection_reason_to_proto(reason.value) > 0
-    for code in ErrorCode:
-        assert errors.reason_for(code).value == code.value

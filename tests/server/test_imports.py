@@ -1,4 +1,4 @@
-"""Import directions of the server (STYLE.md): rules, generated code and the conversion module, nothing else of ours."""
+"""Import directions of the server (STYLE.md): rules and the protocol package, nothing else of ours (never the SDK)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import ast
 from pathlib import Path
 
 SERVER = Path(__file__).resolve().parents[2] / "server"
-OURS = ("rules", "server", "client_sdk", "bots", "cli", "tournament", "bench", "tests")
-ALLOWED = ("rules", "server", "client_sdk.convert", "client_sdk.generated")
+OURS = ("rules", "protocol", "server", "client_sdk", "bots", "cli", "tournament", "bench", "tests")
+ALLOWED = ("rules", "server", "protocol")
 
 
 def imported(path: Path) -> set[str]:
@@ -17,16 +17,14 @@ def imported(path: Path) -> set[str]:
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
-            if node.module == "client_sdk":
-                names.update(f"client_sdk.{alias.name}" for alias in node.names)
     return names
 
 
-def test_server_imports_only_rules_generated_code_and_the_conversion_module() -> None:
+def test_server_imports_only_rules_and_the_protocol_package() -> None:
     bad = {}
     for path in sorted(SERVER.glob("*.py")):
         wrong = sorted(name for name in imported(path)
-                       if name.split(".")[0] in OURS and name != "client_sdk"
+                       if name.split(".")[0] in OURS
                        and not any(name == a or name.startswith(a + ".") for a in ALLOWED))
         if wrong:
             bad[path.name] = wrong

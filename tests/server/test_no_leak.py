@@ -21,8 +21,8 @@ import random
 import re
 from typing import Any
 
-from client_sdk import convert
-from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol import convert
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from rules.actions import action_from_json
 from rules.cards import ALL_CARDS, card
 from rules.match import Match

@@ -14,9 +14,9 @@ from typing import Any
 import grpc
 import pytest
 
-from client_sdk import convert
-from client_sdk.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
-from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol import convert
+from protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from rules.verify import verify_record
 from server.storage import Storage
 from tests.server.clients import PlaySeat, first_legal, result_of

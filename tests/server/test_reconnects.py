@@ -6,9 +6,9 @@ import asyncio
 import random
 from typing import Any
 
-from client_sdk import convert
-from client_sdk.generated.tricktable.v1 import game_pb2
-from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol import convert
+from protocol.generated.tricktable.v1 import game_pb2
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from rules.verify import verify_record
 from tests.server.clients import PlaySeat, by_id, result_of
 from tests.server.test_service import record_of

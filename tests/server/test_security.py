@@ -11,8 +11,8 @@ from typing import Any
 import grpc
 import pytest
 
-from client_sdk.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
-from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from server.app import MAX_RECEIVE_BYTES, GameServer, ServerConfig
 from server.lobby import Limits
 

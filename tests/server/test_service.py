@@ -13,8 +13,8 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from client_sdk.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
-from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from rules.verify import verify_record
 from server.app import SERVICE_NAME, GameServer, ServerConfig
 from server.clocks import TimeControl

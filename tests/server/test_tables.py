@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
+from protocol.reasons import RejectReason
 from rules.actions import Action, Play, action_from_json
 from rules.cards import card
 from rules.match import Match
 from rules.shuffle import RecordedDecks, SeededDecks
 from server.clocks import TimeControl
-from server.errors import RejectReason
 from server.events import (
     ActionTaken,
     ActionTimedOut,

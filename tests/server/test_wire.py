@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from client_sdk import convert
-from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol import convert
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from rules.actions import describe
 from rules.registry import new_match
 from server.events import DecisionRequested

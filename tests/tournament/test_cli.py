@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from tournament.config import load_config
+from tournament.seat import PARENT_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "cli.main", "tournament"]
@@ -29,6 +30,25 @@ entrants = ["random", "first-legal", { name = "random-2", bot = "random" }]
 
 def tournament(*args: str, **kwargs) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*CLI, *args], cwd=ROOT, capture_output=True, text=True, timeout=120, **kwargs)
+
+
+def bots_of(tournament_pid: int) -> list[int]:
+    """Live processes started by that tournament: their environment names it (:data:`tournament.seat.PARENT_ENV`).
+
+    Only this test's processes carry its tournament's pid, so nothing another session runs can match.
+    """
+    marker = f"{PARENT_ENV}={tournament_pid}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if marker in environ.split(b"\0"):
+            found.append(int(entry.name))
+    return found
 
 
 def stored(db: Path) -> int:
@@ -137,8 +157,7 @@ def test_killed_tournament_over_the_server_resumes_to_the_same_final_table(tmp_p
     # The killed run's bots (in sessions of their own) noticed their parent's death and exited.
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
-        survivors = subprocess.run(["pgrep", "-f", "tournament[.]seat"], capture_output=True,
-                                   text=True).stdout.split()
+        survivors = bots_of(proc.pid)
         if not survivors:
             break
         time.sleep(0.5)

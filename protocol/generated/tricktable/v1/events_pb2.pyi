@@ -23,7 +23,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
-from client_sdk.generated.tricktable.v1 import game_pb2 as _game_pb2
+from protocol.generated.tricktable.v1 import game_pb2 as _game_pb2
 import builtins as _builtins
 import sys
 import typing as _typing

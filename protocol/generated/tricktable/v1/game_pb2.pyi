@@ -24,7 +24,7 @@ Design note (read this first; the other two files build on it):
 - SeatView mirrors rules.game.SeatView: everything one seat may know and
   nothing more. Spectators receive the same message with `seat` unset and
   every private field empty.
-- Python: client_sdk/convert.py is the one conversion module between these
+- Python: protocol/convert.py is the one conversion module between these
   messages and the rules objects; the server and the SDK both use it.
 """
 

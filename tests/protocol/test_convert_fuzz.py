@@ -12,8 +12,8 @@ import contextlib
 from hypothesis import given
 from hypothesis import strategies as st
 
-from client_sdk import convert
-from client_sdk.generated.tricktable.v1 import game_pb2
+from protocol import convert
+from protocol.generated.tricktable.v1 import game_pb2
 from rules.errors import NotationError, OptionsError
 from rules.registry import GAMES
 

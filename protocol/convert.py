@@ -28,7 +28,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from client_sdk.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
+from protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
 from rules.actions import (
     Action,
     Bid,
@@ -42,7 +42,7 @@ from rules.actions import (
     describe,
 )
 from rules.cards import Card, Suit
-from rules.errors import ErrorCode, NotationError, OptionsError
+from rules.errors import NotationError, OptionsError
 from rules.game import Contract, Result, Seat, SeatView, Trick
 
 #: The seat number of a spectator's view (no seat on the wire).
@@ -665,22 +665,16 @@ def view_from_proto(
 
 # --- rejection reasons ---------------------------------------------------------------
 
-#: Protocol-level rejection reasons (not rules errors), by name.
-PROTOCOL_REASONS: tuple[str, ...] = ("STALE_DECISION", "UNKNOWN_ACTION_ID", "NOT_JOINED", "ALREADY_JOINED",
-                                     "NOT_STARTED")
+def rejection_reason_to_proto(reason: str) -> table_service_pb2.RejectionReason.ValueType:
+    """The ``RejectionReason`` of a :class:`protocol.reasons.RejectReason` (or a rules :class:`ErrorCode`, or its name).
 
-
-def rejection_reason_to_proto(reason: ErrorCode | str) -> table_service_pb2.RejectionReason.ValueType:
-    """The ``RejectionReason`` of a rules :class:`ErrorCode` or a protocol reason name (``"STALE_DECISION"``).
-
-    The enum has one value per code, named ``REJECTION_REASON_<CODE>``, so the
-    mapping is by name and a test checks every code has its value.
+    The enum has one value per reason, named ``REJECTION_REASON_<NAME>``, so the
+    mapping is by name and a test checks both lists are the same.
 
     Raises:
         ValueError: for a name with no enum value.
     """
-    name = reason.value if isinstance(reason, ErrorCode) else str(reason)
-    return table_service_pb2.RejectionReason.Value(f"REJECTION_REASON_{name}")
+    return table_service_pb2.RejectionReason.Value(f"REJECTION_REASON_{reason}")
 
 
 def rejection_reason_from_proto(reason: table_service_pb2.RejectionReason.ValueType) -> str:
