@@ -36,8 +36,9 @@ def conformance_command(
     server: Annotated[str | None, typer.Option("--server", help="Server address host:port; default: start one "
                                                                 "in-process.")] = None,
     game: Annotated[str, typer.Option("--game", help="Game of the tables.")] = DEFAULT_GAME,
-    option: Annotated[list[str] | None, typer.Option("--option", help="Table option KEY=VALUE (repeatable); "
-                                                                      "default for all_fives: target=11.")] = None,
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", help="Table option KEY=VALUE (repeatable); default: all_fives target=11, "
+                         "cinq_cents target=100.")] = None,
     clock_ms: Annotated[int, typer.Option("--clock-ms", help="Per-decision limit of the clock situation.")] = 2000,
     decision_ms: Annotated[int, typer.Option("--decision-ms", help="Per-decision limit of the other "
                                                                    "situations.")] = RELAXED_DECISION_MS,
@@ -55,7 +56,7 @@ def conformance_command(
             typer.echo(f"error: unknown situation {name!r} (known: {', '.join(known)})", err=True)
             raise typer.Exit(2)
     try:
-        options = parse_options(option or []) if option else (dict(DEFAULT_OPTIONS) if game == DEFAULT_GAME else {})
+        options = parse_options(option or []) if option else dict(DEFAULT_OPTIONS.get(game, {}))
     except OptionsError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None

@@ -94,6 +94,7 @@ class _Pending:
     """A decision asked of this seat and not yet accepted."""
 
     view: SeatView
+    #: The enumerated legal actions by id (empty for a discard offered as a DiscardChoice: answered with an Action).
     legal: dict[str, Action]
     last_action: Action | None = None
     reasks: int = 0
@@ -240,12 +241,15 @@ class _SeatLoop:
         if kind == "decision":
             decision = message.decision
             try:
+                # Ids of the enumerated actions; none for a discard offered as a DiscardChoice, which the view
+                # conversion expands into the bot's legal actions (the bot answers with an Action then).
                 legal = convert.legal_actions_from_proto(decision.legal_actions)
                 options = session.view.options if session.view is not None else None
-                view = convert.view_from_proto(decision.view, options=options, legal_actions=tuple(legal.values()))
+                view = convert.view_from_proto(decision.view, options=options,
+                                               legal_actions=tuple(legal.values()) if legal else None)
             except (TricktableError, ValueError) as exc:
                 raise ProtocolError(f"the server sent a decision request that does not decode: {exc}") from exc
-            if not legal:
+            if not view.legal_actions:
                 raise ProtocolError(f"decision request {decision.decision_id} has no legal action")
             session.view = view
             info = DecisionInfo(decision_id=decision.decision_id, deadline_unix_ms=decision.deadline_unix_ms,
@@ -285,8 +289,9 @@ class _SeatLoop:
         if entry.reasks <= self.max_reasks:
             await self._decide(rejection.decision_id, entry)
         elif entry.reasks == self.max_reasks + 1:
-            first_id, first = next(iter(entry.legal.items()))
-            log.warning("bot's choices refused %d times; playing the first legal action %s", entry.reasks, first_id)
+            first = entry.view.legal_actions[0]
+            log.warning("bot's choices refused %d times; playing the first legal action %s", entry.reasks,
+                        convert.action_id(first))
             entry.last_action = first
             await self.send(_decide_message(rejection.decision_id, first, entry.legal))
         # Else the fallback itself was refused: wait for the server's next request.
@@ -303,10 +308,10 @@ class _SeatLoop:
                 action = await asyncio.wait_for(ask_awaitable(choice, entry.info), entry.limit)
         except TimeoutError:
             log.warning("bot overran its clock on decision %s; playing the first legal action", decision_id)
-            action = next(iter(entry.legal.values()))
+            action = entry.view.legal_actions[0]
         except Exception:  # a bot's bug must not lose the game on time
             log.exception("bot raised while choosing; playing the first legal action")
-            action = next(iter(entry.legal.values()))
+            action = entry.view.legal_actions[0]
         entry.last_action = action
         await self.send(_decide_message(decision_id, action, entry.legal))
 

@@ -14,6 +14,11 @@ Wire choices (see the design notes at the top of protos/tricktable/v1/*.proto):
 - Options are the rules' options dicts; known options go to the game's typed
   message (unset = default), any other key to ``extra_json`` as JSON text.
   A ``None`` value (e.g. ``first_dealer`` unset) is the same as an absent key.
+- A Cinq Cents discard decision goes as a ``DiscardChoice`` ("choose 6 of
+  these 16 cards", :func:`rules.actions.discard_choice`) instead of its 8008
+  actions, unless the caller asks to enumerate them; decoding expands it back
+  with :func:`rules.actions.discards_of`, so a decoded view always lists its
+  legal actions.
 - A spectator's view has no seat on the wire and ``seat == SPECTATOR_SEAT``
   (-1) in a :class:`rules.game.SeatView`.
 
@@ -40,6 +45,8 @@ from rules.actions import (
     action_from_json,
     action_to_json,
     describe,
+    discard_choice,
+    discards_of,
 )
 from rules.cards import Card, Suit
 from rules.errors import NotationError, OptionsError
@@ -334,6 +341,27 @@ def _card_index(card: Card) -> int:
     return card.index
 
 
+def discard_choice_to_proto(actions: Sequence[Action]) -> game_pb2.DiscardChoice | None:
+    """The compact ``DiscardChoice`` of a decision whose legal actions are every discard of k of n cards, else None."""
+    found = discard_choice(actions)
+    if found is None:
+        return None
+    cards, count = found
+    return game_pb2.DiscardChoice(cards=cards_to_proto(cards), count=count)
+
+
+def discard_choice_from_proto(message: game_pb2.DiscardChoice) -> tuple[Action, ...]:
+    """The legal actions a ``DiscardChoice`` stands for (every discard of ``count`` of ``cards``), sorted.
+
+    Raises:
+        NotationError: for a bad card, or a count that leaves nothing to choose.
+    """
+    cards = cards_from_proto(message.cards)
+    if not 0 < message.count <= len(cards):
+        raise NotationError(f"discard_choice: count {message.count} does not fit {len(cards)} cards")
+    return tuple(discards_of(cards, message.count))
+
+
 def legal_actions_from_proto(items: Iterable[table_service_pb2.LegalAction]) -> dict[str, Action]:
     """A decision's legal actions by id, order kept.
 
@@ -548,17 +576,22 @@ def result_from_proto(message: game_pb2.Result) -> Result:
 
 def view_to_proto(view: SeatView, *, history: Sequence[game_pb2.SeatAction] | None = None,
                   legal_actions: Sequence[game_pb2.Action] | None = None,
-                  options: game_pb2.TableOptions | None = None) -> game_pb2.SeatView:
+                  options: game_pb2.TableOptions | None = None,
+                  enumerate_discards: bool = False) -> game_pb2.SeatView:
     """A seat's view (or a spectator's, ``seat`` < 0) as a ``SeatView`` message.
 
     ``history``, ``legal_actions`` and ``options``, when given, are those of
     ``view`` already converted (a server converts a seat's growing history
     once per entry, a decision's legal actions once, a table's options once).
+    Legal discards go as ``discard_choice`` unless ``enumerate_discards``.
 
     Raises:
         OptionsError: for an unknown game or options of the wrong type.
         NotationError: for a malformed history entry.
     """
+    choice = None if legal_actions is not None or enumerate_discards else discard_choice_to_proto(view.legal_actions)
+    if choice is not None:
+        legal_actions = ()
     out = game_pb2.SeatView(
         game=game_to_proto(view.game),
         options=options_to_proto(view.game, view.options) if options is None else options,
@@ -581,6 +614,8 @@ def view_to_proto(view: SeatView, *, history: Sequence[game_pb2.SeatAction] | No
         discards=cards_to_proto(view.discards),
         hand_sizes=list(view.hand_sizes),
     )
+    if choice is not None:
+        out.discard_choice.CopyFrom(choice)
     if view.seat >= 0:
         out.seat = view.seat
     if view.to_act is not None:
@@ -616,6 +651,7 @@ def view_from_proto(
     ``options`` and ``legal_actions``, when given, are used instead of decoding
     the message's: the SDK already holds the table's options and has decoded
     the decision's legal actions, and a decision is on the hot path of a move.
+    A ``discard_choice`` is expanded into the legal discards it stands for.
 
     Raises:
         OptionsError: for an unset game or options of another game.
@@ -639,8 +675,7 @@ def view_from_proto(
         dealer=message.dealer,
         hand=cards_from_proto(message.hand),
         to_act=message.to_act if message.HasField("to_act") else None,
-        legal_actions=(tuple(action_from_proto(a) for a in message.legal_actions) if legal_actions is None
-                       else legal_actions),
+        legal_actions=_legal_actions_of(message) if legal_actions is None else legal_actions,
         scores=tuple(message.scores),
         deal_points=tuple(message.deal_points),
         trump=suit_from_proto(message.trump),
@@ -661,6 +696,12 @@ def view_from_proto(
         result=result_from_proto(message.result) if message.HasField("result") else None,
         extras={name: json.loads(text) for name, text in sorted(message.extras_json.items())},
     )
+
+
+def _legal_actions_of(message: game_pb2.SeatView) -> tuple[Action, ...]:
+    if message.HasField("discard_choice"):
+        return discard_choice_from_proto(message.discard_choice)
+    return tuple(action_from_proto(a) for a in message.legal_actions)
 
 
 # --- rejection reasons ---------------------------------------------------------------

@@ -8,8 +8,11 @@ beside it.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from math import comb
 from typing import Any, ClassVar
 
 from rules.cards import Card, Suit, codes
@@ -155,6 +158,37 @@ def action_sort_key(action: Action) -> tuple[int, ...]:
     if isinstance(action, Discard):
         return (head, *sorted(c.index for c in action.cards))
     return (head,)
+
+
+def discards_of(cards: Iterable[Card], count: int) -> list[Discard]:
+    """Every discard of ``count`` distinct cards among ``cards``, in ``action_sort_key`` order.
+
+    The one expansion of a "choose ``count`` of these cards" decision: the
+    Cinq Cents engine lists its C(16, 6) legal discards with it, and a client
+    that received the compact form (protocol ``DiscardChoice``) rebuilds the
+    same list with it.
+    """
+    return [Discard(cards=combo) for combo in itertools.combinations(sorted(set(cards)), count)]
+
+
+def discard_choice(actions: Sequence[Action]) -> tuple[tuple[Card, ...], int] | None:
+    """``(cards, count)`` when ``actions`` are exactly ``discards_of(cards, count)``, else None.
+
+    The inverse of :func:`discards_of`: it lets the wire offer a discard as
+    "choose 6 of these 16 cards" (a few hundred bytes) instead of 8008
+    actions. Exact by counting: distinct subsets of size ``count`` of
+    ``cards`` that number C(len(cards), count) are all of them.
+    """
+    if not actions or not all(isinstance(a, Discard) for a in actions):
+        return None
+    discards = [a for a in actions if isinstance(a, Discard)]
+    count = len(discards[0].cards)
+    if any(len(d.cards) != count or len(set(d.cards)) != count for d in discards):
+        return None
+    cards = tuple(sorted({c for d in discards for c in d.cards}))
+    if len(set(discards)) != len(discards) or comb(len(cards), count) != len(discards):
+        return None
+    return cards, count
 
 
 def action_to_json(action: Action) -> dict[str, Any]:

@@ -65,13 +65,12 @@ Rule choices, each with the rules.md section that rules it:
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from rules.actions import Action, Bid, Denomination, Discard, Pass, Play, action_to_json
+from rules.actions import Action, Bid, Denomination, Discard, Pass, Play, action_to_json, discards_of
 from rules.cards import Card, Suit, cinq_cents_deck, codes
 from rules.cinq_cents_bids import GAME, LADDER, MAX_TRICKS, MIN_TRICKS, STANDARD_TABLE, BidTable, is_higher
 from rules.cinq_cents_play import led_suit, legal_plays, play_error, strength
@@ -252,8 +251,7 @@ class CinqCentsDeal:
             bids: list[Action] = [b for b in LADDER if is_higher(b, high)]
             return [*bids, Pass()]
         if self.phase is Phase.DISCARD:
-            # combinations of a sorted hand come out in action_sort_key order already.
-            return [Discard(cards=combo) for combo in itertools.combinations(sorted(self.hands[seat]), DISCARD_SIZE)]
+            return list(discards_of(self.hands[seat], DISCARD_SIZE))
         assert self.current is not None
         plays: list[Action] = list(legal_plays(self.hands[seat], self.current, self.trump, self.tricks, seat))
         return plays

@@ -53,7 +53,12 @@ _EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
 CLIENT_SEAT = 0
 #: A short game unless the caller chooses: All Fives, two players, to 11 points.
 DEFAULT_GAME = "all_fives"
-DEFAULT_OPTIONS: Mapping[str, Any] = {"target": 11}
+#: Options per game unless the caller gives some: short games that any client playing legal actions at
+#: random finishes (Cinq Cents' 1000 is out of reach of random bidders; at 100 the defenders' 10 a trick
+#: end the game within a few deals).
+DEFAULT_OPTIONS: Mapping[str, Mapping[str, Any]] = {
+    "all_fives": {"target": 11}, "twenty_five": {}, "forty_five": {}, "cinq_cents": {"target": 100},
+}
 #: Clocks of the ordinary situations: generous, so a slow machine does not fail a correct client.
 RELAXED_DECISION_MS = 10_000
 RELAXED_BANK_MS = 30_000
@@ -123,7 +128,7 @@ class Settings:
     command: tuple[str, ...]
     server: str | None = None
     game: str = DEFAULT_GAME
-    options: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_OPTIONS))
+    options: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_OPTIONS[DEFAULT_GAME]))
     clock_ms: int = 2000
     decision_ms: int = RELAXED_DECISION_MS
     bank_ms: int = RELAXED_BANK_MS
@@ -272,8 +277,29 @@ async def _finish_table(stub: pb_grpc.TableServiceAsyncStub, table_id: str, oppo
     return None
 
 
+def harness_answer(decision: pb.DecisionRequest) -> pb.Decide:
+    """The harness seats' answer: the first legal action, except that they pass in a Cinq Cents auction.
+
+    Passing leaves the contract to the client under test whenever it bids, so
+    its discard decision (a ``DiscardChoice``) is exercised; the last seat to
+    speak bids when everyone before it passed, so no deal is void for ever.
+    A discard is the first ``count`` cards offered (the server's default).
+    """
+    answer = pb.Decide(decision_id=decision.decision_id)
+    if decision.HasField("discard_choice"):
+        choice = decision.discard_choice
+        answer.action.discard.cards.extend(choice.cards[:choice.count])
+        return answer
+    legal = decision.legal_actions
+    view = decision.view
+    passing = next((a for a in legal if a.action.WhichOneof("kind") == "pass"), None)
+    everyone_passed = len(view.bids) == view.players - 1 and not any(e.HasField("bid") for e in view.bids)
+    answer.action_id = passing.id if passing is not None and not everyone_passed else legal[0].id
+    return answer
+
+
 async def _harness_seat(stub: pb_grpc.TableServiceAsyncStub, token: str) -> None:
-    """Play a seat with the first legal action until the stream ends (the harness's opponents)."""
+    """Play a seat with :func:`harness_answer` until the stream ends (the harness's opponents)."""
     call = stub.Play()  # type: ignore[call-arg]  # grpc-stubs: the iterator is optional (we write)
     try:
         await call.write(pb.PlayRequest(join=pb.Join(token=token)))
@@ -283,9 +309,7 @@ async def _harness_seat(stub: pb_grpc.TableServiceAsyncStub, token: str) -> None
                 return
             assert isinstance(message, pb.PlayResponse)
             if message.WhichOneof("kind") == "decision":
-                decision = message.decision
-                await call.write(pb.PlayRequest(decide=pb.Decide(decision_id=decision.decision_id,
-                                                                 action_id=decision.legal_actions[0].id)))
+                await call.write(pb.PlayRequest(decide=harness_answer(message.decision)))
     except grpc.aio.AioRpcError:
         return
     finally:

@@ -135,13 +135,14 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
                 table.wake()
 
         async for response in _seat_stream(table, seat, join.name, last_seen, pb.PlayResponse, inbox, read(),
-                                           join.accept_batches):
+                                           join.accept_batches, join.enumerate_discards):
             yield response
 
     async def Watch(self, request: pb.WatchRequest, context: Context) -> AsyncIterator[pb.WatchResponse]:
         table, seat = self.lobby.resolve(request.token)
         last_seen = request.last_seen_sequence if request.HasField("last_seen_sequence") else None
-        async for response in _seat_stream(table, seat, request.name, last_seen, pb.WatchResponse, deque(), None):
+        async for response in _seat_stream(table, seat, request.name, last_seen, pb.WatchResponse, deque(), None,
+                                           enumerate_discards=request.enumerate_discards):
             yield response
 
     async def SubmitAction(self, request: pb.SubmitActionRequest,
@@ -217,21 +218,24 @@ def _outcome_response(kind: Any, decision_id: str, outcome: Outcome) -> Any:
 
 async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | None, kind: Any,
                        inbox: deque[Any], reader: Coroutine[Any, Any, None] | None,
-                       batches: bool = False) -> AsyncIterator[Any]:
+                       batches: bool = False, enumerate_discards: bool = False) -> AsyncIterator[Any]:
     """Joined, then the seat's events, decisions and the reader's answers (from ``inbox``) until the table ends.
 
     One generator writes everything: the reader task only fills ``inbox`` and
     wakes the table's followers, so no message waits on a second hop. With
     ``batches`` (a Play client that set ``Join.accept_batches``), the messages
     ready at once go as one ``PlayBatch``: one write per move for most seats.
+    With ``enumerate_discards`` (``Join.enumerate_discards``) a Cinq Cents
+    discard is sent as its legal actions, not as a ``DiscardChoice``.
     """
     table.connect(seat, name)
     snap = table.snapshot(seat)
     after = snap.seq if last_seen is None else last_seen
     reading = None if reader is None else asyncio.ensure_future(reader)
-    encoder = ViewEncoder()
+    encoder = ViewEncoder(enumerate_discards=enumerate_discards)
     try:
-        yield kind(joined=pb.Joined(table_id=table.id, seat=seat, view=convert.view_to_proto(snap.view),
+        yield kind(joined=pb.Joined(table_id=table.id, seat=seat,
+                                    view=convert.view_to_proto(snap.view, enumerate_discards=enumerate_discards),
                                     sequence=snap.seq, table=table_info(table)))
         if batches:
             async for batch in table.follow_batches(seat, after, inbox):

@@ -136,12 +136,15 @@ class ViewEncoder:
     would convert every earlier action again: the entries already converted
     are kept, and the message of every leading entry equal to one seen before
     is reused (a new deal, or any change, converts from the first difference
-    on). The table's options (costly for Cinq Cents) are converted once.
+    on). The table's options (costly for Cinq Cents) are converted once. It
+    also holds the stream's form of a discard decision (compact by default).
     """
 
-    __slots__ = ("_entries", "_messages", "_options")
+    __slots__ = ("_entries", "_messages", "_options", "enumerate_discards")
 
-    def __init__(self) -> None:
+    def __init__(self, *, enumerate_discards: bool = False) -> None:
+        #: The stream asked for Cinq Cents discards as 8008 legal actions (``Join.enumerate_discards``).
+        self.enumerate_discards = enumerate_discards
         self._entries: list[Mapping[str, Any]] = []
         self._messages: list[game_pb2.SeatAction] = []
         self._options: tuple[str, dict[str, Any], game_pb2.TableOptions] | None = None
@@ -168,16 +171,23 @@ class ViewEncoder:
 
 def decision_to_proto(decision: DecisionRequested,
                       encoder: ViewEncoder | None = None) -> table_service_pb2.DecisionRequest:
-    """A pending decision as a ``DecisionRequest`` (``encoder``: the seat's, to convert less)."""
+    """A pending decision as a ``DecisionRequest`` (``encoder``: the seat's, to convert less).
+
+    A Cinq Cents discard goes as a ``DiscardChoice`` (in the request and its
+    view) unless the encoder's stream asked to enumerate discards.
+    """
     view = decision.view
-    legal = convert.legal_actions_to_proto(decision.legal_actions)
+    enumerate_discards = encoder is not None and encoder.enumerate_discards
+    choice = None if enumerate_discards else convert.discard_choice_to_proto(decision.legal_actions)
+    legal = [] if choice is not None else convert.legal_actions_to_proto(decision.legal_actions)
     same = view.legal_actions is decision.legal_actions or view.legal_actions == decision.legal_actions
     view_message = convert.view_to_proto(
         view, history=None if encoder is None else encoder.history(view.history),
         options=None if encoder is None else encoder.options(view.game, view.options),
-        legal_actions=[item.action for item in legal] if same else None)
+        legal_actions=[item.action for item in legal] if same and choice is None else None,
+        enumerate_discards=enumerate_discards)
     return table_service_pb2.DecisionRequest(
-        decision_id=str(decision.decision_id), legal_actions=legal,
+        decision_id=str(decision.decision_id), legal_actions=legal, discard_choice=choice,
         deadline_unix_ms=ms(decision.deadline), time_bank_ms=ms(decision.bank_seconds), view=view_message)
 
 

@@ -4,8 +4,9 @@
 // It loads the project's protos at run time from ../../protos (nothing is
 // copied or generated), gets a seat (a join token given with --token, or
 // SeekGame with --seek GAME), joins it over the bidirectional Play stream and
-// answers every decision request with one of its legal actions until the game
-// ends. It answers a rejected decision again from the legal actions, and when
+// answers every decision request with one of its legal actions (a Cinq Cents
+// discard: six of the cards its DiscardChoice offers) until the game ends. It
+// answers a rejected decision again from the legal actions, and when
 // the stream breaks it reconnects with backoff and resumes with the last event
 // sequence it saw.
 //
@@ -90,6 +91,23 @@ function loadService() {
   return grpc.loadPackageDefinition(definition).tricktable.v1.TableService;
 }
 
+// Whether a field is present (docs/protocol.md section 3). With the loader settings above, an `optional`
+// scalar that is absent is missing from the object (when present, its synthetic oneof `_name` is set to
+// 'name'), and an unset message field is null.
+function has(message, field) {
+  return message[field] !== undefined && message[field] !== null;
+}
+
+// `count` distinct elements of `items`, at random, in their original order.
+function sample(items, count) {
+  const indexes = items.map((_, i) => i);
+  for (let i = indexes.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [indexes[i], indexes[j]] = [indexes[j], indexes[i]];
+  }
+  return indexes.slice(0, count).sort((a, b) => a - b).map((i) => items[i]);
+}
+
 function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -101,7 +119,7 @@ class Bot {
     this.token = args.token;
     this.lastSequence = null; // highest event sequence processed: the resume point
     this.result = null;
-    this.pending = null; // {decisionId, legal: [LegalAction], answers}
+    this.pending = null; // {decisionId, decision: DecisionRequest, answers}
     this.stats = { joins: 0, decisions: 0, rejections: 0, reconnects: 0, events: 0 };
   }
 
@@ -109,9 +127,19 @@ class Bot {
     if (!this.args.quiet) console.error('[node-bot]', ...parts);
   }
 
-  choose(legal) {
-    if (this.args.strategy === 'first') return legal[0];
-    return legal[Math.floor(Math.random() * legal.length)];
+  // An answer to a decision: {name, choice} where choice is {action_id} (one of legal_actions) or
+  // {action} (a Cinq Cents discard offered as a DiscardChoice: choose `count` of its `cards`, section 7).
+  // `first` forces the first legal action (the first `count` cards of a discard choice).
+  choose(decision, first = false) {
+    const takeFirst = first || this.args.strategy === 'first';
+    if (has(decision, 'discard_choice')) {
+      const { cards, count } = decision.discard_choice;
+      const chosen = takeFirst ? cards.slice(0, count) : sample(cards, count);
+      return { name: `discard ${chosen.join(' ')}`, choice: { action: { discard: { cards: chosen } } } };
+    }
+    const legal = decision.legal_actions;
+    const pick = takeFirst ? legal[0] : legal[Math.floor(Math.random() * legal.length)];
+    return { name: pick.name, choice: { action_id: pick.id } };
   }
 
   // Seek a game (section 4): resolves to the seat's token.
@@ -150,10 +178,10 @@ class Bot {
         else resolve(how);
       };
       let onMessage = null;
-      const answer = (decisionId, legalAction) => {
+      const answer = (decisionId, { name, choice }) => {
         if (settled) return;
-        this.log(`decision ${decisionId}: ${legalAction.name}`);
-        const decide = { decision_id: decisionId, action_id: legalAction.id };
+        this.log(`decision ${decisionId}: ${name}`);
+        const decide = { decision_id: decisionId, ...choice };
         if (!watch) {
           call.write({ decide });
           return;
@@ -198,8 +226,8 @@ class Bot {
           case 'decision': {
             const decision = message.decision;
             this.stats.decisions += 1;
-            this.pending = { decisionId: decision.decision_id, legal: decision.legal_actions, answers: 1 };
-            answer(decision.decision_id, this.choose(decision.legal_actions));
+            this.pending = { decisionId: decision.decision_id, decision, answers: 1 };
+            answer(decision.decision_id, this.choose(decision));
             break;
           }
           case 'batch':
@@ -222,7 +250,7 @@ class Bot {
             pending.answers += 1;
             // The decision is still pending and nothing changed: answer again, the first legal action
             // after a second refusal.
-            answer(pending.decisionId, pending.answers > 2 ? pending.legal[0] : this.choose(pending.legal));
+            answer(pending.decisionId, this.choose(pending.decision, pending.answers > 2));
             break;
           }
           default:
@@ -294,4 +322,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { Bot, loadService, parseArgs };
+module.exports = { Bot, has, loadService, parseArgs, sample };

@@ -4,21 +4,46 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_check(command: list[str], *args: str, timeout: float = 240.0) -> subprocess.CompletedProcess[str]:
-    """``tricktable conformance ARGS -- COMMAND`` against an in-process server; its output and exit status.
+#: The four games, each checked with the conformance check's own default options for it.
+GAMES = ("twenty_five", "forty_five", "all_fives", "cinq_cents")
 
-    The clock situation gets 5 s per decision unless ``args`` say otherwise (the last ``--clock-ms``
-    wins): the 2-core test machines are shared, and a correct client must not fail on a busy one.
-    """
-    return subprocess.run(
-        [sys.executable, "-m", "cli.main", "conformance", "--timeout", "120", "--clock-ms", "5000", *args, "--",
-         *command],
-        cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False)
+
+def _check_command(command: Sequence[str], args: Sequence[str]) -> list[str]:
+    """``tricktable conformance ARGS -- COMMAND``, with 5 s per decision in the clock situation unless ``args``
+    say otherwise (the last ``--clock-ms`` wins): the 2-core test machines are shared, and a correct client
+    must not fail on a busy one."""
+    return [sys.executable, "-m", "cli.main", "conformance", "--timeout", "120", "--clock-ms", "5000", *args, "--",
+            *command]
+
+
+def run_check(command: list[str], *args: str, timeout: float = 240.0) -> subprocess.CompletedProcess[str]:
+    """``tricktable conformance ARGS -- COMMAND`` against an in-process server; its output and exit status."""
+    return subprocess.run(_check_command(command, args), cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          check=False)
+
+
+def run_checks_in_every_game(command: list[str], *args: str,
+                             timeout: float = 300.0) -> dict[str, subprocess.CompletedProcess[str]]:
+    """:func:`run_check` in each of the four games, the four checks running at once (each its own server)."""
+    running = {game: subprocess.Popen(_check_command(command, ["--game", game, *args]), cwd=ROOT, text=True,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE) for game in GAMES}
+    done = {}
+    try:
+        for game, process in running.items():
+            out, err = process.communicate(timeout=timeout)
+            done[game] = subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    finally:
+        for process in running.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    return done
 
 
 def verdict_lines(output: str) -> dict[str, str]:

@@ -10,8 +10,9 @@ import sys
 
 import pytest
 
-from server.conformance import expand, situations
-from tests.conformance.helpers import run_check, verdict_lines
+from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from server.conformance import expand, harness_answer, situations
+from tests.conformance.helpers import run_check, run_checks_in_every_game, verdict_lines
 
 SITUATIONS = [s.name for s in situations()]
 SCRIPTED = [sys.executable, "-m", "tests.conformance.scripted_client"]
@@ -22,13 +23,14 @@ def test_placeholders_are_replaced_in_every_argument():
         ["bot", "--server=127.0.0.1:5", "tok", "x"]
 
 
-def test_python_reference_bot_passes_every_situation():
-    done = run_check([sys.executable, "-m", "cli.main", "bot", "random", "--server", "{address}", "--token",
-                      "{token}"])
-    lines = verdict_lines(done.stdout)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert sorted(lines) == sorted(SITUATIONS)
-    assert all(line.startswith("PASS") for line in lines.values()), done.stdout
+def test_python_reference_bot_passes_every_situation_in_all_four_games():
+    runs = run_checks_in_every_game([sys.executable, "-m", "cli.main", "bot", "random", "--server", "{address}",
+                                     "--token", "{token}"])
+    for game, done in runs.items():
+        lines = verdict_lines(done.stdout)
+        assert done.returncode == 0, f"{game}:\n{done.stdout}{done.stderr}"
+        assert sorted(lines) == sorted(SITUATIONS)
+        assert all(line.startswith("PASS") for line in lines.values()), f"{game}:\n{done.stdout}"
 
 
 def test_scripted_client_without_faults_passes_every_situation():
@@ -56,3 +58,34 @@ def test_unknown_situation_is_a_usage_error():
     done = run_check([*SCRIPTED, "good"], "--only", "no-such-situation")
     assert done.returncode == 2
     assert "unknown situation" in done.stderr
+
+
+def _auction(bids: list[bool]) -> pb.DecisionRequest:
+    """A Cinq Cents auction decision after ``bids`` (True: that seat bid, False: it passed)."""
+    decision = pb.DecisionRequest(decision_id="7")
+    decision.legal_actions.add(id="bid-6-S").action.bid.tricks = 6
+    getattr(decision.legal_actions.add(id="pass").action, "pass").SetInParent()  # `pass` is a Python keyword
+    decision.view.players = 4
+    for seat, bid in enumerate(bids):
+        entry = decision.view.bids.add(seat=seat)
+        if bid:
+            entry.bid.tricks = 6
+    return decision
+
+
+def test_harness_seats_pass_in_a_cinq_cents_auction_so_the_client_declares_when_it_bids():
+    assert harness_answer(_auction([])).action_id == "pass"
+    assert harness_answer(_auction([True, False])).action_id == "pass"
+    assert harness_answer(_auction([False, False, True])).action_id == "pass"
+
+
+def test_the_last_harness_seat_bids_when_everyone_passed_so_no_deal_is_void():
+    assert harness_answer(_auction([False, False, False])).action_id == "bid-6-S"
+
+
+def test_harness_seats_discard_the_first_cards_of_a_discard_choice():
+    decision = pb.DecisionRequest(decision_id="9")
+    decision.discard_choice.cards.extend(["4C", "5C", "6C", "7C", "8C", "9C", "TC", "JC"])
+    decision.discard_choice.count = 6
+    answer = harness_answer(decision)
+    assert answer.decision_id == "9" and list(answer.action.discard.cards) == ["4C", "5C", "6C", "7C", "8C", "9C"]

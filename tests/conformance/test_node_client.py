@@ -27,7 +27,7 @@ from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
 from rules.verify import verify_record
 from server.app import GameServer, ServerConfig
-from tests.conformance.helpers import ROOT, run_check, verdict_lines
+from tests.conformance.helpers import ROOT, run_checks_in_every_game, verdict_lines
 
 NODE_DIR = ROOT / "examples" / "node"
 BOT = str(NODE_DIR / "bot.js")
@@ -94,11 +94,13 @@ def test_node_bot_loads_the_protos_at_run_time_and_copies_nothing():
 
 
 @pytest.mark.parametrize("transport", ["play", "watch"])
-def test_node_bot_passes_every_conformance_situation(node, transport):
-    done = run_check([node, BOT, "--server", "{address}", "--token", "{token}", "--quiet", "--transport", transport])
-    lines = verdict_lines(done.stdout)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert len(lines) == 4 and all(line.startswith("PASS") for line in lines.values()), done.stdout
+def test_node_bot_passes_every_conformance_situation_in_all_four_games(node, transport):
+    runs = run_checks_in_every_game([node, BOT, "--server", "{address}", "--token", "{token}", "--quiet",
+                                     "--transport", transport])
+    for game, done in runs.items():
+        lines = verdict_lines(done.stdout)
+        assert done.returncode == 0, f"{game}:\n{done.stdout}{done.stderr}"
+        assert len(lines) == 4 and all(line.startswith("PASS") for line in lines.values()), f"{game}:\n{done.stdout}"
 
 
 async def test_conformance_against_a_running_server(node, tmp_path: Path):

@@ -301,3 +301,29 @@ def test_a_view_with_every_field_set_round_trips() -> None:
     unset = [f.name for f in fields(SeatView) if getattr(view, f.name) == getattr(defaults, f.name)]
     assert unset == [], "the sample must exercise every field"
     _assert_view_round_trips(view)
+
+
+def _at_the_discard() -> SeatView:
+    match = new_match("cinq_cents", {}, seed="convert-discard")
+    while match.legal_actions()[0].type != "discard":
+        match = match.apply(match.legal_actions()[0])
+    seat = match.to_act
+    assert seat is not None
+    return match.view(seat)
+
+
+def test_a_discard_view_travels_as_a_choice_and_decodes_to_every_legal_discard() -> None:
+    view = _at_the_discard()
+    message = game_pb2.SeatView.FromString(convert.view_to_proto(view).SerializeToString())
+    assert not message.legal_actions
+    assert list(message.discard_choice.cards) == list(message.hand) and message.discard_choice.count == 6
+    assert convert.view_from_proto(message).legal_actions == view.legal_actions  # the SDK's bots still get all 8008
+    enumerated = convert.view_to_proto(view, enumerate_discards=True)
+    assert len(enumerated.legal_actions) == 8008 and not enumerated.HasField("discard_choice")
+
+
+def test_a_discard_choice_whose_count_fits_no_card_is_a_notation_error() -> None:
+    with pytest.raises(NotationError):
+        convert.discard_choice_from_proto(game_pb2.DiscardChoice(cards=["5H", "6H"], count=3))
+    with pytest.raises(NotationError):
+        convert.discard_choice_from_proto(game_pb2.DiscardChoice(cards=["5H", "XX"], count=1))

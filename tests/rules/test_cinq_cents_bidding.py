@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules.actions import Bid, Denomination, Discard, Pass, Play
+from rules.actions import Bid, Denomination, Discard, Pass, Play, discard_choice, discards_of
 from rules.cards import cards
 from rules.cinq_cents import Phase
 from rules.cinq_cents_bids import LADDER
@@ -155,6 +155,24 @@ def test_declarer_discards_any_six_of_sixteen_then_leads_the_first_trick() -> No
     assert state.discards == throw
     assert state.to_act == 1  # rules.md 3.5: the declarer leads
     assert state.current is not None and state.current.leader == 1 and state.current.cards == ()
+
+
+def test_the_discards_are_every_six_of_the_declarers_sixteen_cards_and_compact_back_to_them() -> None:
+    state = apply_all(new_deal({1: HAND_1}, KITTY, dealer=0), [bid("7 H"), Pass(), Pass(), Pass()])
+    discards = state.legal_actions()
+    hand = tuple(sorted(state.hands[1]))
+    assert discards == discards_of(hand, 6)
+    assert discard_choice(discards) == (hand, 6)  # what the wire sends instead of 8008 actions
+    assert discards[0] == Discard(cards=hand[:6])  # the default action: the first six cards
+
+
+def test_discard_choice_refuses_anything_but_every_discard_of_k_of_n_cards() -> None:
+    hand = tuple(sorted(cards(HAND_1)))
+    every = discards_of(hand, 6)
+    assert discard_choice(every[:-1]) is None  # one missing: not "any six"
+    assert discard_choice([*every, every[0]]) is None
+    assert discard_choice([Pass()]) is None and discard_choice([]) is None
+    assert discard_choice([Discard(cards=hand[:6]), Discard(cards=hand[:5])]) is None
 
 
 @pytest.mark.parametrize(

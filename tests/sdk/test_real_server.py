@@ -287,3 +287,29 @@ async def test_a_bot_can_read_the_clock_of_the_decision_it_answers(server: GameS
     assert first is not None and first.decision_id and first.deadline_unix_ms > 0
     assert len({info.decision_id for info in reader.seen if info is not None}) == len(reader.seen)
     assert current_decision() is None
+
+
+class _DiscardCounter(FirstLegalBot):
+    """First legal, noting how many legal actions each discard decision offered the bot."""
+
+    def __init__(self) -> None:
+        self.discard_choices: list[int] = []
+
+    def choose_action(self, view: SeatView) -> Action:
+        if view.legal_actions[0].type == "discard":
+            self.discard_choices.append(len(view.legal_actions))
+            return view.legal_actions[-1]  # not the first: the answer travels as an Action, checked by the engine
+        return super().choose_action(view)
+
+
+async def test_sdk_bots_see_every_legal_discard_of_a_compact_discard_choice(server: GameServer) -> None:
+    table = await create_table(server.address, game="cinq_cents", options={"target": 100, "first_dealer": 0},
+                               seed="sdk-discard")
+    bots = [_DiscardCounter() for _ in range(4)]
+    runs = [run_bot_async(bot, server.address, token=token, backoff=FAST, seed=i)
+            for i, (bot, token) in enumerate(zip(bots, table.tokens, strict=True))]
+    results = await asyncio.wait_for(asyncio.gather(*runs), timeout=90)
+    assert results[0].status == "finished"
+    assert bots[0].discard_choices and all(n == 8008 for bot in bots for n in bot.discard_choices)
+    record = json.loads(await get_record(server.address, table.table_id))
+    assert all(seat["rejected"] == 0 for seat in record["seats"])

@@ -15,12 +15,23 @@ from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 Chooser = Callable[[pb.DecisionRequest], pb.Decide | None]
 
 
+def discard(decision: pb.DecisionRequest, cards: list[str]) -> pb.Decide:
+    """A discard of ``cards``, the answer to a decision offered as a ``DiscardChoice``."""
+    answer = pb.Decide(decision_id=decision.decision_id)
+    answer.action.discard.cards.extend(cards)
+    return answer
+
+
 def first_legal(decision: pb.DecisionRequest) -> pb.Decide:
+    if decision.HasField("discard_choice"):
+        return discard(decision, list(decision.discard_choice.cards[:decision.discard_choice.count]))
     return pb.Decide(decision_id=decision.decision_id, action=decision.legal_actions[0].action)
 
 
 def by_id(rng: Any) -> Chooser:
     def choose(decision: pb.DecisionRequest) -> pb.Decide:
+        if decision.HasField("discard_choice"):
+            return discard(decision, rng.sample(list(decision.discard_choice.cards), decision.discard_choice.count))
         pick = rng.choice(list(decision.legal_actions))
         return pb.Decide(decision_id=decision.decision_id, action_id=pick.id)
     return choose
@@ -63,10 +74,11 @@ class PlaySeat:
     """One bidirectional Play stream, driven by a chooser; answers every decision request."""
 
     def __init__(self, stub: Any, token: str, *, name: str = "", choose: Chooser = first_legal,
-                 last_seen: int | None = None) -> None:
+                 last_seen: int | None = None, enumerate_discards: bool = False) -> None:
         self.stub = stub
         self.token = token
         self.name = name
+        self.enumerate_discards = enumerate_discards
         self.choose = choose
         self.last_seen = last_seen
         self.outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
@@ -75,7 +87,7 @@ class PlaySeat:
         self._cursor: dict[str, int] = {}
 
     async def _requests(self) -> AsyncIterator[pb.PlayRequest]:
-        join = pb.Join(token=self.token, name=self.name)
+        join = pb.Join(token=self.token, name=self.name, enumerate_discards=self.enumerate_discards)
         if self.last_seen is not None:
             join.last_seen_sequence = self.last_seen
         yield pb.PlayRequest(join=join)

@@ -28,7 +28,7 @@ from rules.cards import ALL_CARDS, card
 from rules.match import Match
 from rules.registry import game_rules
 from rules.shuffle import RecordedDecks
-from tests.server.clients import PlaySeat
+from tests.server.clients import PlaySeat, discard
 from tests.server.test_service import SHORT, record_of
 
 CARD = re.compile(r"(?<![A-Za-z0-9_])(?:[2-9TJQKA][CDHS]|JK[BF])(?![A-Za-z0-9_])")
@@ -75,6 +75,8 @@ def cards_in(message: Any) -> set[str]:
 def chooser(rng: random.Random) -> Any:
     """Random, except in the Cinq Cents auction (first legal), so that every game ends (see test_service)."""
     def choose(decision: pb.DecisionRequest) -> pb.Decide:
+        if decision.HasField("discard_choice"):
+            return discard(decision, rng.sample(list(decision.discard_choice.cards), decision.discard_choice.count))
         actions = list(decision.legal_actions)
         auction = any(a.action.WhichOneof("kind") in ("bid", "pass") for a in actions)
         pick = actions[0] if auction else rng.choice(actions)

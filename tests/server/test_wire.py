@@ -18,21 +18,26 @@ from server.events import DecisionRequested
 from server.wire import ViewEncoder, decision_to_proto
 
 
-def _plain(decision: DecisionRequested) -> pb.DecisionRequest:
+def _plain(decision: DecisionRequested, enumerate_discards: bool) -> pb.DecisionRequest:
+    choice = None if enumerate_discards else convert.discard_choice_to_proto(decision.legal_actions)
     return pb.DecisionRequest(
         decision_id=str(decision.decision_id),
-        legal_actions=[pb.LegalAction(id=convert.action_id(a), name=describe(a), action=convert.action_to_proto(a))
-                       for a in decision.legal_actions],
+        legal_actions=[] if choice else [
+            pb.LegalAction(id=convert.action_id(a), name=describe(a), action=convert.action_to_proto(a))
+            for a in decision.legal_actions],
+        discard_choice=choice,
         deadline_unix_ms=round(decision.deadline * 1000), time_bank_ms=round(decision.bank_seconds * 1000),
-        view=convert.view_to_proto(decision.view))
+        view=convert.view_to_proto(decision.view, enumerate_discards=enumerate_discards))
 
 
+@pytest.mark.parametrize("enumerate_discards", [False, True])
 @pytest.mark.parametrize(("game", "options"), [
     ("twenty_five", {}), ("forty_five", {}), ("all_fives", {"target": 31}), ("cinq_cents", {"target": 100}),
 ])
-def test_decisions_with_encoders_equal_the_plain_conversion(game: str, options: dict[str, int]) -> None:
+def test_decisions_with_encoders_equal_the_plain_conversion(game: str, options: dict[str, int],
+                                                            enumerate_discards: bool) -> None:
     match = new_match(game, options, seed=f"wire-{game}")
-    encoders = [ViewEncoder() for _ in range(match.config.players)]
+    encoders = [ViewEncoder(enumerate_discards=enumerate_discards) for _ in range(match.config.players)]
     number = discards = 0
     while not match.is_over and number < 400:
         seat = match.to_act
@@ -41,8 +46,8 @@ def test_decisions_with_encoders_equal_the_plain_conversion(game: str, options: 
         number += 1
         decision = DecisionRequested(decision_id=number, seat=seat, legal_actions=legal, view=match.view(seat),
                                      deadline=1.5, bank_seconds=2.0)
-        assert decision_to_proto(decision, encoders[seat]) == _plain(decision)
-        assert decision_to_proto(decision) == _plain(decision)
+        assert decision_to_proto(decision, encoders[seat]) == _plain(decision, enumerate_discards)
+        assert decision_to_proto(decision) == _plain(decision, enumerate_discards=False)
         discards += _discards(decision)
         match = match.apply(legal[number % len(legal)], seat)
     assert number > 20

@@ -837,6 +837,41 @@ class Action(_message.Message):
 Global___Action: _TypeAlias = Action  # noqa: Y015
 
 @_typing.final
+class DiscardChoice(_message.Message):
+    """Cinq Cents: the declarer's discard offered as what it is (rules.md 3.3): choose `count` distinct
+    cards among `cards`. Every such choice is legal, and the engine checks exactly that: `count` cards,
+    none named twice, all among `cards` (else REJECTION_REASON_BAD_DISCARD). It stands for the
+    C(16, 6) = 8008 enumerated Discard actions, which a client gets only if it joins with
+    Join.enumerate_discards. Answer with Decide.action = Action{discard{cards}}.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    COUNT_FIELD_NUMBER: _builtins.int
+    count: _builtins.int
+    """How many cards to discard (6)."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The cards to choose from (the declarer's hand with the kitty: 16), in the rules' order; the
+        first `count` of them are the server's default action.
+        """
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+        count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "count", b"count"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DiscardChoice: _TypeAlias = DiscardChoice  # noqa: Y015
+
+@_typing.final
 class SeatAction(_message.Message):
     """An action with the seat that took it (a history entry, as the record writes it)."""
 
@@ -1079,6 +1114,7 @@ class SeatView(_message.Message):
     HAND_SIZES_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
     EXTRAS_JSON_FIELD_NUMBER: _builtins.int
+    DISCARD_CHOICE_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     """The game."""
     seat: _builtins.int
@@ -1117,7 +1153,10 @@ class SeatView(_message.Message):
 
     @_builtins.property
     def legal_actions(self) -> _containers.RepeatedCompositeFieldContainer[Global___Action]:
-        """This seat's legal actions, sorted; empty unless it must act."""
+        """This seat's legal actions, sorted; empty unless it must act (and empty while the table waits
+        for its seats). A Cinq Cents discard comes as `discard_choice` instead, unless the seat joined
+        with Join.enumerate_discards.
+        """
 
     @_builtins.property
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -1171,6 +1210,10 @@ class SeatView(_message.Message):
     def extras_json(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Game-specific extra public facts: name -> value as JSON text."""
 
+    @_builtins.property
+    def discard_choice(self) -> Global___DiscardChoice:
+        """Cinq Cents: the seat must discard; the compact form of its legal actions (legal_actions is then empty)."""
+
     def __init__(
         self,
         *,
@@ -1203,10 +1246,11 @@ class SeatView(_message.Message):
         hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
         result: Global___Result | None = ...,
         extras_json: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        discard_choice: Global___DiscardChoice | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_jinked_by", b"_jinked_by", "_robbed_by", b"_robbed_by", "_seat", b"_seat", "_to_act", b"_to_act", "contract", b"contract", "current_trick", b"current_trick", "jinked_by", b"jinked_by", "options", b"options", "result", b"result", "robbed_by", b"robbed_by", "seat", b"seat", "to_act", b"to_act"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_jinked_by", b"_jinked_by", "_robbed_by", b"_robbed_by", "_seat", b"_seat", "_to_act", b"_to_act", "contract", b"contract", "current_trick", b"current_trick", "discard_choice", b"discard_choice", "jinked_by", b"jinked_by", "options", b"options", "result", b"result", "robbed_by", b"robbed_by", "seat", b"seat", "to_act", b"to_act"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_jinked_by", b"_jinked_by", "_robbed_by", b"_robbed_by", "_seat", b"_seat", "_to_act", b"_to_act", "bids", b"bids", "buried", b"buried", "contract", b"contract", "current_trick", b"current_trick", "deal_number", b"deal_number", "deal_points", b"deal_points", "dealer", b"dealer", "discards", b"discards", "exposed", b"exposed", "extras_json", b"extras_json", "game", b"game", "hand", b"hand", "hand_sizes", b"hand_sizes", "history", b"history", "jinked_by", b"jinked_by", "kitty", b"kitty", "legal_actions", b"legal_actions", "no_trump", b"no_trump", "options", b"options", "players", b"players", "result", b"result", "robbed_by", b"robbed_by", "scores", b"scores", "seat", b"seat", "sides", b"sides", "to_act", b"to_act", "tricks", b"tricks", "trump", b"trump", "turn_up", b"turn_up"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_jinked_by", b"_jinked_by", "_robbed_by", b"_robbed_by", "_seat", b"_seat", "_to_act", b"_to_act", "bids", b"bids", "buried", b"buried", "contract", b"contract", "current_trick", b"current_trick", "deal_number", b"deal_number", "deal_points", b"deal_points", "dealer", b"dealer", "discard_choice", b"discard_choice", "discards", b"discards", "exposed", b"exposed", "extras_json", b"extras_json", "game", b"game", "hand", b"hand", "hand_sizes", b"hand_sizes", "history", b"history", "jinked_by", b"jinked_by", "kitty", b"kitty", "legal_actions", b"legal_actions", "no_trump", b"no_trump", "options", b"options", "players", b"players", "result", b"result", "robbed_by", b"robbed_by", "scores", b"scores", "seat", b"seat", "sides", b"sides", "to_act", b"to_act", "tricks", b"tricks", "trump", b"trump", "turn_up", b"turn_up"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__jinked_by: _TypeAlias = _typing.Literal["jinked_by"]  # noqa: Y015
     _WhichOneofArgType__jinked_by: _TypeAlias = _typing.Literal["_jinked_by", b"_jinked_by"]  # noqa: Y015

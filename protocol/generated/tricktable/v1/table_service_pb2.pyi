@@ -707,6 +707,7 @@ class Join(_message.Message):
     LAST_SEEN_SEQUENCE_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
     ACCEPT_BATCHES_FIELD_NUMBER: _builtins.int
+    ENUMERATE_DISCARDS_FIELD_NUMBER: _builtins.int
     token: _builtins.str
     """The seat's join token."""
     last_seen_sequence: _builtins.int
@@ -717,6 +718,11 @@ class Join(_message.Message):
     """Opt in to batches: the server may send several messages that are ready at once as one
     PlayResponse.batch, in order (fewer writes per move). A client that leaves this unset never gets one.
     """
+    enumerate_discards: _builtins.bool
+    """Cinq Cents: receive a discard decision as its 8008 enumerated legal actions (about 0.9 MB per
+    decision) instead of the compact DiscardChoice. Leave it unset unless your client can only pick
+    from a list.
+    """
     def __init__(
         self,
         *,
@@ -724,10 +730,11 @@ class Join(_message.Message):
         last_seen_sequence: _builtins.int | None = ...,
         name: _builtins.str = ...,
         accept_batches: _builtins.bool = ...,
+        enumerate_discards: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "last_seen_sequence", b"last_seen_sequence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "accept_batches", b"accept_batches", "last_seen_sequence", b"last_seen_sequence", "name", b"name", "token", b"token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "accept_batches", b"accept_batches", "enumerate_discards", b"enumerate_discards", "last_seen_sequence", b"last_seen_sequence", "name", b"name", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__last_seen_sequence: _TypeAlias = _typing.Literal["last_seen_sequence"]  # noqa: Y015
     _WhichOneofArgType__last_seen_sequence: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence"]  # noqa: Y015
@@ -820,6 +827,7 @@ class DecisionRequest(_message.Message):
     DEADLINE_UNIX_MS_FIELD_NUMBER: _builtins.int
     TIME_BANK_MS_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
+    DISCARD_CHOICE_FIELD_NUMBER: _builtins.int
     decision_id: _builtins.str
     """Identifies this decision; a decide must carry it."""
     deadline_unix_ms: _builtins.int
@@ -828,11 +836,20 @@ class DecisionRequest(_message.Message):
     """Time bank left to the seat after the deadline, in milliseconds."""
     @_builtins.property
     def legal_actions(self) -> _containers.RepeatedCompositeFieldContainer[Global___LegalAction]:
-        """The legal actions, sorted as the rules sort them; never empty."""
+        """The legal actions, sorted as the rules sort them; empty only for a Cinq Cents discard offered
+        as `discard_choice` (the default; see Join.enumerate_discards).
+        """
 
     @_builtins.property
     def view(self) -> _game_pb2.SeatView:
         """The seat's view at this decision (same legal actions, as Actions)."""
+
+    @_builtins.property
+    def discard_choice(self) -> _game_pb2.DiscardChoice:
+        """Cinq Cents, the declarer's discard: choose `count` of `cards` and answer with
+        Decide.action = Action{discard{cards}}. Set instead of `legal_actions` unless the seat joined
+        with Join.enumerate_discards.
+        """
 
     def __init__(
         self,
@@ -842,10 +859,11 @@ class DecisionRequest(_message.Message):
         deadline_unix_ms: _builtins.int = ...,
         time_bank_ms: _builtins.int = ...,
         view: _game_pb2.SeatView | None = ...,
+        discard_choice: _game_pb2.DiscardChoice | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["discard_choice", b"discard_choice", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline_unix_ms", b"deadline_unix_ms", "decision_id", b"decision_id", "legal_actions", b"legal_actions", "time_bank_ms", b"time_bank_ms", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline_unix_ms", b"deadline_unix_ms", "decision_id", b"decision_id", "discard_choice", b"discard_choice", "legal_actions", b"legal_actions", "time_bank_ms", b"time_bank_ms", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1066,22 +1084,26 @@ class WatchRequest(_message.Message):
     TOKEN_FIELD_NUMBER: _builtins.int
     LAST_SEEN_SEQUENCE_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
+    ENUMERATE_DISCARDS_FIELD_NUMBER: _builtins.int
     token: _builtins.str
     """The seat's join token."""
     last_seen_sequence: _builtins.int
     """The last event sequence this client saw, when resuming; unset on a first join."""
     name: _builtins.str
     """Display name to show for the seat; empty keeps the table's name."""
+    enumerate_discards: _builtins.bool
+    """As Join.enumerate_discards."""
     def __init__(
         self,
         *,
         token: _builtins.str = ...,
         last_seen_sequence: _builtins.int | None = ...,
         name: _builtins.str = ...,
+        enumerate_discards: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "last_seen_sequence", b"last_seen_sequence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "last_seen_sequence", b"last_seen_sequence", "name", b"name", "token", b"token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "enumerate_discards", b"enumerate_discards", "last_seen_sequence", b"last_seen_sequence", "name", b"name", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__last_seen_sequence: _TypeAlias = _typing.Literal["last_seen_sequence"]  # noqa: Y015
     _WhichOneofArgType__last_seen_sequence: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence"]  # noqa: Y015
