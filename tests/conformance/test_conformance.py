@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from server.conformance import expand, harness_answer, situations
 from tests.conformance.helpers import run_check, run_checks_in_every_game, verdict_lines
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from rules.verify import verify_record
 from tests.server.clients import PlaySeat, create, discard, first_legal
 from tests.server.test_service import record_of
