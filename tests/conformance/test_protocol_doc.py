@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.generated.tricktable.v1 import events_pb2
+from protocol.generated.tricktable.v1 import events_pb2, game_pb2
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tests.conformance.helpers import ROOT
 
@@ -37,3 +37,9 @@ def test_the_guide_shows_a_whole_game_exchange():
     # In the transcript format of `tricktable conformance --transcript` (C> client, S> server, text format).
     assert "C> join { token:" in GUIDE and "S> joined { table_id:" in GUIDE
     assert "game_ended { result { status: RESULT_STATUS_FINISHED" in GUIDE
+
+
+@pytest.mark.parametrize("field", [f.name for m in (pb.Join, pb.DecisionRequest, game_pb2.DiscardChoice)
+                                   for f in m.DESCRIPTOR.fields])
+def test_every_field_of_the_join_and_of_a_decision_is_explained(field):
+    assert f"`{field}" in GUIDE or f"{{{field}" in GUIDE or f", {field}" in GUIDE
