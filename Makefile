@@ -21,8 +21,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# Watch it at the address printed (the web viewer on HTTP_PORT, 8080 by default); Ctrl-C ends it.
 demo: venv
-	$(BIN)/tricktable match --game twenty_five --bots random,random,random,random
+	$(BIN)/tricktable match --game twenty_five --bots random,random,random,random --http-port $(or $(HTTP_PORT),8080) --delay-ms 400
 
 test: venv
 	$(BIN)/pytest -p no:cacheprovider
@@ -31,7 +32,7 @@ lint: venv
 	$(BIN)/ruff check .
 
 types: venv
-	$(BIN)/mypy rules protocol cli bots client_sdk server tournament bench tests
+	$(BIN)/mypy rules protocol cli bots client_sdk server tournament bench web tests
 
 check: lint types protos-check buf-lint test
 

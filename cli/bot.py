@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from bots import BOTS, make_bot
+from bots.paced import PacedBot
 from client_sdk.errors import SdkError
 from client_sdk.runner import run_bot, seek_and_run
 from rules.errors import TricktableError
@@ -29,6 +30,8 @@ def bot_command(
     display_name: Annotated[str, typer.Option("--name", help="Display name for the seat.")] = "",
     seed: Annotated[str | None, typer.Option("--seed", help="Seed of the bot's own choices.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log connection events.")] = False,
+    delay_ms: Annotated[int, typer.Option("--delay-ms", min=0, help="Wait this long before each action (to watch).")]
+    = 0,
 ) -> None:
     """Run a reference bot against a server until its game ends."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
@@ -41,6 +44,8 @@ def bot_command(
     except KeyError as exc:
         typer.echo(f"error: {exc.args[0]}", err=True)
         raise typer.Exit(2) from None
+    if delay_ms:
+        bot = PacedBot(bot, delay_ms / 1000)
     label = display_name or name
     try:
         if token is not None:

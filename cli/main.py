@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "cli.serve",
     "cli.match",
     "cli.ladder",
+    "cli.view",
 )
 
 for _name in COMMAND_MODULES:

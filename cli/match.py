@@ -14,6 +14,7 @@ import contextlib
 import json
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -31,6 +32,8 @@ from rules.registry import game_rules
 from server.app import GameServer, ServerConfig
 from server.logging import configure
 from server.storage import resolve_data_dir
+from web.catalog import ServerCatalog
+from web.viewer import WebViewer
 
 #: Seconds the bots get to exit after the game's end before they are stopped.
 BOT_EXIT_SECONDS = 10.0
@@ -50,6 +53,11 @@ def match_command(
         "--data-dir", help="Data directory of the local server and of the record file (default ./data).")] = None,
     decision_ms: Annotated[int | None, typer.Option("--decision-ms", help="Time per decision.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Show deal results only, not every trick.")] = False,
+    http_port: Annotated[int | None, typer.Option(
+        "--http-port", help="Watch in the browser: the local server's web viewer on this port (0: a free one); "
+        "from a terminal it stays up after the game, for the replay, until Ctrl-C.")] = None,
+    delay_ms: Annotated[int, typer.Option("--delay-ms", min=0, help="Each bot waits this long before each action.")]
+    = 0,
 ) -> None:
     """Play one table of bots over gRPC and show it."""
     console = Console(highlight=False)
@@ -69,7 +77,8 @@ def match_command(
         raise typer.Exit(2)
     folder = resolve_data_dir(data_dir)
     try:
-        status = asyncio.run(_match(console, game, options, names, server, seed, folder, decision_ms, quiet))
+        status = asyncio.run(_match(console, game, options, names, server, seed, folder, decision_ms, quiet,
+                                    Watch(http_port=http_port, delay_ms=delay_ms)))
     except grpc.aio.AioRpcError as error:
         console.print(f"[red]error:[/red] {error.code().name}: {error.details()}")
         raise typer.Exit(2) from None
@@ -80,9 +89,18 @@ def match_command(
     raise typer.Exit(0 if status == "finished" else 1)
 
 
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """How a person watches: the web viewer's port (None: no viewer) and the bots' pause before each action."""
+
+    http_port: int | None = None
+    delay_ms: int = 0
+
+
 async def _match(console: Console, game: str, options: dict[str, Any], bots: list[str], address: str | None,
-                 seed: str | None, folder: Path, decision_ms: int | None, quiet: bool) -> str:
+                 seed: str | None, folder: Path, decision_ms: int | None, quiet: bool, watch: Watch) -> str:
     local: GameServer | None = None
+    viewer: WebViewer | None = None
     main = asyncio.current_task()
     if main is not None:  # SIGTERM ends the match like Ctrl-C: bots stopped, the table aborted, its record stored
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
@@ -92,6 +110,9 @@ async def _match(console: Console, game: str, options: dict[str, Any], bots: lis
         await local.start()
         address = local.address
         console.print(f"server listening on [bold]{address}[/bold] (data in {folder})")
+        if watch.http_port is not None:
+            viewer = WebViewer(ServerCatalog(local.lobby, local.storage.path), port=watch.http_port)
+            await viewer.start()
     try:
         async with grpc.aio.insecure_channel(address) as channel:
             stub = table_service_pb2_grpc.TableServiceStub(channel)
@@ -104,12 +125,14 @@ async def _match(console: Console, game: str, options: dict[str, Any], bots: lis
                 request.time_control.decision_ms = decision_ms
             created = await stub.CreateTable(request)
             console.print(f"table [bold]{created.table_id}[/bold]: {game}, seed SHA-256 {created.seed_sha256[:16]}...")
+            if viewer is not None:
+                console.print(f"watch it in your browser: [bold]{viewer.url}table/{created.table_id}[/bold]")
             watching = asyncio.ensure_future(_show(console, stub, created.table_id, quiet))
             processes: list[asyncio.subprocess.Process] = []
             try:
                 for name, t in zip(bots, created.seat_tokens, strict=True):
                     processes.append(await _launch(name, address, t.token, f"{name}-{t.seat}",
-                                                   None if seed is None else f"{seed}/{t.seat}"))
+                                                   None if seed is None else f"{seed}/{t.seat}", watch.delay_ms))
                 result = await watching
                 await _reap(console, processes)
             finally:  # interrupted: no bot outlives the match
@@ -118,20 +141,36 @@ async def _match(console: Console, game: str, options: dict[str, Any], bots: lis
                         with contextlib.suppress(ProcessLookupError):
                             process.kill()
             record = json.loads((await stub.GetRecord(pb.GetRecordRequest(table_id=created.table_id))).record_json)
+        path = folder / "records" / f"{created.table_id}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(record, indent=1) + "\n")
+        status = str(record["result"]["status"])
+        _print_result(console, record, result)
+        console.print(f"record: [bold]{path}[/bold] (check it with: tricktable verify {path})")
+        if viewer is not None and sys.stdin.isatty():  # a person at a terminal; a script goes on
+            await _linger(console, f"{viewer.url}replay/{created.table_id}")
     finally:
+        if viewer is not None:
+            await viewer.stop()
         if local is not None:
             await local.stop()
-    path = folder / "records" / f"{created.table_id}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record, indent=1) + "\n")
-    status = str(record["result"]["status"])
-    _print_result(console, record, result)
-    console.print(f"record: [bold]{path}[/bold] (check it with: tricktable verify {path})")
     return status
 
 
-async def _launch(bot: str, address: str, token: str, name: str, seed: str | None) -> asyncio.subprocess.Process:
-    args = [sys.executable, "-m", "cli.main", "bot", bot, "--server", address, "--token", token, "--name", name]
+async def _linger(console: Console, replay: str) -> None:
+    """Keep the viewer up for the replay until Ctrl-C or SIGTERM (which then end the command normally)."""
+    console.print(f"the replay: [bold]{replay}[/bold] (Ctrl-C to stop the viewer)")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+
+
+async def _launch(bot: str, address: str, token: str, name: str, seed: str | None,
+                  delay_ms: int) -> asyncio.subprocess.Process:
+    args = [sys.executable, "-m", "cli.main", "bot", bot, "--server", address, "--token", token, "--name", name,
+            "--delay-ms", str(delay_ms)]
     if seed is not None:
         args += ["--seed", seed]
     return await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE,

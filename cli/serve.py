@@ -2,8 +2,10 @@
 
 Prints ``listening on HOST:PORT`` on stdout once bound (``--port 0`` picks a
 free port, which the line then names), logs JSON lines to stderr (a console
-rendering on a terminal), and on SIGTERM aborts the running tables with
-reason "server shutdown" and stores their records before it exits.
+rendering on a terminal), serves the web viewer on ``--http-port`` (8080;
+the next line gives its address; ``--no-http`` for none), and on SIGTERM
+aborts the running tables with reason "server shutdown" and stores their
+records before it exits.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from typing import Annotated
 
 import typer
 
-from server.app import ServerConfig, serve
+from server.app import GameServer, ServerConfig, serve
 from server.clocks import TimeControl
 from server.lobby import Limits
 from server.logging import configure
 from server.storage import resolve_data_dir
+from web.viewer import beside_server
 
 
 def serve_command(
@@ -44,6 +47,10 @@ def serve_command(
     log_level: Annotated[str, typer.Option("--log-level", help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
     json_logs: Annotated[bool | None, typer.Option(
         "--json-logs/--console-logs", help="Log format (default: JSON unless stderr is a terminal).")] = None,
+    http_host: Annotated[str, typer.Option("--http-host", help="Address of the web viewer (local only by default).")]
+    = "127.0.0.1",
+    http_port: Annotated[int, typer.Option("--http-port", help="Port of the web viewer; 0 picks a free one.")] = 8080,
+    no_http: Annotated[bool, typer.Option("--no-http", help="Serve no web viewer.")] = False,
 ) -> None:
     """Run the Tricktable game server."""
     if (tls_cert is None) != (tls_key is None):
@@ -56,16 +63,24 @@ def serve_command(
     except ValueError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
+    notes: list[str] = []
     config = ServerConfig(
         host=host, port=port, data_dir=resolve_data_dir(data_dir), tls_cert=tls_cert, tls_key=tls_key,
         time_control=clocks,
         limits=Limits(max_tables=max_tables, max_tables_per_client=max_tables_per_client,
                       max_streams_per_client=max_streams_per_client))
+    companions = [] if no_http else [beside_server(http_host, http_port, announce=notes.append)]
     try:
-        asyncio.run(serve(config, on_ready=lambda server: typer.echo(f"listening on {server.address}")))
+        asyncio.run(serve(config, on_ready=lambda server: _ready(server, notes), companions=companions))
     except (OSError, RuntimeError) as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
+
+
+def _ready(server: GameServer, notes: list[str]) -> None:
+    typer.echo(f"listening on {server.address}")  # first: scripts read the gRPC address from this line
+    for note in notes:
+        typer.echo(note)
 
 
 def register(app: typer.Typer) -> None:

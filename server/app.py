@@ -10,8 +10,10 @@ shutdown", stores their records, then stops the server.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -122,7 +124,13 @@ class GameServer:
             await self._server.wait_for_termination()
 
 
-async def serve(config: ServerConfig, *, on_ready: Callable[[GameServer], None] | None = None) -> None:
+#: Something that runs beside the server in its event loop (the web viewer): entered once the server
+#: listens, exited once it has stopped (so its open pages see the tables end).
+Companion = Callable[["GameServer"], AbstractAsyncContextManager[object]]
+
+
+async def serve(config: ServerConfig, *, on_ready: Callable[[GameServer], None] | None = None,
+                companions: Sequence[Companion] = ()) -> None:
     """Run a server until SIGTERM or SIGINT, then stop it cleanly (``on_ready`` is called once it listens)."""
     server = GameServer(config)
     await server.start()
@@ -133,10 +141,17 @@ async def serve(config: ServerConfig, *, on_ready: Callable[[GameServer], None] 
         if not stopping:
             stopping.append(loop.create_task(server.stop()))
 
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, on_signal)
-    if on_ready is not None:
-        on_ready(server)
-    await server.wait()
-    for task in stopping:
-        await task
+    async with contextlib.AsyncExitStack() as beside:
+        try:
+            for companion in companions:
+                await beside.enter_async_context(companion(server))
+        except BaseException:
+            await server.stop()
+            raise
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, on_signal)
+        if on_ready is not None:
+            on_ready(server)
+        await server.wait()
+        for task in stopping:
+            await task

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tournament.config import TournamentConfig
+from tournament.config import TournamentConfig, config_from_mapping
 from tournament.runner import MatchOutcome
 from tournament.schedule import MatchSpec
 
@@ -72,8 +72,17 @@ class StoredMatch:
 class TournamentStore:
     """One SQLite connection to the database file; used from the tournament's event-loop thread only."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        """Open (creating the file and the schema) or, ``read_only``, only read a database another process writes.
+
+        Raises:
+            sqlite3.Error: a read-only open of a file that is missing or not a database.
+        """
         self.path = path
+        if read_only:  # the web viewer reads a tournament while it runs; it must never write to its file
+            self._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
+            self._db.execute("PRAGMA busy_timeout=10000")
+            return
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -86,6 +95,14 @@ class TournamentStore:
         self._db.close()
 
     # --- tournaments ---------------------------------------------------------
+
+    def tournaments(self) -> list[tuple[str, TournamentConfig, str]]:
+        """Every tournament of the database: name, config and status, newest first (none before any was run)."""
+        try:
+            rows = self._db.execute("SELECT id, config, status FROM tournaments ORDER BY created_at DESC").fetchall()
+        except sqlite3.OperationalError:  # a server database no tournament has used yet has no such table
+            return []
+        return [(r[0], config_from_mapping(json.loads(r[1])), r[2]) for r in rows]
 
     def begin(self, config: TournamentConfig, *, resume: bool) -> int:
         """Register ``config`` (new) or check it against the stored one (resume); returns matches already stored.

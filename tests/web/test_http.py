@@ -1,0 +1,190 @@
+"""The viewer's HTTP side: pages and JSON for real tables and tournaments, and bad input answered plainly."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.web.conftest import Site
+from tests.web.support import play, run_tournament, sse_messages
+from tournament.config import config_from_mapping
+from tournament.store import TournamentStore
+from web.app import make_app
+from web.catalog import FileCatalog
+from web.standings import scheduled_games
+from web.viewer import WebViewer
+
+UNKNOWN = ["/table/t-nope", "/replay/t-nope", "/replay/cup/r0-d0-g0-a0", "/tournament/nope",
+           "/api/tables/t-nope/events", "/api/replay/t-nope", "/api/replay/cup/m", "/api/tournaments/nope",
+           "/no/such/page", "/static/nope.js", "/static/../app.py"]
+
+
+@pytest.mark.parametrize("path", UNKNOWN)
+async def test_unknown_table_record_or_tournament_is_404_with_a_one_line_message(site: Site, path: str) -> None:
+    async with site.http.get(path) as response:
+        text = await response.text()
+    assert response.status == 404, text
+    assert len(text.splitlines()) == 1 and "Traceback" not in text
+
+
+async def test_lobby_lists_a_waiting_table_then_it_running_then_ended(site: Site) -> None:
+    table, _ = site.server.lobby.create_table(game="all_fives", names=["ann", "bob"], seed="lobby")
+    async with site.http.get("/api/tables") as response:
+        rows = (await response.json())["tables"]
+    assert [(r["id"], r["status"], r["names"], r["url"]) for r in rows] == [
+        (table.id, "waiting", ["ann", "bob"], f"/table/{table.id}")]
+    for seat in range(2):
+        table.connect(seat)
+    play(table, 3)
+    async with site.http.get("/api/tables") as response:
+        assert (await response.json())["tables"][0]["status"] == "running"
+    table.abort("test over")
+    await site.server.lobby.drain()
+    async with site.http.get("/api/tables") as response:
+        row = (await response.json())["tables"][0]
+    assert (row["status"], row["url"], row["reason"]) == ("aborted", f"/replay/{table.id}", "test over")
+
+
+async def test_live_stream_sends_the_spectator_log_then_ends_with_the_table(site: Site) -> None:
+    table, _ = site.server.lobby.create_table(game="all_fives", seed="stream")
+    for seat in range(2):
+        table.connect(seat)
+    play(table, 4)
+    kinds = []
+    async with site.http.get(f"/api/tables/{table.id}/events") as response:
+        assert response.headers["Content-Type"].startswith("text/event-stream")
+        messages = sse_messages(response)
+        name, first = await anext(messages)
+        assert name == "state" and first["table"]["status"] == "running"
+        name, batch = await anext(messages)
+        assert [e["seq"] for e in batch["events"]] == [e.seq for e in table._log(None)]
+        table.abort("enough")
+        async for name, data in messages:
+            kinds += [e["kind"] for e in data["events"]]
+            if name == "end":
+                break
+    assert kinds[-1] == "TableEnded"
+
+
+async def test_live_stream_resumes_after_the_last_event_id(site: Site) -> None:
+    table, _ = site.server.lobby.create_table(game="all_fives", seed="resume")
+    for seat in range(2):
+        table.connect(seat)
+    play(table, 4)
+    table.abort("done")
+    async with site.http.get(f"/api/tables/{table.id}/events", headers={"Last-Event-ID": "3"}) as response:
+        seqs = [e["seq"] async for _, data in sse_messages(response) for e in data["events"]]
+    assert seqs[0] == 4 and seqs == list(range(4, len(table._log(None)) + 1))
+
+
+async def test_bad_resume_point_is_400(site: Site) -> None:
+    table, _ = site.server.lobby.create_table(game="all_fives")
+    async with site.http.get(f"/api/tables/{table.id}/events?after=x") as response:
+        assert response.status == 400 and "Traceback" not in await response.text()
+
+
+async def test_ended_table_page_redirects_to_its_replay_and_the_replay_has_every_step(site: Site) -> None:
+    table, _ = site.server.lobby.create_table(game="all_fives", seed="ended")
+    for seat in range(2):
+        table.connect(seat)
+    play(table, 5)
+    table.abort("stop")
+    await site.server.lobby.drain()
+    site.server.lobby._forget(table.id)
+    async with site.http.get(f"/table/{table.id}", allow_redirects=False) as response:
+        assert (response.status, response.headers["Location"]) == (302, f"/replay/{table.id}")
+    async with site.http.get(f"/replay/{table.id}") as response:
+        assert response.status == 200 and "replay.js" in await response.text()
+    async with site.http.get(f"/api/replay/{table.id}") as response:
+        data = await response.json()
+    assert len(data["frames"]) == 1 + 5 and data["meta"]["result"]["reason"] == "stop"
+
+
+async def test_an_unexpected_error_is_500_without_a_traceback(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
+    async def broken() -> list[object]:
+        raise RuntimeError("secret detail")
+
+    monkeypatch.setattr(site.viewer.catalog, "tables", broken)
+    async with site.http.get("/api/tables") as response:
+        text = await response.text()
+    assert response.status == 500
+    assert "secret detail" not in text and "Traceback" not in text
+
+
+async def test_tournament_page_reads_the_database_while_the_tournament_runs(site: Site) -> None:
+    db = site.server.storage.path
+    config = config_from_mapping({"name": "live-cup", "game": "all_fives", "entrants": ["random", "first-legal"],
+                                  "games": 4, "seed": "live"})
+    store = TournamentStore(db)
+    store.begin(config, resume=False)  # registered and running, no game stored yet
+    async with site.http.get("/api/tournaments/live-cup") as response:
+        page = await response.json()
+    assert (page["status"], page["games"], page["scheduled"]) == ("running", 0, scheduled_games(config))
+    store.close()
+    await run_tournament(db, "web-cup")
+    async with site.http.get("/api/tournaments") as response:
+        names = [t["name"] for t in (await response.json())["tournaments"]]
+    assert names == ["web-cup", "live-cup"]
+    async with site.http.get("/api/tournaments/web-cup") as response:
+        page = await response.json()
+    assert page["status"] == "finished" and page["games"] == page["scheduled"] == len(page["matches"]) == 6
+    assert {row["name"] for row in page["leaderboard"]} == {"random", "first-legal", "heuristic"}
+    assert all(p["ci95_low"] <= p["paired_mean"] <= p["ci95_high"] for p in page["pairs"])
+    async with site.http.get(page["matches"][0]["replay"].replace("/replay/", "/api/replay/")) as response:
+        assert response.status == 200 and (await response.json())["frames"]
+
+
+async def test_a_record_that_does_not_replay_is_422(tmp_path: Path) -> None:
+    viewer = WebViewer(FileCatalog({"bad": {"format": "tricktable-record/1", "game": "all_fives"}}), port=0)
+    await viewer.start()
+    try:
+        import aiohttp
+
+        async with aiohttp.ClientSession(base_url=viewer.url) as http, http.get("/api/replay/bad") as response:
+            text = await response.text()
+        assert response.status == 422 and "does not replay" in text and "Traceback" not in text
+    finally:
+        await viewer.stop()
+
+
+def test_every_page_is_served_from_package_files_with_no_address_elsewhere() -> None:
+    static = Path(make_app.__code__.co_filename).parent / "static"
+    for path in static.iterdir():
+        text = path.read_text(encoding="utf-8")
+        assert "http://" not in text and "https://" not in text and "//cdn" not in text, path.name
+
+
+async def test_two_viewers_never_share_a_port_when_given_port_zero() -> None:
+    viewers = [WebViewer(FileCatalog({}), port=0) for _ in range(2)]
+    ports = await asyncio.gather(*(v.start() for v in viewers))
+    try:
+        assert ports[0] != ports[1] and all(ports)
+    finally:
+        for v in viewers:
+            await v.stop()
+
+
+def test_export_folder_pairs_each_game_with_its_record(tmp_path: Path) -> None:
+    asyncio.run(run_tournament(tmp_path / "db.sqlite3", "file-cup"))
+    from tournament.report import export, summarize
+
+    store = TournamentStore(tmp_path / "db.sqlite3")
+    config = store.tournaments()[0][1]
+    export(summarize(config, store), store, tmp_path / "out")
+    store.close()
+    catalog = FileCatalog.open(tmp_path / "out")
+    assert catalog.export is not None
+    rows = catalog.export.page["matches"]
+    assert len(rows) == 6 and all(r["replay"] for r in rows)
+    for row in rows:
+        record = catalog.export.records[row["match_id"]]
+        assert [s["name"] for s in record["seats"]] == row["seats"]
+        assert record["result"]["scores"] == row["scores"]
+    jsonl = tmp_path / "out" / "records.jsonl"
+    assert list(FileCatalog.open(jsonl).records) == [str(i) for i in range(1, 7)]
+    single = tmp_path / "one.json"
+    single.write_text(json.dumps(catalog.export.records[rows[0]["match_id"]]))
+    assert list(FileCatalog.open(single).records) == ["one"]

@@ -1,0 +1,174 @@
+"""The viewer's HTTP application: pages, their JSON and the live event streams.
+
+Pages are static files (``web/static``) that read the JSON API:
+
+| page | path | data |
+| --- | --- | --- |
+| lobby | ``/`` | ``/api/tables``, ``/api/tournaments`` (polled) |
+| live table | ``/table/{id}`` | ``/api/tables/{id}/events`` (Server-Sent Events) |
+| replay | ``/replay/{id}``, ``/replay/{tournament}/{match}`` | ``/api/replay/...`` |
+| tournament | ``/tournament/{name}`` | ``/api/tournaments/{name}`` (polled while it runs) |
+
+Bad input gets a status and a one-line message, never a traceback: an
+unknown table, record or tournament is 404, a record that does not replay
+422, anything unexpected 500 with the details in the server's log only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import structlog
+from aiohttp import web
+
+from web import live
+from web.catalog import Catalog, replay_path
+from web.replay import ReplayError, replay
+
+log = structlog.get_logger("tricktable.web")
+
+STATIC = Path(str(resources.files("web") / "static"))
+CATALOG: web.AppKey[Catalog] = web.AppKey("catalog", Catalog)
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def make_app(catalog: Catalog) -> web.Application:
+    """The viewer over ``catalog``."""
+    app = web.Application(middlewares=[errors])
+    app[CATALOG] = catalog
+    app.add_routes([
+        web.get("/", _page("lobby.html")),
+        web.get("/table/{table_id}", table_page),
+        web.get("/replay/{table_id}", replay_page),
+        web.get("/replay/{tournament}/{match_id}", replay_page),
+        web.get("/tournament/{tournament}", tournament_page),
+        web.get("/api/tables", api_tables),
+        web.get("/api/tables/{table_id}/events", api_table_events),
+        web.get("/api/replay/{table_id}", api_replay),
+        web.get("/api/replay/{tournament}/{match_id}", api_replay),
+        web.get("/api/tournaments", api_tournaments),
+        web.get("/api/tournaments/{tournament}", api_tournament),
+        web.get("/static/{name}", static_file),
+    ])
+    return app
+
+
+@web.middleware
+async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Statuses with a short message; an unexpected error is logged and answered 500 without its details."""
+    try:
+        return await handler(request)
+    except web.HTTPException as error:  # a status chosen on purpose; aiohttp's own (no route) get a message
+        if error.status >= 400 and not error.text:
+            return web.Response(status=error.status, text=f"{error.status}: {error.reason}")
+        raise
+    except Exception:
+        log.exception("web request failed", path=request.path)
+        raise web.HTTPInternalServerError(text="500: internal error (see the server's log)") from None
+
+
+def _catalog(request: web.Request) -> Catalog:
+    return request.app[CATALOG]
+
+
+def _page(name: str) -> Handler:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC / name, headers={"Cache-Control": "no-cache"})
+    return handler
+
+
+#: The files the pages may load: the package's static folder, listed once (no path from a request reaches the disk).
+STATIC_FILES = frozenset(p.name for p in STATIC.iterdir() if p.is_file())
+
+
+async def static_file(request: web.Request) -> web.StreamResponse:
+    """A stylesheet or script of the pages."""
+    name = request.match_info["name"]
+    if name not in STATIC_FILES:
+        raise _not_found(f"no file {name!r}")
+    return web.FileResponse(STATIC / name, headers={"Cache-Control": "no-cache"})
+
+
+def _not_found(what: str) -> web.HTTPNotFound:
+    return web.HTTPNotFound(text=f"404: {what}")
+
+
+async def table_page(request: web.Request) -> web.StreamResponse:
+    """The live page; an ended table no longer in memory goes to its replay."""
+    table_id = request.match_info["table_id"]
+    catalog = _catalog(request)
+    if catalog.table(table_id) is not None:
+        return await _page("table.html")(request)
+    if await catalog.record(table_id) is not None:
+        raise web.HTTPFound(replay_path(table_id))
+    raise _not_found(f"no table {table_id!r}")
+
+
+async def replay_page(request: web.Request) -> web.StreamResponse:
+    """The replay page of an ended table or of a tournament's game."""
+    await _record(request)
+    return await _page("replay.html")(request)
+
+
+async def tournament_page(request: web.Request) -> web.StreamResponse:
+    """The tournament page."""
+    name = request.match_info["tournament"]
+    if await _catalog(request).tournament(name) is None:
+        raise _not_found(f"no tournament {name!r}")
+    return await _page("tournament.html")(request)
+
+
+async def api_tables(request: web.Request) -> web.StreamResponse:
+    """The lobby: every table, open ones first."""
+    catalog = _catalog(request)
+    return web.json_response({"live": catalog.live, "tables": await catalog.tables()})
+
+
+async def api_table_events(request: web.Request) -> web.StreamResponse:
+    """A live table's spectator events as Server-Sent Events (404 when the table is not in memory)."""
+    table_id = request.match_info["table_id"]
+    table = _catalog(request).table(table_id)
+    if table is None:
+        raise _not_found(f"no live table {table_id!r}")
+    return await live.stream(request, table)
+
+
+async def _record(request: web.Request) -> dict[str, Any]:
+    catalog = _catalog(request)
+    info = request.match_info
+    if "tournament" in info:
+        found = await catalog.tournament_record(info["tournament"], info["match_id"])
+        what = f"no game {info['match_id']!r} in tournament {info['tournament']!r}"
+    else:
+        found = await catalog.record(info["table_id"])
+        what = f"no ended table {info['table_id']!r}"
+    if found is None:
+        raise _not_found(what)
+    return found
+
+
+async def api_replay(request: web.Request) -> web.StreamResponse:
+    """Every step of an ended game, all hands face up (422 when the record does not replay)."""
+    record = await _record(request)
+    try:
+        frames = replay(record)
+    except ReplayError as error:
+        raise web.HTTPUnprocessableEntity(text=f"422: {error}") from None
+    return web.json_response(frames)
+
+
+async def api_tournaments(request: web.Request) -> web.StreamResponse:
+    """The tournaments of the database (or the export folder)."""
+    return web.json_response({"tournaments": await _catalog(request).tournaments()})
+
+
+async def api_tournament(request: web.Request) -> web.StreamResponse:
+    """One tournament's standings, pairs, SPRT, progress and games."""
+    name = request.match_info["tournament"]
+    page = await _catalog(request).tournament(name)
+    if page is None:
+        raise _not_found(f"no tournament {name!r}")
+    return web.json_response(page)

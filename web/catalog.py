@@ -1,0 +1,184 @@
+"""Where the pages' data comes from: a running game server, or files on disk.
+
+:class:`ServerCatalog` reads a server's lobby (tables in memory, live),
+its store (ended tables and their records) and the tournament tables of
+its database. :class:`FileCatalog` reads a record, a ``records.jsonl`` or a
+tournament's export folder once, for ``tricktable view``: the same replay
+and standings pages, with no server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import quote
+
+from server.lobby import Lobby
+from server.storage import TableMeta
+from server.tables import Table
+from web import standings
+
+
+def table_path(table_id: str) -> str:
+    """The live page of a table."""
+    return f"/table/{quote(table_id, safe='')}"
+
+
+def replay_path(table_id: str) -> str:
+    """The replay page (permalink) of an ended table."""
+    return f"/replay/{quote(table_id, safe='')}"
+
+
+class Catalog(Protocol):
+    """What the pages read."""
+
+    #: Whether tables may be live (a server) or only ended (files).
+    live: bool
+
+    async def tables(self) -> list[dict[str, Any]]:
+        """The lobby's rows: open tables first, then ended ones, newest first."""
+        ...
+
+    def table(self, table_id: str) -> Table | None:
+        """A table in memory (open, or ended moments ago), or None."""
+        ...
+
+    async def record(self, table_id: str) -> dict[str, Any] | None:
+        """The record of an ended table, or None."""
+        ...
+
+    async def tournaments(self) -> list[dict[str, Any]]:
+        """The tournaments to list."""
+        ...
+
+    async def tournament(self, name: str) -> dict[str, Any] | None:
+        """The tournament page's data, or None."""
+        ...
+
+    async def tournament_record(self, name: str, match_id: str) -> dict[str, Any] | None:
+        """The record of one game of a tournament, or None."""
+        ...
+
+
+def open_row(table: Table) -> dict[str, Any]:
+    """A lobby row of a table in memory. Scores and the deal number are public (everyone sees them)."""
+    match = table.match
+    return {"id": table.id, "game": table.game, "players": table.players, "status": table.status.value,
+            "names": table.names, "scores": list(match.scores), "deal": match.deal.number,
+            "winners": list(match.result.winners) if match.result else [], "created_at": table.created_at,
+            "ended_at": table.ended_at, "url": replay_path(table.id) if table.is_over else table_path(table.id)}
+
+
+def stored_row(meta: TableMeta) -> dict[str, Any]:
+    """A lobby row of a stored (ended) table."""
+    return {"id": meta.id, "game": meta.game, "players": meta.players, "status": meta.status, "names": meta.names,
+            "scores": meta.scores, "deal": None, "winners": meta.winners, "reason": meta.reason,
+            "created_at": meta.created_at, "ended_at": meta.ended_at, "url": replay_path(meta.id)}
+
+
+class ServerCatalog:
+    """A running server's tables, records and tournaments (its database file holds both)."""
+
+    live = True
+
+    def __init__(self, lobby: Lobby, database: Path, *, ended_rows: int = 100, open_rows: int = 200) -> None:
+        self.lobby = lobby
+        self.database = database
+        self.ended_rows = ended_rows
+        self.open_rows = open_rows
+
+    async def tables(self) -> list[dict[str, Any]]:
+        in_memory = sorted(self.lobby.tables(), key=lambda t: t.created_at, reverse=True)
+        rows = [open_row(t) for t in in_memory if not t.is_over][: self.open_rows]
+        shown = {r["id"] for r in rows}
+        stored = await self.lobby.stored(limit=self.ended_rows)
+        rows += [stored_row(m) for m in stored if m.id not in shown]
+        shown |= {m.id for m in stored}
+        rows += [open_row(t) for t in in_memory if t.is_over and t.id not in shown]  # ended, not stored yet
+        return rows
+
+    def table(self, table_id: str) -> Table | None:
+        return self.lobby.find(table_id)
+
+    async def record(self, table_id: str) -> dict[str, Any] | None:
+        table = self.lobby.find(table_id)
+        if table is not None and not table.is_over:
+            return None
+        found = await asyncio.to_thread(self.lobby.storage.record, table_id)
+        if found is None and table is not None:
+            return table.record
+        return found
+
+    async def tournaments(self) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(standings.list_database, self.database)
+
+    async def tournament(self, name: str) -> dict[str, Any] | None:
+        return await asyncio.to_thread(standings.page_from_database, self.database, name)
+
+    async def tournament_record(self, name: str, match_id: str) -> dict[str, Any] | None:
+        return await asyncio.to_thread(standings.record_from_database, self.database, name, match_id)
+
+
+class FileCatalog:
+    """Records and a tournament read from files once (``tricktable view``): ended tables only."""
+
+    live = False
+
+    def __init__(self, records: dict[str, dict[str, Any]], export: standings.ExportFolder | None = None) -> None:
+        self.records = records
+        self.export = export
+
+    @classmethod
+    def open(cls, path: Path) -> FileCatalog:
+        """A record (``.json``), records (``.jsonl``, one per line) or a tournament's export folder.
+
+        Raises:
+            OSError, ValueError: a file that can not be read, or is not JSON.
+        """
+        if path.is_dir():
+            export = standings.read_export(path)
+            return cls({}, export)
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".jsonl":
+            lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+            return cls({str(i): r for i, r in enumerate(lines, start=1) if isinstance(r, dict)})
+        record = json.loads(text)
+        if not isinstance(record, dict):
+            raise ValueError(f"{path}: expected a record (a JSON object)")
+        return cls({path.stem: record})
+
+    async def tables(self) -> list[dict[str, Any]]:
+        rows = []
+        for table_id, record in self.records.items():
+            result = record.get("result") or {}
+            rows.append({"id": table_id, "game": record.get("game"), "players": len(record.get("seats", [])),
+                         "status": result.get("status"), "names": [s.get("name") for s in record.get("seats", [])],
+                         "scores": result.get("scores", []), "winners": result.get("winners", []),
+                         "reason": result.get("reason", ""), "deal": len(record.get("deals", [])),
+                         "url": replay_path(table_id)})
+        return rows
+
+    def table(self, table_id: str) -> Table | None:
+        return None
+
+    async def record(self, table_id: str) -> dict[str, Any] | None:
+        return self.records.get(table_id)
+
+    async def tournaments(self) -> list[dict[str, Any]]:
+        if self.export is None:
+            return []
+        page = self.export.page
+        return [{"name": self.export.name, "game": page.get("config", {}).get("game"),
+                 "format": page.get("config", {}).get("format"), "status": page.get("status"),
+                 "games": page.get("games"), "scheduled": page.get("scheduled"),
+                 "url": standings.tournament_path(self.export.name)}]
+
+    async def tournament(self, name: str) -> dict[str, Any] | None:
+        return self.export.page if self.export is not None and self.export.name == name else None
+
+    async def tournament_record(self, name: str, match_id: str) -> dict[str, Any] | None:
+        if self.export is None or self.export.name != name:
+            return None
+        return self.export.records.get(match_id)

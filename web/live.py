@@ -1,0 +1,85 @@
+"""A live table for the browser: the spectators' view and event log, as Server-Sent Events.
+
+No second notion of what a spectator may see: the page gets exactly the
+log the Spectate stream sends (:meth:`server.tables.Table.follow_batches`
+with the spectators' audience) and the spectators' view
+(:meth:`server.tables.Table.view`, i.e. :func:`server.visibility.public_view`).
+Each message carries one batch of events, the view after them, the seats'
+presence and counters, and the clock of the seat to act. Message ids are
+sequence numbers, so a browser that reconnects (``Last-Event-ID``) resumes
+where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from aiohttp import web
+
+from server.events import Event
+from server.tables import Table
+from web.jsonview import board_json, event_json
+
+
+def table_info(table: Table) -> dict[str, Any]:
+    """What the page shows about a table besides the board: seats, presence, counters, status."""
+    return {
+        "id": table.id, "game": table.game, "players": table.players, "status": table.status.value,
+        "options": dict(table.options), "seed_sha256": table.seed_sha256,
+        "seats": [{"seat": s.seat, "name": s.name, "connected": s.connected, "away": s.away,
+                   "timeouts": s.timeouts, "default_actions": s.defaults} for s in table.seats],
+    }
+
+
+def clock(table: Table) -> dict[str, Any] | None:
+    """The running clock of the seat to act (its decision deadline and bank), or None when nobody is to act.
+
+    Only the times are taken from the pending decision: its view and legal actions are the seat's own.
+    """
+    seat = table.match.to_act
+    pending = table.pending_for(seat) if seat is not None and not table.is_over else None
+    if pending is None:
+        return None
+    return {"seat": pending.seat, "deadline": pending.deadline, "bank": pending.bank_seconds, "now": time.time()}
+
+
+def message(table: Table, events: list[Event]) -> dict[str, Any]:
+    """One message of the stream: events (already the spectators'), then the state after them."""
+    return {"events": [{"seq": e.seq, "time": e.time, **event_json(e.body)} for e in events],
+            "board": board_json(table.view(None)), "table": table_info(table), "clock": clock(table)}
+
+
+def resume_point(request: web.Request) -> int:
+    """The last sequence number the browser has (``Last-Event-ID`` on a reconnect, else ``?after=``); 0 if none."""
+    raw = request.headers.get("Last-Event-ID") or request.query.get("after") or "0"
+    try:
+        return max(0, int(raw))
+    except ValueError:
+        raise web.HTTPBadRequest(text="after: expected a sequence number") from None
+
+
+async def stream(request: web.Request, table: Table) -> web.StreamResponse:
+    """Send the table's spectator events from the resume point until the table has ended and all are sent."""
+    after = resume_point(request)
+    response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+                                           "X-Accel-Buffering": "no"})
+    await response.prepare(request)
+    seq = after
+    try:
+        await _send(response, "state", after, message(table, []))
+        async for batch in table.follow_batches(None, after):
+            events = [item for item in batch if isinstance(item, Event)]  # spectators get events only
+            if events:
+                seq = events[-1].seq
+            await _send(response, "batch", seq, message(table, events))
+        await _send(response, "end", seq, message(table, []))
+    except ConnectionResetError:  # the page was closed: nothing more to send
+        pass
+    return response
+
+
+async def _send(response: web.StreamResponse, kind: str, seq: int, data: dict[str, Any]) -> None:
+    payload = json.dumps(data, separators=(",", ":"))
+    await response.write(f"id: {seq}\nevent: {kind}\ndata: {payload}\n\n".encode())

@@ -1,0 +1,165 @@
+"""The tournament page's data: standings, crosstable, paired results, SPRT, progress and the games played.
+
+Read from the tournament tables of a database (:class:`TournamentStore`,
+opened read-only, so a tournament can be watched while it runs) or from a
+tournament's export folder (``summary.json``, ``matches.csv`` and
+``records.jsonl``, for ``tricktable view``). Both give the same page; the
+figures are the report's own (:func:`tournament.report.summarize`).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from tournament.config import TournamentConfig
+from tournament.engine import swiss_round_groups
+from tournament.report import summarize
+from tournament.schedule import fixed_groups, round_matches
+from tournament.store import TournamentStore
+
+
+def replay_path(tournament: str, match_id: str) -> str:
+    """The replay page of one game of a tournament."""
+    return f"/replay/{quote(tournament, safe='')}/{quote(match_id, safe='')}"
+
+
+def tournament_path(tournament: str) -> str:
+    """The tournament page."""
+    return f"/tournament/{quote(tournament, safe='')}"
+
+
+def scheduled_games(config: TournamentConfig) -> int:
+    """Games the tournament plays when it runs to the end (an SPRT may stop it earlier).
+
+    Every round of a format has as many matches as the first (as the engine counts its progress).
+    """
+    if config.format == "swiss":
+        groups, _bye = swiss_round_groups(config, 0, [], {})
+        return len(round_matches(config, 0, groups)) * config.swiss_rounds
+    return len(round_matches(config, 0, fixed_groups(config)))
+
+
+def list_database(db: Path) -> list[dict[str, Any]]:
+    """The tournaments of a database, newest first (none when the file has none, or does not exist)."""
+    if not db.exists():
+        return []
+    store = TournamentStore(db, read_only=True)
+    try:
+        return [{"name": name, "game": config.game, "format": config.format, "status": status,
+                 "games": store.count(name), "scheduled": scheduled_games(config), "url": tournament_path(name)}
+                for name, config, status in store.tournaments()]
+    finally:
+        store.close()
+
+
+def page_from_database(db: Path, name: str) -> dict[str, Any] | None:
+    """The page of tournament ``name`` as stored so far, or None when the database has no such tournament."""
+    if not db.exists():
+        return None
+    store = TournamentStore(db, read_only=True)
+    try:
+        found = [config for stored, config, _ in store.tournaments() if stored == name]
+        if not found:
+            return None
+        config = found[0]
+        page = summarize(config, store).to_json()
+        page["scheduled"] = scheduled_games(config)
+        page["matches"] = [_match_row(name, m.spec.to_json(), m.outcome.to_json(), replay=m.outcome.status != "error")
+                           for m in store.iter_matches(name)]
+        return page
+    finally:
+        store.close()
+
+
+def record_from_database(db: Path, name: str, match_id: str) -> dict[str, Any] | None:
+    """The record of one game of a tournament, or None."""
+    if not db.exists():
+        return None
+    store = TournamentStore(db, read_only=True)
+    try:
+        if all(stored != name for stored, _, _ in store.tournaments()):  # also: no tournament tables at all
+            return None
+        found = store.record(name, match_id)
+        return dict(found) if found else None
+    finally:
+        store.close()
+
+
+def _match_row(tournament: str, spec: dict[str, Any], outcome: dict[str, Any], *, replay: bool) -> dict[str, Any]:
+    return {"match_id": spec["match_id"], "round": spec["round"], "deck_set": spec["deck_set"],
+            "seats": spec["seats"], "status": outcome["status"], "winners": outcome["winners"],
+            "scores": outcome["scores"], "reason": outcome["reason"], "forfeit_by": outcome.get("forfeit_by"),
+            "replay": replay_path(tournament, spec["match_id"]) if replay else None}
+
+
+@dataclass(slots=True)
+class ExportFolder:
+    """A tournament's export folder, read once: its page and its records by match id."""
+
+    page: dict[str, Any]
+    records: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """The tournament's name."""
+        return str(self.page["tournament"])
+
+
+def read_export(folder: Path) -> ExportFolder:
+    """Read ``summary.json``, ``matches.csv`` and ``records.jsonl`` of an export folder.
+
+    ``records.jsonl`` holds the records of the games that have one, in the
+    order of ``matches.csv``; a record is matched to its line by its seed and
+    seats, so a game without a record (an error) does not shift the others.
+
+    Raises:
+        OSError, ValueError: a missing or unreadable file.
+    """
+    page = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    if not isinstance(page, dict) or "tournament" not in page:
+        raise ValueError(f"{folder / 'summary.json'} is not a tournament summary")
+    export = ExportFolder(page=page)
+    rows = _csv_rows(folder / "matches.csv")
+    records = iter(_jsonl(folder / "records.jsonl"))
+    pending = next(records, None)
+    matches = []
+    for row in rows:
+        seats = row["seats"].split(" ")
+        has_record = (pending is not None and pending.get("seed") == row["seed"]
+                      and [s.get("name") for s in pending.get("seats", [])] == seats)
+        if has_record and pending is not None:
+            export.records[row["match_id"]] = pending
+            pending = next(records, None)
+        spec = {"match_id": row["match_id"], "round": int(row["round"]), "deck_set": int(row["deck_set"]),
+                "seats": seats}
+        outcome = {"status": row["status"], "winners": [int(w) for w in row["winners"].split()],
+                   "scores": [int(s) for s in row["scores"].split()], "reason": row["reason"],
+                   "forfeit_by": row["forfeit_by"] or None}
+        matches.append(_match_row(export.name, spec, outcome, replay=has_record))
+    page["matches"] = matches
+    page.setdefault("scheduled", page.get("run", {}).get("scheduled") or page.get("games", len(matches)))
+    return export
+
+
+def _csv_rows(path: Path) -> list[dict[str, str]]:
+    if not path.exists():
+        return []
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    if not path.exists():
+        return
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                value = json.loads(line)
+                if isinstance(value, dict):
+                    yield value

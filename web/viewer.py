@@ -1,0 +1,82 @@
+"""Run the viewer's HTTP server in the current event loop, beside the game server or alone."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable
+
+import structlog
+from aiohttp import web
+
+from server.app import Companion, GameServer
+from web.app import make_app
+from web.catalog import Catalog, ServerCatalog
+
+log = structlog.get_logger("tricktable.web")
+
+#: Seconds open pages (live streams) get to close when the viewer stops.
+SHUTDOWN_SECONDS = 2.0
+
+
+class WebViewer:
+    """The viewer on ``host:port`` (127.0.0.1 by default: local only; port 0 picks a free one)."""
+
+    def __init__(self, catalog: Catalog, *, host: str = "127.0.0.1", port: int = 8080) -> None:
+        self.catalog = catalog
+        self.host = host
+        self.port = port
+        self._runner: web.AppRunner | None = None
+
+    @property
+    def url(self) -> str:
+        """The lobby's address."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+    async def start(self) -> int:
+        """Bind and serve; returns the bound port.
+
+        Raises:
+            OSError: the address can not be bound.
+        """
+        runner = web.AppRunner(make_app(self.catalog), access_log=None, shutdown_timeout=SHUTDOWN_SECONDS)
+        await runner.setup()
+        try:
+            await web.TCPSite(runner, self.host, self.port, reuse_port=False).start()
+        except OSError:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        self.port = int(runner.addresses[0][1])
+        log.info("web viewer started", url=self.url)
+        return self.port
+
+    async def stop(self) -> None:
+        """Close open pages' streams and stop serving."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+            log.info("web viewer stopped")
+
+
+def beside_server(host: str, port: int, *, announce: Callable[[str], None]) -> Companion:
+    """The viewer as a companion of a game server (:func:`server.app.serve`), over its lobby and database.
+
+    When the port can not be bound the server still runs, without the viewer, and ``announce`` says so.
+    """
+    @contextlib.asynccontextmanager
+    async def run(server: GameServer) -> AsyncIterator[WebViewer | None]:
+        viewer = WebViewer(ServerCatalog(server.lobby, server.storage.path), host=host, port=port)
+        try:
+            await viewer.start()
+        except OSError as error:
+            log.warning("web viewer not started", host=host, port=port, error=str(error))
+            announce(f"web viewer not started: {error} (choose another --http-port, or --no-http)")
+            yield None
+            return
+        announce(f"web viewer on {viewer.url}")
+        try:
+            yield viewer
+        finally:
+            await viewer.stop()
+    return run
