@@ -8,7 +8,7 @@ PY := $(BIN)/python
 STAMP := $(VENV)/.installed-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: venv demo test check lint types golden bench clean protos protos-check buf-lint ladder
+.PHONY: venv demo test browser check lint types golden bench clean protos protos-check buf-lint ladder
 
 # buf (protobuf lint), pinned, run from the npm registry.
 BUF := npx --yes @bufbuild/buf@1.75.0
@@ -25,8 +25,19 @@ $(STAMP): pyproject.toml
 demo: venv
 	$(BIN)/tricktable match --game twenty_five --bots random,random,random,random --http-port $(or $(HTTP_PORT),8080) --delay-ms 400
 
-test: venv
+test: venv browser
 	$(BIN)/pytest -p no:cacheprovider
+
+# The browser test (tests/web/test_browser.py) drives Debian's chromium through playwright (playwright's own
+# browser download is not used): installed here with apt-get when missing (CI runs as root on a fresh machine).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing chromium for the browser test (apt-get)"; \
+	  sudo=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  $$sudo apt-get update -q || { sleep 5; $$sudo apt-get update -q; }; \
+	  $$sudo apt-get install -y -q chromium fonts-dejavu-core; \
+	}
 
 lint: venv
 	$(BIN)/ruff check .

@@ -21,9 +21,10 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-export function card(code, { small = false, win = false } = {}) {
+export function card(code, { small = false, win = false, inline = false } = {}) {
   const classes = ["card"];
   if (small) classes.push("small");
+  if (inline) classes.push("inline");
   if (win) classes.push("win");
   if (code === "JKB" || code === "JKF") {
     classes.push("joker");

@@ -36,11 +36,11 @@ async function refresh() {
     : [["ended", STATUS_ORDER]];
   for (const [title, statuses] of groups) parts.push(section(title, shown.filter((t) => statuses.includes(t.status))));
   parts.push(el("h2", {}, "tournaments"));
-  parts.push(tournaments.length ? el("table", { class: "grid", "data-testid": "tournaments" },
+  parts.push(tournaments.length ? el("div", { class: "scroll" }, el("table", { class: "grid", "data-testid": "tournaments" },
     el("tr", {}, el("th", {}, "tournament"), el("th", {}, "game"), el("th", {}, "format"), el("th", {}, "status"),
       el("th", { class: "num" }, "games")),
     tournaments.map((t) => el("tr", {}, el("td", {}, el("a", { href: t.url }, t.name)), el("td", {}, t.game),
-      el("td", {}, t.format), el("td", {}, statusBadge(t.status)), el("td", { class: "num" }, `${t.games} / ${t.scheduled}`))))
+      el("td", {}, t.format), el("td", {}, statusBadge(t.status)), el("td", { class: "num" }, `${t.games} / ${t.scheduled}`)))))
     : el("p", { class: "muted" }, "none"));
   document.getElementById("main").replaceChildren(...parts);
 }

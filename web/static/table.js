@@ -17,11 +17,11 @@ const who = (seat) => names()[seat] ?? `seat ${seat}`;
 
 function actionText(action) {
   switch (action.type) {
-    case "play": return ["plays ", card(action.card, { small: true }), action.suit ? ` naming ${action.suit}` : ""];
-    case "rob": return action.card ? ["robs, burying ", card(action.card, { small: true })] : "robs the turn-up";
+    case "play": return ["plays ", card(action.card, { inline: true }), action.suit ? ` naming ${action.suit}` : ""];
+    case "rob": return action.card ? ["robs, burying ", card(action.card, { inline: true })] : "robs the turn-up";
     case "bid": return `bids ${bidText([action.tricks, action.suit])}`;
     case "discard": return "discards six cards";
-    case "run": return ["runs the pack", action.exposed ? [": ", action.exposed.map((c) => card(c, { small: true }))] : ""];
+    case "run": return ["runs the pack", action.exposed ? [": ", action.exposed.map((c) => card(c, { inline: true }))] : ""];
     default: return action.type.replaceAll("_", " ");
   }
 }
@@ -69,7 +69,7 @@ function clockText(seat) {
   const decision = c.deadline - now;
   const left = decision >= 0 ? `${decision.toFixed(1)} s` : `bank ${Math.max(0, c.bank + decision).toFixed(1)} s`;
   const low = decision < 0 || decision < 2;
-  return el("span", { class: `clock${low ? " low" : ""}`, "data-testid": "clock" }, `⏱ ${left}`);
+  return el("span", { class: `clock${low ? " low" : ""}`, "data-testid": "clock" }, `clock ${left}`);
 }
 
 function seatExtras(seat) {

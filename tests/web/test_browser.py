@@ -1,0 +1,174 @@
+"""The viewer in a real browser: headless Chromium (Debian's ``chromium``, driven by playwright).
+
+One walk through every page, as a person would: the lobby shows a waiting
+table; its live page follows a game of bots to its end, and the tricks it
+showed, trick by trick, are the table's record; the replay steps forward and
+back and keeps its place in a permalink; a tournament's page shows its
+standings and links to replays; every page fits a phone's width. No request
+may leave 127.0.0.1. Screenshots of each page go to ``artifacts/screenshots``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.async_api import Browser, Page, Route, async_playwright, expect
+
+from bots import make_bot
+from bots.paced import PacedBot
+from client_sdk.runner import create_table, run_bot_async
+from tests.web.conftest import Site
+from tests.web.support import run_tournament
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "artifacts" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+#: Seconds each bot waits before acting, so the page follows a game in progress, not a finished one.
+PACE = 0.02
+
+
+def chromium() -> str:
+    """Debian's chromium (``make test`` installs it); TRICKTABLE_CHROMIUM names another."""
+    path = os.environ.get("TRICKTABLE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(path).exists():
+        pytest.fail("no chromium for the browser test: run `make browser` (apt-get install chromium)")
+    return path
+
+
+class Guard:
+    """Lets requests to 127.0.0.1 through and blocks (and notes) any other."""
+
+    def __init__(self) -> None:
+        self.outside: list[str] = []
+        self.seen = 0
+
+    async def __call__(self, route: Route) -> None:
+        url = route.request.url
+        self.seen += 1
+        if urlsplit(url).hostname == "127.0.0.1":
+            await route.continue_()
+        else:
+            self.outside.append(url)
+            await route.abort()
+
+
+async def shown_tricks(page: Page) -> list[tuple[int, int, str, int]]:
+    """The tricks the page lists: (deal, number, cards, winner)."""
+    rows: list[dict[str, str]] = await page.locator("ol.tricks li.trick").evaluate_all(
+        "items => items.map(li => ({...li.dataset}))")
+    return [(int(r["deal"]), int(r["number"]), r["cards"], int(r["winner"])) for r in rows]
+
+
+def record_tricks(record: dict[str, Any]) -> list[tuple[int, int, str, int]]:
+    return [(deal["number"], i, " ".join(t["cards"]), t["winner"])
+            for deal in record["deals"] for i, t in enumerate(deal["tricks"], start=1)]
+
+
+async def fits_phone(page: Page) -> bool:
+    width: int = await page.evaluate("document.documentElement.scrollWidth")
+    return width <= PHONE["width"]
+
+
+async def test_lobby_live_game_replay_and_tournament_in_a_real_browser(site: Site) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    guard = Guard()
+    async with async_playwright() as pw:
+        browser: Browser = await pw.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
+        try:
+            context = await browser.new_context(viewport={"width": 1100, "height": 900})
+            await context.route("**/*", guard)
+            page = await context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+
+            # The lobby shows the table waiting for its bots.
+            created = await create_table(site.server.address, game="twenty_five", options={"players": 4},
+                                         seat_names=[f"random-{s}" for s in range(4)], seed="browser")
+            await page.goto(site.url)
+            row = page.locator(f"tr[data-table='{created.table_id}']")
+            await expect(row).to_have_attribute("data-status", "waiting")
+            await page.screenshot(path=SHOTS / "lobby.png", full_page=True)
+
+            # Its live page, open before the game starts, follows the game to its end.
+            await row.locator("a").click()
+            await expect(page.get_by_test_id("status")).to_contain_text("waiting")
+            bots = [asyncio.create_task(run_bot_async(PacedBot(make_bot("random", f"browser-{s}"), PACE),
+                                                      site.server.address, token=token))
+                    for s, token in enumerate(created.tokens)]
+            samples = []
+            result = page.get_by_test_id("result")
+            shot_mid_game = False
+            while not await result.is_visible():
+                samples.append(await shown_tricks(page))
+                if not shot_mid_game and len(samples[-1]) >= 3:
+                    await page.screenshot(path=SHOTS / "table.png", full_page=True)
+                    shot_mid_game = True
+                await asyncio.sleep(0.1)
+            await asyncio.gather(*bots)
+            record = await site.server.lobby.record(created.table_id)
+            expected = record_tricks(record)
+            assert await shown_tricks(page) == expected
+            assert shot_mid_game and len({len(s) for s in samples}) > 2  # it was seen growing, trick by trick
+            assert all(s == expected[:len(s)] for s in samples)
+            await expect(result).to_contain_text("finished")
+
+            # The replay: step forward and back, the permalink keeps the step.
+            await page.get_by_test_id("replay-link").click()
+            counter = page.get_by_test_id("step")
+            await expect(counter).to_contain_text("step 0 of")
+            for _ in range(6):
+                await page.get_by_test_id("forward").click()
+            await expect(counter).to_contain_text("step 6 of")
+            await page.get_by_test_id("back").click()
+            await expect(counter).to_contain_text("step 5 of")
+            assert page.url.endswith("#step=5")
+            frames = (await (await page.request.get(page.url.replace("/replay/", "/api/replay/").split("#")[0])).json())
+            frame = frames["frames"][5]
+            current = frame["board"]["current_trick"] or {"cards": []}
+            played = await page.get_by_test_id("played").locator(".card").evaluate_all(
+                "cards => cards.map(c => c.dataset.card)")
+            assert sorted(played) == sorted(current["cards"])
+            hands = await page.locator(".seat .hand").evaluate_all(
+                "hands => hands.map(h => [...h.querySelectorAll('.card')].map(c => c.dataset.card))")
+            assert hands == frame["board"]["hands"]  # every hand face up
+            await page.locator("select[aria-label=trick]").select_option("3")
+            await expect(page.get_by_test_id("step-label")).to_contain_text("play")
+            await page.goto(page.url.split("#")[0] + "#step=5")
+            await page.reload()
+            await expect(counter).to_contain_text("step 5 of")
+            await page.screenshot(path=SHOTS / "replay.png", full_page=True)
+
+            # A tournament stored in the server's database: standings, games, a replay of one.
+            await run_tournament(site.server.storage.path, "web-cup")
+            await page.goto(site.url + "tournament/web-cup")
+            await expect(page.get_by_test_id("leaderboard").locator("tr[data-entrant]")).to_have_count(3)
+            await expect(page.get_by_test_id("games").locator("a")).to_have_count(6)
+            await expect(page.get_by_test_id("progress")).to_contain_text("6 of 6 games")
+            await page.screenshot(path=SHOTS / "tournament.png", full_page=True)
+            await page.get_by_test_id("games").locator("a").first.click()
+            await expect(counter).to_contain_text("step 0 of")
+
+            await page.goto(site.url)  # the lobby again: the game ended, the tournament listed
+            await expect(page.get_by_test_id("tournaments")).to_contain_text("web-cup")
+            await page.screenshot(path=SHOTS / "lobby-later.png", full_page=True)
+
+            # Every page at phone width.
+            phone = await context.new_page()
+            await phone.set_viewport_size(PHONE)
+            for name, path in [("lobby", ""), ("table", f"table/{created.table_id}"),
+                               ("replay", f"replay/{created.table_id}#step=5"), ("tournament", "tournament/web-cup")]:
+                await phone.goto(site.url + path)
+                await phone.locator("main :not(p.muted)").first.wait_for()
+                await phone.wait_for_timeout(300)
+                await phone.screenshot(path=SHOTS / f"{name}-phone.png", full_page=False)
+                assert await fits_phone(phone), name
+            assert errors == []
+        finally:
+            await browser.close()
+    assert guard.seen > 10 and guard.outside == []
