@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 SERVER = Path(__file__).resolve().parents[2] / "server"
-OURS = ("rules", "protocol", "server", "client_sdk", "bots", "cli", "tournament", "bench", "tests")
+OURS = ("rules", "protocol", "server", "client_sdk", "bots", "cli", "tournament", "bench", "tests", "web")
 ALLOWED = ("rules", "server", "protocol")
 
 

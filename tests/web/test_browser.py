@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.async_api import Browser, Page, Route, async_playwright, expect
+from playwright.async_api import Browser, Page, Route, ViewportSize, async_playwright, expect
 
 from bots import make_bot
 from bots.paced import PacedBot
@@ -28,7 +28,7 @@ from tests.web.support import run_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots"
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 #: Seconds each bot waits before acting, so the page follows a game in progress, not a finished one.
 PACE = 0.02
 
