@@ -106,7 +106,8 @@ async def _match(console: Console, game: str, options: dict[str, Any], bots: lis
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
     if address is None:
         configure(json=True, level="WARNING")
-        local = GameServer(ServerConfig(host="127.0.0.1", port=0, data_dir=folder))
+        # No journal: the bots end with this process, so a table left over would have nobody to resume it.
+        local = GameServer(ServerConfig(host="127.0.0.1", port=0, data_dir=folder, journal=False))
         await local.start()
         address = local.address
         console.print(f"server listening on [bold]{address}[/bold] (data in {folder})")

@@ -2,10 +2,13 @@
 
 Prints ``listening on HOST:PORT`` on stdout once bound (``--port 0`` picks a
 free port, which the line then names), logs JSON lines to stderr (a console
-rendering on a terminal), serves the web viewer on ``--http-port`` (8080;
-the next line gives its address; ``--no-http`` for none), and on SIGTERM
-aborts the running tables with reason "server shutdown" and stores their
-records before it exits.
+rendering on a terminal) and serves the web viewer on ``--http-port`` (8080;
+the next line gives its address; ``--no-http`` for none). Running tables are
+journaled in the data directory and resumed by the next start, after a crash
+too. SIGTERM drains: no new tables, the running ones play on for up to
+``--drain-seconds``, the rest stay in the journal for the next start
+(``--no-journal``: they are aborted with reason "server shutdown" and their
+records stored).
 """
 
 from __future__ import annotations
@@ -44,6 +47,12 @@ def serve_command(
         "--max-tables-per-client", help="Open tables one client address may create.")] = 500,
     max_streams_per_client: Annotated[int, typer.Option(
         "--max-streams-per-client", help="Open streams one client address may hold.")] = 2000,
+    drain_seconds: Annotated[float, typer.Option(
+        "--drain-seconds", min=0, help="On SIGTERM, how long running tables may finish before the rest are left "
+        "in the journal for the next start.")] = 30.0,
+    journal: Annotated[bool, typer.Option(
+        "--journal/--no-journal", help="Journal running tables so a restart (after a crash too) resumes them.")]
+    = True,
     log_level: Annotated[str, typer.Option("--log-level", help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
     json_logs: Annotated[bool | None, typer.Option(
         "--json-logs/--console-logs", help="Log format (default: JSON unless stderr is a terminal).")] = None,
@@ -66,7 +75,7 @@ def serve_command(
     notes: list[str] = []
     config = ServerConfig(
         host=host, port=port, data_dir=resolve_data_dir(data_dir), tls_cert=tls_cert, tls_key=tls_key,
-        time_control=clocks,
+        time_control=clocks, journal=journal, drain_seconds=drain_seconds,
         limits=Limits(max_tables=max_tables, max_tables_per_client=max_tables_per_client,
                       max_streams_per_client=max_streams_per_client))
     companions = [] if no_http else [beside_server(http_host, http_port, announce=notes.append)]

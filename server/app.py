@@ -2,9 +2,15 @@
 
 Registered: ``tricktable.v1.TableService``, health checking (every service
 SERVING; NOT_SERVING while stopping) and reflection. Binds 127.0.0.1 by
-default; TLS when a certificate and key are given. A clean stop (SIGTERM or
-SIGINT) stops accepting tables, aborts the running ones with reason "server
-shutdown", stores their records, then stops the server.
+default; TLS when a certificate and key are given.
+
+Crash survival (``ServerConfig.journal``, on by default): every table is
+journaled in the data directory (:mod:`server.journal`), and a start
+resumes the journaled tables before it binds, so a seat that reconnects
+finds its table. A clean stop (SIGTERM or SIGINT) drains: no new tables or
+seekers, the running tables play on for up to ``drain_seconds``, then the
+rest are suspended in the journal for the next start and the server stops.
+Without the journal a stop aborts them with reason "server shutdown".
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from grpc_reflection.v1alpha import reflection
 from protocol.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
 from server.clocks import TimeControl
 from server.interceptors import AccessLogInterceptor, ErrorInterceptor, StreamLimitInterceptor
+from server.journal import Journal
 from server.lobby import Limits, Lobby
 from server.service import TableService
 from server.storage import Storage, resolve_data_dir
@@ -51,6 +58,10 @@ class ServerConfig:
     time_control: TimeControl = field(default_factory=TimeControl)
     #: Seconds in-flight calls get to finish when the server stops.
     stop_grace: float = 5.0
+    #: Keep a journal of running tables, resumed on the next start (else a stop aborts them).
+    journal: bool = True
+    #: On a stop, seconds the running tables get to finish before they are left in the journal.
+    drain_seconds: float = 0.0
 
 
 class GameServer:
@@ -59,7 +70,8 @@ class GameServer:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.storage = Storage(config.data_dir)
-        self.lobby = Lobby(self.storage, limits=config.limits, time_control=config.time_control)
+        self.journal = Journal(config.data_dir) if config.journal else None
+        self.lobby = Lobby(self.storage, limits=config.limits, time_control=config.time_control, journal=self.journal)
         self.health = HealthServicer()
         self.port = 0
         self._server: grpc.aio.Server | None = None
@@ -71,12 +83,15 @@ class GameServer:
         return f"{self.config.host}:{self.port}"
 
     async def start(self) -> int:
-        """Open storage, bind, start serving; return the bound port.
+        """Open storage and the journal, resume the journaled tables, bind, start serving; return the bound port.
 
         Raises:
             RuntimeError: when the address can not be bound.
         """
         self.storage.open()
+        if self.journal is not None:
+            self.journal.open()
+            self.lobby.resume()
         server = grpc.aio.server(
             interceptors=[AccessLogInterceptor(), ErrorInterceptor(),
                           StreamLimitInterceptor(self.config.limits.max_streams_per_client)],
@@ -105,15 +120,17 @@ class GameServer:
         return self.port
 
     async def stop(self, reason: str = "server shutdown") -> None:
-        """Stop accepting tables, abort the running ones with ``reason``, store their records, stop serving."""
+        """Stop accepting tables, drain, leave the rest in the journal (or abort them with ``reason``), stop serving."""
         if self._stopped.is_set():
             return
         self._stopped.set()
-        log.info("server stopping", open_tables=len(self.lobby.open_tables()))
+        log.info("server stopping", open_tables=len(self.lobby.open_tables()), drain_seconds=self.config.drain_seconds)
         await self.health.enter_graceful_shutdown()
-        await self.lobby.shutdown(reason)
+        await self.lobby.shutdown(reason, drain_seconds=self.config.drain_seconds)
         if self._server is not None:
             await self._server.stop(self.config.stop_grace)
+        if self.journal is not None:
+            self.journal.close()
         self.storage.close()
         log.info("server stopped")
 

@@ -2,14 +2,21 @@
 
 The lobby creates each table from a fresh secret seed (or the creator's),
 hands out one join token per seat, seats seekers once enough wait for the
-same game and player count, and stores every ended table's record. On
-shutdown it stops accepting tables, aborts the running ones with reason
-"server shutdown" and waits until their records are stored.
+same game and player count, and stores every ended table's record. With a
+journal (:mod:`server.journal`) it journals each table from its creation,
+resumes the journaled tables on start (:meth:`Lobby.resume`) and forgets a
+table in the journal once its record is stored.
+
+On shutdown it stops accepting tables and seekers, lets the running tables
+play on for up to ``drain_seconds``, then suspends the rest for the next
+start (with a journal) or aborts them with reason "server shutdown"
+(without), and waits until every ended table's record is stored.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import secrets
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -28,7 +35,8 @@ from server.errors import (
     TableNotOverError,
     TooManyTablesError,
 )
-from server.seats import TokenBook, clean_name
+from server.journal import Journal, Opening
+from server.seats import TokenBook, clean_name, token_digest
 from server.storage import Storage, TableMeta
 from server.tables import Table, TableStatus
 
@@ -71,8 +79,9 @@ class Lobby:
     """Every open table of one server process."""
 
     def __init__(self, storage: Storage, *, limits: Limits | None = None,
-                 time_control: TimeControl | None = None) -> None:
+                 time_control: TimeControl | None = None, journal: Journal | None = None) -> None:
         self.storage = storage
+        self.journal = journal
         self.limits = limits or Limits()
         self.time_control = time_control or TimeControl()
         self.tokens = TokenBook()
@@ -119,19 +128,65 @@ class Lobby:
             raise InvalidRequestError(f"a seed must be 1 to {MAX_SEED} characters")
         control = (time_control or self.time_control).validate()
         secret = seed if seed else secrets.token_hex(16)
-        match = new_match(game, dict(options or {}), seed=secret)
+        asked = dict(options or {})
+        match = new_match(game, asked, seed=secret)
         table_id = "t-" + secrets.token_hex(6)
         table = Table(table_id=table_id, match=match, seed=secret, time_control=control, names=names,
                       on_end=self._table_ended, max_deals=self.limits.max_deals)
-        tokens = []
-        for state in table.seats:
-            state.token = self.tokens.issue(table_id, state.seat)
-            tokens.append(state.token)
-        self._tables[table_id] = table
-        self._open[table_id] = table
-        self._owners[table_id] = client
+        tokens = [self.tokens.issue(table_id, state.seat) for state in table.seats]
+        self._add(table, [token_digest(t) for t in tokens], client)
+        if self.journal is not None:
+            self.journal.open_table(Opening(
+                table_id=table_id, game=game, options=asked, seed=secret, time_control=asdict(control),
+                names=table.names, token_digests=[s.token_digest for s in table.seats],
+                created_at=table.created_at, client=client))
+            table.journal = functools.partial(self.journal.append, table_id)
         log.info("table created", table=table_id, game=game, players=table.players, client=client)
         return table, tokens
+
+    def _add(self, table: Table, digests: list[str], client: str) -> None:
+        """Hold ``table`` open, its seats bound to the tokens of ``digests``."""
+        for state, digest in zip(table.seats, digests, strict=True):
+            state.token_digest = digest
+            self.tokens.restore(table.id, state.seat, digest)
+        self._tables[table.id] = table
+        self._open[table.id] = table
+        self._owners[table.id] = client
+
+    def resume(self) -> list[Table]:
+        """Rebuild every table of the journal (at start-up, before serving) and return them.
+
+        Each is replayed through the rules engine to its pending decision; its
+        seats rejoin with their old tokens. A table that can not be rebuilt is
+        aborted with the reason (its record stored), never left half-resumed.
+        """
+        if self.journal is None:
+            return []
+        resumed = []
+        for entry in self.journal.tables():
+            o = entry.opening
+            try:
+                match = new_match(o.game, o.options, seed=o.seed)
+                table = Table(table_id=o.table_id, match=match, seed=o.seed,
+                              time_control=TimeControl(**o.time_control).validate(), names=o.names,
+                              on_end=self._table_ended, max_deals=self.limits.max_deals)
+            except Exception:
+                log.exception("journaled table can not be rebuilt; dropped", table=o.table_id, game=o.game)
+                self.journal.close_table(o.table_id)
+                continue
+            table.created_at = o.created_at
+            self._add(table, o.token_digests, o.client)
+            try:
+                table.replay(entry.steps)
+            except Exception as error:
+                log.exception("journaled table can not be replayed", table=o.table_id, game=o.game)
+                table.abort(f"could not resume after a restart: {error}")
+            if not table.is_over:
+                table.journal = functools.partial(self.journal.append, table.id)
+            resumed.append(table)
+        log.info("tables resumed from the journal", tables=len(resumed),
+                 running=sum(t.status is TableStatus.RUNNING for t in resumed))
+        return resumed
 
     def tables(self) -> list[Table]:
         """Every table in memory: open ones and those ended in the last ``retain_seconds``."""
@@ -234,6 +289,8 @@ class Lobby:
         try:
             await self.storage.save_async(meta, table.record or {})
             log.info("record stored", table=table.id, game=table.game, status=meta.status)
+            if self.journal is not None:
+                self.journal.close_table(table.id)
         except Exception:
             log.exception("record store failed", table=table.id, game=table.game)
         asyncio.get_running_loop().call_later(self.limits.retain_seconds, self._forget, table.id)
@@ -242,7 +299,7 @@ class Lobby:
         table = self._tables.pop(table_id, None)
         self._owners.pop(table_id, None)
         if table is not None:
-            self.tokens.revoke([s.token for s in table.seats])
+            self.tokens.revoke([s.token_digest for s in table.seats])
 
     async def record(self, table_id: str) -> dict[str, Any]:
         """The stored record of an ended table.
@@ -281,18 +338,35 @@ class Lobby:
         while self._storing:
             await asyncio.gather(*list(self._storing), return_exceptions=True)
 
-    async def shutdown(self, reason: str = "server shutdown") -> None:
-        """Stop accepting tables and seekers, abort every open table with ``reason``, store every record."""
+    async def shutdown(self, reason: str = "server shutdown", *, drain_seconds: float = 0.0) -> None:
+        """Stop accepting tables and seekers; let open tables play for up to ``drain_seconds``; store every record.
+
+        Tables still open after that are suspended, to resume from the journal
+        on the next start, or, without a journal, aborted with ``reason``.
+        """
         self.closing = True
         for queue in self._seekers.values():
             for s in queue:
                 if not s.future.done():
                     s.future.set_exception(ShuttingDownError("the server is shutting down"))
         self._seekers.clear()
-        for table in list(self._tables.values()):
-            table.abort(reason)
+        running = [t for t in self.open_tables() if t.status is TableStatus.RUNNING]
+        if running and drain_seconds > 0:
+            log.info("draining", running=len(running), seconds=drain_seconds)
+            waits = [asyncio.ensure_future(t.ended.wait()) for t in running]
+            try:
+                await asyncio.wait(waits, timeout=drain_seconds)
+            finally:
+                for waiting in waits:
+                    waiting.cancel()
+        left = self.open_tables()
+        for table in left:
+            if self.journal is not None:
+                table.suspend()
+            else:
+                table.abort(reason)
         await self.drain()
-        log.info("lobby closed", tables=len(self._tables))
+        log.info("lobby closed", tables=len(self._tables), suspended=len(left) if self.journal is not None else 0)
 
 
 def meta_of(table: Table) -> TableMeta:

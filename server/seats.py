@@ -2,14 +2,19 @@
 
 A join token is a 32-byte ``secrets.token_urlsafe`` string bound to one seat
 of one table; it is the only credential a seat has, and it acts only for
-that seat. A seat keeps its place while disconnected for the table's grace
-period; after it the seat is *away* and the default action plays for it
-until it comes back with its token.
+that seat. The server keeps only its SHA-256 digest (:func:`token_digest`),
+in memory and in the journal, so a restarted server knows the seats' tokens
+without a copy of them existing anywhere but at the seats.
+
+A seat keeps its place while disconnected for the table's grace period;
+after it the seat is *away* and the default action plays for it until it
+comes back with its token.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import secrets
 from dataclasses import dataclass, field
 
@@ -25,6 +30,11 @@ def new_token() -> str:
     return secrets.token_urlsafe(TOKEN_BYTES)
 
 
+def token_digest(token: str) -> str:
+    """What the server keeps of a token: its SHA-256, hex."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
 def clean_name(name: str, default: str) -> str:
     """A seat name fit for logs and records: printable, at most 64 characters, else ``default``."""
     kept = "".join(ch for ch in name if ch.isprintable()).strip()[:MAX_NAME]
@@ -37,7 +47,8 @@ class SeatState:
 
     seat: Seat
     name: str
-    token: str
+    #: The seat's token as the server keeps it (:func:`token_digest`).
+    token_digest: str
     joined: bool = False
     connections: int = 0
     away: bool = False
@@ -59,16 +70,20 @@ class SeatState:
 
 
 class TokenBook:
-    """Token -> (table id, seat), for every table that is still open."""
+    """Token digest -> (table id, seat), for every table that is still open."""
 
     def __init__(self) -> None:
         self._seats: dict[str, tuple[str, Seat]] = {}
 
     def issue(self, table_id: str, seat: Seat) -> str:
-        """A fresh token for ``seat`` of ``table_id``."""
+        """A fresh token for ``seat`` of ``table_id`` (only its digest is kept)."""
         token = new_token()
-        self._seats[token] = (table_id, seat)
+        self.restore(table_id, seat, token_digest(token))
         return token
+
+    def restore(self, table_id: str, seat: Seat, digest: str) -> None:
+        """Bind the token with ``digest`` to ``seat`` of ``table_id`` again (a table resumed from the journal)."""
+        self._seats[digest] = (table_id, seat)
 
     def resolve(self, token: str) -> tuple[str, Seat]:
         """The table and seat of ``token``.
@@ -78,15 +93,15 @@ class TokenBook:
         """
         if not token:
             raise BadTokenError("a join token is required")
-        found = self._seats.get(token)
+        found = self._seats.get(token_digest(token))
         if found is None:
             raise BadTokenError("unknown join token (wrong token, or its table is over)")
         return found
 
-    def revoke(self, tokens: list[str]) -> None:
-        """Forget the tokens of a table that is over."""
-        for token in tokens:
-            self._seats.pop(token, None)
+    def revoke(self, digests: list[str]) -> None:
+        """Forget the tokens (by digest) of a table that is over."""
+        for digest in digests:
+            self._seats.pop(digest, None)
 
     def __len__(self) -> int:
         return len(self._seats)

@@ -11,6 +11,12 @@ Life: ``waiting`` (seats join; cancelled if they do not all join in time)
 -> ``running`` -> ``finished`` or ``aborted`` (with a reason). Whatever
 happens, :meth:`Table._end` runs exactly once and hands the record to the
 ``on_end`` callback, which stores it.
+
+Crash survival: with a ``journal`` sink set, the table hands it a step
+(:mod:`server.journal`) before it publishes anything that step caused, so
+:meth:`Table.replay` can rebuild it after a restart with the same logs and
+sequence numbers. :meth:`Table.suspend` freezes a table the next start will
+resume (the server is stopping).
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -26,13 +32,14 @@ from typing import Any, TypeVar
 import structlog
 
 from protocol.reasons import RejectReason, reason_for
-from rules.actions import Action
+from rules.actions import Action, action_from_json, action_to_json
 from rules.cards import Suit
 from rules.errors import RuleError
 from rules.game import DealState, Seat, SeatView
 from rules.match import Match
 from rules.shuffle import seed_digest
 from server.clocks import SeatClock, TimeControl, default_action
+from server.errors import ShuttingDownError
 from server.events import (
     ActionTaken,
     ActionTimedOut,
@@ -52,6 +59,7 @@ from server.events import (
     TrickWon,
     TrumpSet,
 )
+from server.journal import Step
 from server.seats import SeatState, clean_name
 from server.visibility import public_view
 
@@ -136,7 +144,7 @@ class Table:
         self.status = TableStatus.WAITING
         given = names or []
         self.seats = [
-            SeatState(seat=s, name=clean_name(given[s] if s < len(given) else "", f"seat-{s}"), token="")
+            SeatState(seat=s, name=clean_name(given[s] if s < len(given) else "", f"seat-{s}"), token_digest="")
             for s in range(self.players)
         ]
         self._clocks = [SeatClock(time_control) for _ in range(self.players)]
@@ -161,6 +169,10 @@ class Table:
             time_control.join_seconds, self._join_expired)
         self.record: dict[str, Any] | None = None
         self.ended = asyncio.Event()
+        #: Where the table writes its steps (``server.journal``); None: not journaled (or suspended).
+        self.journal: Callable[[Step], None] | None = None
+        #: Frozen for a restart (:meth:`suspend`): nothing changes any more in this process.
+        self.suspended = False
         self.log = structlog.get_logger("tricktable.table").bind(table=table_id, game=self.game)
 
     # --- queries ---------------------------------------------------------
@@ -269,9 +281,14 @@ class Table:
 
         A set event is a wake-up the caller's loop already consumed by looking: it is replaced by a fresh one
         and the caller looks again.
+
+        Raises:
+            ShuttingDownError: the table is suspended for a restart (the stream ends with UNAVAILABLE).
         """
         key = self.players if audience is None else audience
         waker = self._wakers[key]
+        if self.suspended:
+            raise ShuttingDownError("the server is restarting: rejoin with the same token and the last sequence seen")
         if waker.is_set():
             self._wakers[key] = asyncio.Event()
             return
@@ -296,22 +313,26 @@ class Table:
         first = not state.joined
         state.joined = True
         self.log.info("seat connected", seat=seat, first=first, was_away=was_away)
-        if self.status is TableStatus.RUNNING and state.connections == 1 and state.disconnects <= MAX_PRESENCE_EVENTS:
+        if (self.status is TableStatus.RUNNING and not self.suspended and state.connections == 1
+                and state.disconnects <= MAX_PRESENCE_EVENTS):
+            self._write_step({"k": "joined", "s": seat, "name": state.name, "r": not first})
             self._publish_all(SeatJoined(seat=seat, name=state.name, rejoined=not first))
             self._notify()
-        if self.status is TableStatus.WAITING and all(s.joined for s in self.seats):
+        if self.status is TableStatus.WAITING and not self.suspended and all(s.joined for s in self.seats):
             self._guard(self._start)
 
     def disconnect(self, seat: Seat) -> None:
         """A stream of ``seat`` closed. After the grace period with no stream open, the seat is away."""
         state = self.seats[seat]
         state.connections = max(0, state.connections - 1)
-        if state.connections or self.is_over:
+        if state.connections or self.is_over or self.suspended:
             return
         state.disconnects += 1
         self.log.info("seat disconnected", seat=seat, grace=self.time_control.grace_seconds)
         if self.status is TableStatus.RUNNING and state.disconnects <= MAX_PRESENCE_EVENTS:
-            self._publish_all(SeatDisconnected(seat=seat, grace_until=time.time() + self.time_control.grace_seconds))
+            grace_until = time.time() + self.time_control.grace_seconds
+            self._write_step({"k": "left", "s": seat, "g": grace_until})
+            self._publish_all(SeatDisconnected(seat=seat, grace_until=grace_until))
             self._notify()
         if state.grace is None:
             state.grace = self._loop.call_later(self.time_control.grace_seconds, self._grace_expired, seat)
@@ -371,6 +392,9 @@ class Table:
         """
         if self.status is TableStatus.WAITING:
             return self._reject(seat, RejectReason.NOT_STARTED, "the table has not started: not every seat has joined")
+        if self.suspended:
+            return self._reject(seat, RejectReason.STALE_DECISION,
+                                "the server is restarting: rejoin and answer the decision it sends then")
         if decision_id in self._resolved:
             return self._reject(seat, RejectReason.STALE_DECISION,
                                 f"decision {decision_id} is already decided; it can not be changed")
@@ -404,6 +428,7 @@ class Table:
             self._join_timer = None
         self.status = TableStatus.RUNNING
         self.started_at = time.time()
+        self._write_step({"k": "start", "names": self.names, "at": self.started_at})
         self.log.info("table started", seed_sha256=self.seed_sha256, names=self.names)
         self._publish_all(TableStarted(table_id=self.id, game=self.game, options=self.options,
                                        names=tuple(self.names), seed_sha256=self.seed_sha256))
@@ -461,6 +486,7 @@ class Table:
             after = before.apply(action, p.seat)
         self.match = after
         self._actions += 1
+        self._write_step({"k": "play", "d": p.decision_id, "s": p.seat, "a": action_to_json(action), "t": timed_out})
         self._publish_action(before, after, p, timed_out)
         if after.is_over:
             self._end()
@@ -532,6 +558,78 @@ class Table:
         for audience in self._audiences():
             self._publish(audience, DealStarted(view=self.view(audience), redeal=redeal))
         self._publish_derived(self.match.deal, self.match.scores_before, self._seat_view(0))
+
+    # --- the journal -----------------------------------------------------
+
+    def _write_step(self, step: Step) -> None:
+        """Hand ``step`` to the journal (before anything it caused is published), with every seat's counters and bank.
+
+        Why the counters and banks ride along: they change without a step
+        (rejections, time spent), and the record and the clocks need them back.
+        """
+        if self.journal is None:
+            return
+        step["c"] = [[s.timeouts, s.rejected, s.disconnects, s.defaults] for s in self.seats]
+        step["b"] = [clock.bank for clock in self._clocks]
+        self.journal(step)
+
+    def replay(self, steps: Sequence[Step]) -> None:
+        """Rebuild this new table from its journaled ``steps``: logs, pending decision, counters, banks.
+
+        Every action goes through the rules engine again, so the logs and
+        decision ids come out as they were (event times are those of the
+        replay). The last pending decision's clock starts now; every seat is
+        disconnected, with a full grace period to rejoin. Call it before
+        setting :attr:`journal`.
+
+        Raises:
+            ValueError: a step does not fit the table (the journal of another version, or damaged).
+        """
+        for step in steps:
+            # The counters and banks as they stood when the step was written, before what it caused (the record).
+            for state, clock, counters, bank in zip(self.seats, self._clocks, step["c"], step["b"], strict=True):
+                state.timeouts, state.rejected, state.disconnects, state.defaults = counters
+                clock.bank = bank
+            kind = step["k"]
+            if kind == "start" and self.status is TableStatus.WAITING:
+                for state, name in zip(self.seats, step["names"], strict=True):
+                    state.name, state.joined = name, True
+                self._start()
+                self.started_at = step["at"]
+            elif kind == "play":
+                p = self._pending
+                if p is None or (p.decision_id, p.seat) != (step["d"], step["s"]):
+                    raise ValueError(f"journal step {step} does not answer the pending decision")
+                self._play(p, action_from_json(step["a"]), step["t"])
+            elif kind == "joined":
+                self.seats[step["s"]].name = step["name"]
+                self._publish_all(SeatJoined(seat=step["s"], name=step["name"], rejoined=step["r"]))
+            elif kind == "left":
+                self._publish_all(SeatDisconnected(seat=step["s"], grace_until=step["g"]))
+            else:
+                raise ValueError(f"journal step {step} does not fit a {self.status.value} table")
+        if self.status is TableStatus.RUNNING:
+            for state in self.seats:
+                state.grace = self._loop.call_later(self.time_control.grace_seconds, self._grace_expired, state.seat)
+        self.log.info("table resumed", steps=len(steps), status=self.status.value, actions=self._actions)
+
+    def suspend(self) -> None:
+        """Freeze the table for a restart: no more steps, timeouts, presence events or moves in this process.
+
+        The journal holds it as it stands; the next start resumes it. Answers
+        that still arrive are refused (``STALE_DECISION``: answer again after
+        rejoining).
+        """
+        if self.is_over or self.suspended:
+            return
+        self.suspended = True
+        self.journal = None
+        for timer in (self._join_timer, self._pending.timer if self._pending else None,
+                      *(s.grace for s in self.seats)):
+            if timer is not None:
+                timer.cancel()
+        self.log.info("table suspended for a restart", actions=self._actions)
+        self._notify()  # its followers end their streams with UNAVAILABLE
 
     # --- ending ----------------------------------------------------------
 

@@ -131,7 +131,9 @@ class ServerDispatcher:
                               grace_seconds=5.0, join_seconds=60.0)
         limits = Limits(max_tables_per_client=100_000, max_tables=100_000, retain_seconds=5.0,
                         max_streams_per_client=100_000, max_deals=config.max_deals)
-        server = GameServer(ServerConfig(port=0, data_dir=data_dir, time_control=control, limits=limits))
+        # No journal: the entrants' bots end with this process, so a table left over could not be resumed.
+        server = GameServer(ServerConfig(port=0, data_dir=data_dir, time_control=control, limits=limits,
+                                         journal=False))
         await server.start()
         return cls(config, server.address, server)
 

@@ -18,8 +18,6 @@ from protocol import convert
 from protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from rules.verify import verify_record
-from server.storage import Storage
-from tests.server.clients import PlaySeat, first_legal, result_of
 
 CLI = [sys.executable, "-m", "cli.main"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,46 +94,6 @@ async def test_bot_processes_play_every_game_and_the_records_verify(served: Serv
     assert code == 0, out + err
     assert await served.terminate() == 0
 
-
-async def test_sigterm_mid_game_aborts_and_stores_the_records(served: Served, tmp_path: Path) -> None:
-    async with grpc.aio.insecure_channel(served.address) as channel:
-        stub = table_service_pb2_grpc.TableServiceStub(channel)
-        table_ids = []
-        listeners = []
-        answered = [0]
-        held = [0]
-
-        def until_ten(decision: pb.DecisionRequest) -> pb.Decide | None:
-            if answered[0] >= 10:  # then every seat falls silent, its stream open, mid-game
-                held[0] += 1
-                return None
-            answered[0] += 1
-            return first_legal(decision)
-
-        for index in range(3):
-            created = await stub.CreateTable(pb.CreateTableRequest(game=game_pb2.GAME_FORTY_FIVE,
-                                                                   seed=f"sigterm-{index}"))
-            table_ids.append(created.table_id)
-            answered[0] = held[0] = 0
-            listeners += [asyncio.ensure_future(PlaySeat(stub, t.token, choose=until_ten).play())
-                          for t in created.seat_tokens]
-            while not held[0]:  # the eleventh decision request: the tenth action has been played
-                await asyncio.sleep(0.02)
-        code = await served.terminate()
-        runs = await asyncio.wait_for(asyncio.gather(*listeners), 10)
-    assert code == 0
-    for seat_run in runs:
-        result = result_of(seat_run)
-        assert result is not None and result.status == game_pb2.RESULT_STATUS_ABORTED
-        assert result.reason == "server shutdown"
-    storage = Storage(tmp_path / "data").open()
-    for table_id in table_ids:
-        record = storage.record(table_id)
-        assert record is not None and record["result"]["reason"] == "server shutdown"
-        assert sum(len(d["actions"]) for d in record["deals"]) == 10
-        assert verify_record(record) is None
-        meta = storage.meta(table_id)
-        assert meta is not None and meta.status == "aborted"
 
 
 async def test_match_command_plays_a_game_over_grpc(tmp_path: Path) -> None:

@@ -354,8 +354,8 @@ async def test_a_seat_that_never_joins_gets_the_table_cancelled(tmp_path: Path) 
         await server.stop()
 
 
-async def test_stopping_the_server_mid_game_stores_the_records(tmp_path: Path) -> None:
-    server = GameServer(ServerConfig(port=0, data_dir=tmp_path, stop_grace=0.5))
+async def test_stopping_a_server_without_a_journal_mid_game_aborts_and_stores_the_records(tmp_path: Path) -> None:
+    server = GameServer(ServerConfig(port=0, data_dir=tmp_path, stop_grace=0.5, journal=False))
     await server.start()
     async with grpc.aio.insecure_channel(server.address) as channel:
         stub = table_service_pb2_grpc.TableServiceStub(channel)

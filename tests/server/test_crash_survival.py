@@ -1,0 +1,203 @@
+"""Crash survival end to end: ``tricktable serve`` killed (SIGKILL) mid-play, or stopped (SIGTERM), then restarted.
+
+Real processes on 127.0.0.1: the server, and SDK bots in processes of their
+own (``tests.server.bot_fleet``) that reconnect by themselves. The second
+server binds the port the first one had, so the bots find it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
+from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc
+from rules.registry import new_match
+from rules.verify import verify_record
+from server.journal import Journal
+from server.storage import Storage
+from tests.server.clients import PlaySeat, create, first_legal, result_of
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = [sys.executable, "-m", "cli.main"]
+#: Tables of the kill -9 test: (game, options, how many). First-legal All Fives and Cinq Cents games last
+#: 130-310 moves over 3-24 deals; Forty-Five's 45-60 and Twenty-Five's about 30 (these may end before the kill).
+GAMES: tuple[tuple[str, dict[str, Any], int], ...] = (
+    ("all_fives", {}, 10), ("cinq_cents", {"target": 200}, 10), ("forty_five", {"players": 3}, 3),
+    ("twenty_five", {}, 2))
+#: The kill comes once this many tables are running past their first deal.
+MID_PLAY = 20
+BOT_PROCESSES = 3
+#: Clocks that a loaded machine never runs out of: a timeout would make a record differ.
+SERVE_FLAGS = ("--decision-ms", "60000", "--grace-ms", "60000", "--log-level", "WARNING", "--no-http")
+ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}
+
+
+class Served:
+    """A ``tricktable serve`` process."""
+
+    def __init__(self, process: asyncio.subprocess.Process, address: str) -> None:
+        self.process = process
+        self.address = address
+        self.port = int(address.rpartition(":")[2])
+
+    async def signal(self, sig: signal.Signals) -> int:
+        self.process.send_signal(sig)
+        return await asyncio.wait_for(self.process.wait(), 60)
+
+
+@asynccontextmanager
+async def serve(data_dir: Path, port: int = 0, *flags: str) -> AsyncIterator[Served]:
+    """A server on ``data_dir`` at ``port`` (0: a free one), killed at the end if still running."""
+    process = await asyncio.create_subprocess_exec(
+        *CLI, "serve", "--port", str(port), "--data-dir", str(data_dir), *SERVE_FLAGS, *flags, cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=ENV)
+    try:
+        assert process.stdout is not None
+        line = (await asyncio.wait_for(process.stdout.readline(), 60)).decode().strip()
+        assert line.startswith("listening on "), line
+        yield Served(process, line.removeprefix("listening on "))
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+@contextmanager
+def fleets_killed_at_exit(fleets: list[asyncio.subprocess.Process]) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        for fleet in fleets:
+            if fleet.returncode is None:
+                fleet.kill()
+
+
+async def start_fleet(address: str, tokens: list[str]) -> asyncio.subprocess.Process:
+    fleet = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.server.bot_fleet", address, cwd=ROOT, stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=ENV)
+    assert fleet.stdin is not None
+    fleet.stdin.write(json.dumps(tokens).encode())
+    fleet.stdin.close()
+    return fleet
+
+
+async def fleet_outcomes(fleet: asyncio.subprocess.Process) -> list[dict[str, Any]]:
+    out, _ = await asyncio.wait_for(fleet.communicate(), 120)
+    return [json.loads(line) for line in out.decode().splitlines()]
+
+
+def uninterrupted_record(game: str, options: dict[str, Any], seed: str) -> dict[str, Any]:
+    """The record a server writes for first-legal seats that play the game through without a hitch."""
+    match = new_match(game, options, seed=seed)
+    while not match.is_over:
+        match = match.apply(match.legal_actions()[0])
+    record = match.to_record(seed=seed, names=[f"seat-{s}" for s in range(match.config.players)])
+    for entry in record["seats"]:
+        entry.update({"timeouts": 0, "rejected": 0, "disconnects": 0, "default_actions": 0})
+    return record
+
+
+async def running_tables(stub: Any) -> list[pb.TableInfo]:
+    listed = await stub.ListTables(pb.ListTablesRequest(status=pb.TABLE_STATUS_PLAYING))
+    return list(listed.tables)
+
+
+async def test_kill_9_mid_play_then_a_restart_finishes_every_table_with_the_uninterrupted_record(
+        tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    tables: dict[str, tuple[str, dict[str, Any], str]] = {}
+    tokens: list[str] = []
+    fleets: list[asyncio.subprocess.Process] = []
+    with fleets_killed_at_exit(fleets):
+        async with serve(data_dir) as first, grpc.aio.insecure_channel(first.address) as channel:
+            stub = table_service_pb2_grpc.TableServiceStub(channel)
+            for game, options, count in GAMES:
+                for index in range(count):
+                    seed = f"crash-{game}-{index}"
+                    created = await create(stub, game, seed=seed, options=options)
+                    tables[created.table_id] = (game, options, seed)
+                    tokens += [t.token for t in created.seat_tokens]
+            fleets += [await start_fleet(first.address, tokens[i::BOT_PROCESSES]) for i in range(BOT_PROCESSES)]
+            while len([t for t in await running_tables(stub) if t.deal_number >= 2]) < MID_PLAY:
+                assert all(f.returncode is None for f in fleets)
+                await asyncio.sleep(0.05)
+            assert await first.signal(signal.SIGKILL) == -signal.SIGKILL
+            port = first.port
+        async with serve(data_dir, port) as second, grpc.aio.insecure_channel(second.address) as channel:
+            stub = table_service_pb2_grpc.TableServiceStub(channel)
+            resumed = await running_tables(stub)
+            outcomes = [o for fleet in fleets for o in await fleet_outcomes(fleet)]
+            records = {t: json.loads((await stub.GetRecord(pb.GetRecordRequest(table_id=t))).record_json)
+                       for t in tables}
+            assert await second.signal(signal.SIGTERM) == 0
+    assert len(resumed) >= MID_PLAY  # the second server resumed the tables the first was playing
+    assert len(outcomes) == len(tokens) and all(o.get("status") == "finished" for o in outcomes), outcomes
+    for table_id, (game, options, seed) in tables.items():
+        assert records[table_id] == uninterrupted_record(game, options, seed), table_id
+    files = []
+    for table_id, record in records.items():
+        path = tmp_path / f"{table_id}.json"
+        path.write_text(json.dumps(record))
+        files.append(str(path))
+    verify = await asyncio.create_subprocess_exec(*CLI, "verify", *files, cwd=ROOT, stdout=asyncio.subprocess.PIPE)
+    out, _ = await asyncio.wait_for(verify.communicate(), 60)
+    assert verify.returncode == 0, out.decode()
+    journal = Journal(data_dir).open()
+    assert journal.count() == 0  # every finished table has left the journal
+    journal.close()
+
+
+async def test_sigterm_drains_then_leaves_running_tables_in_the_journal_for_the_next_start(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    table_ids, token_sets = [], []
+    answered = [0]
+    held = [0]
+
+    def until_ten(decision: pb.DecisionRequest) -> pb.Decide | None:
+        if answered[0] >= 10:  # then every seat falls silent, its stream open, mid-game
+            held[0] += 1
+            return None
+        answered[0] += 1
+        return first_legal(decision)
+
+    async with serve(data_dir, 0, "--drain-seconds", "0.5") as first, \
+            grpc.aio.insecure_channel(first.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        listeners = []
+        for index in range(3):
+            created = await create(stub, "forty_five", seed=f"sigterm-{index}")
+            table_ids.append(created.table_id)
+            token_sets.append([t.token for t in created.seat_tokens])
+            answered[0] = held[0] = 0
+            listeners += [asyncio.ensure_future(PlaySeat(stub, t.token, choose=until_ten).play())
+                          for t in created.seat_tokens]
+            while not held[0]:  # the eleventh decision request: the tenth action has been played
+                await asyncio.sleep(0.02)
+        assert await first.signal(signal.SIGTERM) == 0
+        broken = await asyncio.wait_for(asyncio.gather(*listeners, return_exceptions=True), 10)
+        port = first.port
+    assert all(isinstance(b, grpc.aio.AioRpcError) and b.code() is grpc.StatusCode.UNAVAILABLE for b in broken)
+    storage = Storage(data_dir).open()
+    assert all(storage.record(t) is None for t in table_ids)  # not aborted: left for the next start
+    storage.close()
+    async with serve(data_dir, port) as second, grpc.aio.insecure_channel(second.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        runs = await asyncio.wait_for(asyncio.gather(*(PlaySeat(stub, t).play() for ts in token_sets for t in ts)),
+                                      60)
+        records = [json.loads((await stub.GetRecord(pb.GetRecordRequest(table_id=t))).record_json)
+                   for t in table_ids]
+    assert all((r := result_of(run)) is not None and r.reason == "target reached" for run in runs)
+    for index, record in enumerate(records):
+        assert record == uninterrupted_record("forty_five", {}, f"sigterm-{index}")
+        assert verify_record(record) is None

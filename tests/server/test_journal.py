@@ -1,0 +1,263 @@
+"""The journal of running tables: what it keeps, how a new lobby resumes from it, and the drain on shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rules.registry import new_match
+from server.clocks import TimeControl
+from server.errors import RejectReason, ShuttingDownError
+from server.events import DecisionRequested, Event
+from server.journal import JOURNAL_NAME, Journal, Opening
+from server.lobby import Limits, Lobby
+from server.seats import token_digest
+from server.storage import Storage
+from server.tables import Table, TableStatus
+
+CLOCKS = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=5.0, join_seconds=5.0)
+
+
+class Server:
+    """A lobby with storage and journal on one data directory: what a server process holds (no network)."""
+
+    def __init__(self, data_dir: Path, clocks: TimeControl = CLOCKS) -> None:
+        self.storage = Storage(data_dir).open()
+        self.journal = Journal(data_dir, checkpoint_seconds=0.05).open()
+        self.lobby = Lobby(self.storage, journal=self.journal, time_control=clocks, limits=Limits(retain_seconds=60))
+
+    def crash(self) -> None:
+        """Stop without any clean-up of the tables (what kill -9 leaves is the files)."""
+        for table in self.lobby.tables():
+            table.suspend()  # only so that this process's timers stay quiet: it writes nothing
+        self.journal.close()
+        self.storage.close()
+
+
+@pytest.fixture
+async def data_dir(tmp_path: Path) -> AsyncIterator[Path]:
+    yield tmp_path / "data"
+
+
+def opening(table_id: str = "t-1") -> Opening:
+    return Opening(table_id=table_id, game="all_fives", options={"players": 2}, seed="s", time_control={},
+                   names=["a", "b"], token_digests=["d0", "d1"], created_at=1.0, client="c")
+
+
+def play_moves(table: Table, moves: int) -> None:
+    """``moves`` first-legal answers by whichever seat is to act."""
+    for _ in range(moves):
+        seat = table.match.to_act
+        assert seat is not None
+        pending = table.pending_for(seat)
+        assert pending is not None
+        assert table.submit(seat, pending.decision_id, pending.legal_actions[0]).accepted
+
+
+async def events_of(table: Table, audience: int | None) -> list[tuple[int, Any]]:
+    """The audience's log as (sequence, body): what a client resuming from 0 receives."""
+    last = table.snapshot(audience).seq
+    seen: list[tuple[int, Any]] = []
+    if last == 0:
+        return seen
+    async for item in table.follow(audience, 0):
+        if isinstance(item, Event):
+            seen.append((item.seq, item.body))
+            if item.seq == last:
+                break
+    return seen
+
+
+async def started_table(server: Server, game: str = "all_fives", seed: str = "journal-seed",
+                        players: int = 2) -> tuple[Table, list[str]]:
+    table, tokens = server.lobby.create_table(game=game, options={"players": players}, seed=seed, names=["n0"])
+    for seat in range(players):
+        table.connect(seat, f"bot-{seat}")
+    assert table.status is TableStatus.RUNNING
+    return table, tokens
+
+
+def test_the_journal_keeps_openings_and_steps_in_order_across_a_reopen(data_dir: Path) -> None:
+    journal = Journal(data_dir).open()
+    journal.open_table(opening("t-1"))
+    journal.open_table(opening("t-2"))
+    for n in range(3):
+        journal.append("t-1", {"k": "play", "n": n})
+    journal.append("t-2", {"k": "start"})
+    journal.close()
+    again = Journal(data_dir).open()
+    found = {entry.opening.table_id: entry for entry in again.tables()}
+    assert found["t-1"].opening == opening("t-1")
+    assert [s["n"] for s in found["t-1"].steps] == [0, 1, 2]
+    assert found["t-2"].steps == [{"k": "start"}]
+    again.append("t-1", {"k": "play", "n": 3})  # numbering goes on after the steps found
+    again.close_table("t-2")
+    again.close()
+    assert [len(e.steps) for e in Journal(data_dir).open().tables()] == [4]
+
+
+def test_a_closed_table_leaves_no_row_in_the_journal(data_dir: Path) -> None:
+    journal = Journal(data_dir).open()
+    journal.open_table(opening())
+    journal.append("t-1", {"k": "start"})
+    journal.close_table("t-1")
+    assert journal.count() == 0 and journal.tables() == []
+    journal.close()
+
+
+def test_a_failed_journal_write_drops_the_table_rather_than_keep_part_of_it(data_dir: Path) -> None:
+    journal = Journal(data_dir).open()
+    journal.open_table(opening())
+    journal.append("t-1", {"k": "start"})
+    journal._next["t-1"] = 0  # the next insert collides with step 0: a write error
+    journal.append("t-1", {"k": "play"})
+    assert "t-1" in journal.broken and journal.tables() == []
+    journal.append("t-1", {"k": "play"})  # later steps of a dropped table are not written
+    assert journal.count() == 0
+    journal.close()
+
+
+async def test_the_journal_keeps_token_digests_never_tokens(data_dir: Path) -> None:
+    server = Server(data_dir)
+    _, tokens = await started_table(server)
+    server.crash()
+    text = b"".join(p.read_bytes() for p in data_dir.glob(JOURNAL_NAME + "*"))
+    assert not any(t.encode() in text for t in tokens)
+    assert all(token_digest(t).encode() in text for t in tokens)
+
+
+async def test_a_resumed_table_has_the_same_logs_pending_decision_counters_and_tokens(data_dir: Path) -> None:
+    clocks = TimeControl(decision_seconds=0.2, bank_seconds=0.0, grace_seconds=5.0, join_seconds=5.0)
+    server = Server(data_dir, clocks)
+    table, tokens = await started_table(server)
+    play_moves(table, 5)
+    table.disconnect(1)
+    table.connect(1, "renamed")
+    table.reject(0, RejectReason.MALFORMED_ACTION, "counted")
+    seat = table.match.to_act
+    assert seat is not None
+    await asyncio.wait_for(_until(lambda: table.seats[seat].timeouts == 1), 5)  # a default action by the server
+    play_moves(table, 3)
+    before = {a: await events_of(table, a) for a in (0, 1, None)}
+    pending = table.pending_for(table.match.to_act or 0)
+    counters = [s.counters() for s in table.seats]
+    server.crash()
+
+    again = Server(data_dir, clocks)
+    (resumed,) = again.lobby.resume()
+    assert resumed.id == table.id and resumed.status is TableStatus.RUNNING
+    assert {a: await events_of(resumed, a) for a in (0, 1, None)} == before
+    again_pending = resumed.pending_for(resumed.match.to_act or 0)
+    assert pending is not None and again_pending is not None
+    assert (again_pending.decision_id, again_pending.seat, again_pending.legal_actions) == (
+        pending.decision_id, pending.seat, pending.legal_actions)
+    assert [s.counters() for s in resumed.seats] == counters and counters[seat]["timeouts"] == 1
+    assert resumed.names == ["bot-0", "renamed"] and resumed.created_at == table.created_at
+    assert [again.lobby.resolve(t) for t in tokens] == [(resumed, 0), (resumed, 1)]
+    assert not any(s.connected for s in resumed.seats) and all(s.grace is not None for s in resumed.seats)
+    again.crash()
+
+
+async def test_a_resumed_table_plays_on_to_the_record_of_an_uninterrupted_game(data_dir: Path) -> None:
+    server = Server(data_dir)
+    table, _ = await started_table(server, game="cinq_cents", seed="uninterrupted", players=4)
+    play_moves(table, 17)
+    server.crash()
+    for _ in range(3):  # crash after crash: every start replays what the last one journaled
+        again = Server(data_dir)
+        (table,) = again.lobby.resume()
+        play_moves(table, 11)
+        again.crash()
+    again = Server(data_dir)
+    (table,) = again.lobby.resume()
+    while not table.is_over:
+        play_moves(table, 1)
+    await again.lobby.drain()
+    match = new_match("cinq_cents", {"players": 4}, seed="uninterrupted")
+    while not match.is_over:
+        match = match.apply(match.legal_actions()[0])
+    expected = match.to_record(seed="uninterrupted", names=["bot-0", "bot-1", "bot-2", "bot-3"])
+    assert table.record is not None and table.record["deals"] == expected["deals"]
+    assert {k: v for k, v in table.record.items() if k != "seats"} == {k: v for k, v in expected.items()
+                                                                      if k != "seats"}
+    assert again.storage.record(table.id) == table.record
+    assert again.journal.count() == 0  # a finished table leaves the journal once its record is stored
+    again.crash()
+
+
+async def test_a_journaled_table_that_can_not_be_replayed_is_aborted_with_the_reason(data_dir: Path) -> None:
+    server = Server(data_dir)
+    table, _ = await started_table(server)
+    play_moves(table, 2)
+    server.crash()
+    with sqlite3.connect(data_dir / JOURNAL_NAME) as db:
+        (n, text), = db.execute("SELECT n, step FROM steps ORDER BY n DESC LIMIT 1").fetchall()
+        step = json.loads(text)
+        step["d"] = 99
+        db.execute("UPDATE steps SET step = ? WHERE n = ?", (json.dumps(step), n))
+    again = Server(data_dir)
+    (resumed,) = again.lobby.resume()
+    assert resumed.status is TableStatus.ABORTED
+    assert resumed.match.result is not None and "could not resume after a restart" in resumed.match.result.reason
+    await again.lobby.drain()
+    meta = again.storage.meta(table.id)
+    assert meta is not None and meta.status == "aborted" and again.journal.count() == 0
+    again.crash()
+
+
+async def test_shutdown_lets_running_tables_finish_within_the_drain(data_dir: Path) -> None:
+    server = Server(data_dir)
+    table, _ = await started_table(server)
+
+    async def finish_soon() -> None:
+        await asyncio.sleep(0.2)
+        while not table.is_over:
+            play_moves(table, 1)
+
+    playing = asyncio.ensure_future(finish_soon())
+    await server.lobby.shutdown(drain_seconds=30)
+    await playing
+    assert table.status is TableStatus.FINISHED and server.storage.record(table.id) is not None
+    assert server.journal.count() == 0
+    with pytest.raises(ShuttingDownError):
+        server.lobby.create_table(game="all_fives")
+    server.crash()
+
+
+async def test_shutdown_leaves_tables_still_running_after_the_drain_to_the_next_start(data_dir: Path) -> None:
+    server = Server(data_dir)
+    table, tokens = await started_table(server)
+    play_moves(table, 3)
+    pending = table.pending_for(table.match.to_act or 0)
+    assert pending is not None
+    follower = asyncio.ensure_future(_drain_follow(table, pending.seat))
+    await server.lobby.shutdown(drain_seconds=0.1)
+    assert table.suspended and not table.is_over and server.storage.record(table.id) is None
+    refused = table.submit(pending.seat, pending.decision_id, pending.legal_actions[0])
+    assert not refused.accepted and refused.reason is RejectReason.STALE_DECISION
+    with pytest.raises(ShuttingDownError):  # its streams end (UNAVAILABLE) so seats rejoin after the restart
+        await asyncio.wait_for(follower, 5)
+    table.disconnect(pending.seat)  # the stream's end is not counted against the seat
+    assert table.seats[pending.seat].disconnects == 0
+    server.crash()
+    again = Server(data_dir)
+    (resumed,) = again.lobby.resume()
+    assert resumed.actions_played == 3 and again.lobby.resolve(tokens[0])[0] is resumed
+    again.crash()
+
+
+async def _drain_follow(table: Table, seat: int) -> None:
+    table.connect(seat)
+    async for item in table.follow(seat):
+        assert isinstance(item, Event | DecisionRequested)
+
+
+async def _until(condition: Any) -> None:
+    while not condition():
+        await asyncio.sleep(0.02)
