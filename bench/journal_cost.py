@@ -47,8 +47,8 @@ async def _play_round(lobby: Lobby, game: str, games: int, seed: str) -> tuple[i
         for seat in range(table.players):
             table.connect(seat)
         while not table.is_over:
-            seat = table.match.to_act
-            pending = table.pending_for(seat) if seat is not None else None
+            to_act = table.match.to_act
+            pending = table.pending_for(to_act) if to_act is not None else None
             if pending is None:
                 break
             table.submit(pending.seat, pending.decision_id, pending.legal_actions[0])

@@ -19,8 +19,8 @@ from typing import Any
 
 import grpc
 
-from client_sdk.generated.tricktable.v1 import table_service_pb2 as pb
-from client_sdk.generated.tricktable.v1 import table_service_pb2_grpc
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from rules.registry import new_match
 from rules.verify import verify_record
 from server.journal import Journal

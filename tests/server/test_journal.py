@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
+from protocol.reasons import RejectReason
 from rules.registry import new_match
 from server.clocks import TimeControl
-from server.errors import RejectReason, ShuttingDownError
+from server.errors import ShuttingDownError
 from server.events import DecisionRequested, Event
 from server.journal import JOURNAL_NAME, Journal, Opening
 from server.lobby import Limits, Lobby

@@ -15,8 +15,8 @@ import grpc
 import pytest
 
 from protocol import convert
-from protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from rules.verify import verify_record
 
 CLI = [sys.executable, "-m", "cli.main"]
