@@ -79,6 +79,19 @@ def test_spoil_five_leads_the_partners_suit() -> None:
     assert spoil_five.choose_action(view) == Play(card=card("QC"))
 
 
+def test_spoil_five_leads_its_highest_trump_holding_two_trumps() -> None:
+    # Neither KS nor 2S is sure to win (5S, JS, AH, AS are out), but two trumps lead the higher.
+    view = _view("twenty_five", "KS 2S 9H QD", _plays("KS 2S 9H QD"), trump=Suit.SPADES,
+                 current_trick=Trick(leader=0, cards=()))
+    assert spoil_five.choose_action(view) == Play(card=card("KS"))
+
+
+def test_spoil_five_leads_its_highest_plain_card_without_a_better_plan() -> None:
+    view = _view("forty_five", "JD 4D 9H 2S", _plays("JD 4D 9H 2S"), trump=Suit.SPADES,
+                 current_trick=Trick(leader=0, cards=()))
+    assert spoil_five.choose_action(view) == Play(card=card("JD"))
+
+
 # --- All Fives ----------------------------------------------------------------
 
 def _fives(hand: str, legal: list[Action], **fields: Any) -> SeatView:
