@@ -11,18 +11,21 @@ may leave 127.0.0.1. Screenshots of each page go to ``artifacts/screenshots``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.async_api import Browser, Page, Route, ViewportSize, async_playwright, expect
+from playwright.async_api import BrowserContext, Page, Route, ViewportSize, async_playwright, expect
 
 from bots import make_bot
 from bots.paced import PacedBot
 from client_sdk.runner import create_table, run_bot_async
+from server.clocks import TimeControl
 from tests.web.conftest import Site
 from tests.web.support import run_tournament
 
@@ -75,100 +78,126 @@ async def fits_phone(page: Page) -> bool:
     return width <= PHONE["width"]
 
 
-async def test_lobby_live_game_replay_and_tournament_in_a_real_browser(site: Site) -> None:
+@contextlib.asynccontextmanager
+async def browser_context(guard: Guard) -> AsyncIterator[BrowserContext]:
+    """A headless Chromium context whose every request goes through ``guard``."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    guard = Guard()
     async with async_playwright() as pw:
-        browser: Browser = await pw.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
+        browser = await pw.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
         try:
             context = await browser.new_context(viewport={"width": 1100, "height": 900})
             await context.route("**/*", guard)
-            page = await context.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-
-            # The lobby shows the table waiting for its bots.
-            created = await create_table(site.server.address, game="twenty_five", options={"players": 4},
-                                         seat_names=[f"random-{s}" for s in range(4)], seed="browser")
-            await page.goto(site.url)
-            row = page.locator(f"tr[data-table='{created.table_id}']")
-            await expect(row).to_have_attribute("data-status", "waiting")
-            await page.screenshot(path=SHOTS / "lobby.png", full_page=True)
-
-            # Its live page, open before the game starts, follows the game to its end.
-            await row.locator("a").click()
-            await expect(page.get_by_test_id("status")).to_contain_text("waiting")
-            bots = [asyncio.create_task(run_bot_async(PacedBot(make_bot("random", f"browser-{s}"), PACE),
-                                                      site.server.address, token=token))
-                    for s, token in enumerate(created.tokens)]
-            samples = []
-            result = page.get_by_test_id("result")
-            shot_mid_game = False
-            while not await result.is_visible():
-                samples.append(await shown_tricks(page))
-                if not shot_mid_game and len(samples[-1]) >= 3:
-                    await page.screenshot(path=SHOTS / "table.png", full_page=True)
-                    shot_mid_game = True
-                await asyncio.sleep(0.1)
-            await asyncio.gather(*bots)
-            record = await site.server.lobby.record(created.table_id)
-            expected = record_tricks(record)
-            assert await shown_tricks(page) == expected
-            assert shot_mid_game and len({len(s) for s in samples}) > 2  # it was seen growing, trick by trick
-            assert all(s == expected[:len(s)] for s in samples)
-            await expect(result).to_contain_text("finished")
-
-            # The replay: step forward and back, the permalink keeps the step.
-            await page.get_by_test_id("replay-link").click()
-            counter = page.get_by_test_id("step")
-            await expect(counter).to_contain_text("step 0 of")
-            for _ in range(6):
-                await page.get_by_test_id("forward").click()
-            await expect(counter).to_contain_text("step 6 of")
-            await page.get_by_test_id("back").click()
-            await expect(counter).to_contain_text("step 5 of")
-            assert page.url.endswith("#step=5")
-            frames = (await (await page.request.get(page.url.replace("/replay/", "/api/replay/").split("#")[0])).json())
-            frame = frames["frames"][5]
-            current = frame["board"]["current_trick"] or {"cards": []}
-            played = await page.get_by_test_id("played").locator(".card").evaluate_all(
-                "cards => cards.map(c => c.dataset.card)")
-            assert sorted(played) == sorted(current["cards"])
-            hands = await page.locator(".seat .hand").evaluate_all(
-                "hands => hands.map(h => [...h.querySelectorAll('.card')].map(c => c.dataset.card))")
-            assert hands == frame["board"]["hands"]  # every hand face up
-            await page.locator("select[aria-label=trick]").select_option("3")
-            await expect(page.get_by_test_id("step-label")).to_contain_text("play")
-            await page.goto(page.url.split("#")[0] + "#step=5")
-            await page.reload()
-            await expect(counter).to_contain_text("step 5 of")
-            await page.screenshot(path=SHOTS / "replay.png", full_page=True)
-
-            # A tournament stored in the server's database: standings, games, a replay of one.
-            await run_tournament(site.server.storage.path, "web-cup")
-            await page.goto(site.url + "tournament/web-cup")
-            await expect(page.get_by_test_id("leaderboard").locator("tr[data-entrant]")).to_have_count(3)
-            await expect(page.get_by_test_id("games").locator("a")).to_have_count(6)
-            await expect(page.get_by_test_id("progress")).to_contain_text("6 of 6 games")
-            await page.screenshot(path=SHOTS / "tournament.png", full_page=True)
-            await page.get_by_test_id("games").locator("a").first.click()
-            await expect(counter).to_contain_text("step 0 of")
-
-            await page.goto(site.url)  # the lobby again: the game ended, the tournament listed
-            await expect(page.get_by_test_id("tournaments")).to_contain_text("web-cup")
-            await page.screenshot(path=SHOTS / "lobby-later.png", full_page=True)
-
-            # Every page at phone width.
-            phone = await context.new_page()
-            await phone.set_viewport_size(PHONE)
-            for name, path in [("lobby", ""), ("table", f"table/{created.table_id}"),
-                               ("replay", f"replay/{created.table_id}#step=5"), ("tournament", "tournament/web-cup")]:
-                await phone.goto(site.url + path)
-                await phone.locator("main :not(p.muted)").first.wait_for()
-                await phone.wait_for_timeout(300)
-                await phone.screenshot(path=SHOTS / f"{name}-phone.png", full_page=False)
-                assert await fits_phone(phone), name
-            assert errors == []
+            yield context
         finally:
             await browser.close()
+
+
+async def test_lobby_live_game_replay_and_tournament_in_a_real_browser(site: Site) -> None:
+    guard = Guard()
+    async with browser_context(guard) as context:
+        page = await context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+
+        # The lobby shows the table waiting for its bots.
+        created = await create_table(site.server.address, game="twenty_five", options={"players": 4},
+                                     seat_names=[f"random-{s}" for s in range(4)], seed="browser")
+        await page.goto(site.url)
+        row = page.locator(f"tr[data-table='{created.table_id}']")
+        await expect(row).to_have_attribute("data-status", "waiting")
+        await page.screenshot(path=SHOTS / "lobby.png", full_page=True)
+
+        # Its live page, open before the game starts, follows the game to its end.
+        await row.locator("a").click()
+        await expect(page.get_by_test_id("status")).to_contain_text("waiting")
+        bots = [asyncio.create_task(run_bot_async(PacedBot(make_bot("random", f"browser-{s}"), PACE),
+                                                  site.server.address, token=token))
+                for s, token in enumerate(created.tokens)]
+        samples = []
+        result = page.get_by_test_id("result")
+        shot_mid_game = False
+        while not await result.is_visible():
+            samples.append(await shown_tricks(page))
+            if not shot_mid_game and len(samples[-1]) >= 3:
+                await page.screenshot(path=SHOTS / "table.png", full_page=True)
+                shot_mid_game = True
+            await asyncio.sleep(0.1)
+        await asyncio.gather(*bots)
+        record = await site.server.lobby.record(created.table_id)
+        expected = record_tricks(record)
+        assert await shown_tricks(page) == expected
+        assert shot_mid_game and len({len(s) for s in samples}) > 2  # it was seen growing, trick by trick
+        assert all(s == expected[:len(s)] for s in samples)
+        await expect(result).to_contain_text("finished")
+
+        # The replay: step forward and back, the permalink keeps the step.
+        await page.get_by_test_id("replay-link").click()
+        counter = page.get_by_test_id("step")
+        await expect(counter).to_contain_text("step 0 of")
+        for _ in range(6):
+            await page.get_by_test_id("forward").click()
+        await expect(counter).to_contain_text("step 6 of")
+        await page.get_by_test_id("back").click()
+        await expect(counter).to_contain_text("step 5 of")
+        assert page.url.endswith("#step=5")
+        frames = (await (await page.request.get(page.url.replace("/replay/", "/api/replay/").split("#")[0])).json())
+        frame = frames["frames"][5]
+        current = frame["board"]["current_trick"] or {"cards": []}
+        played = await page.get_by_test_id("played").locator(".card").evaluate_all(
+            "cards => cards.map(c => c.dataset.card)")
+        assert sorted(played) == sorted(current["cards"])
+        hands = await page.locator(".seat .hand").evaluate_all(
+            "hands => hands.map(h => [...h.querySelectorAll('.card')].map(c => c.dataset.card))")
+        assert hands == frame["board"]["hands"]  # every hand face up
+        await page.locator("select[aria-label=trick]").select_option("3")
+        await expect(page.get_by_test_id("step-label")).to_contain_text("play")
+        await page.goto(page.url.split("#")[0] + "#step=5")
+        await page.reload()
+        await expect(counter).to_contain_text("step 5 of")
+        await page.screenshot(path=SHOTS / "replay.png", full_page=True)
+
+        # A tournament stored in the server's database: standings, games, a replay of one.
+        await run_tournament(site.server.storage.path, "web-cup")
+        await page.goto(site.url + "tournament/web-cup")
+        await expect(page.get_by_test_id("leaderboard").locator("tr[data-entrant]")).to_have_count(3)
+        await expect(page.get_by_test_id("games").locator("a")).to_have_count(6)
+        await expect(page.get_by_test_id("progress")).to_contain_text("6 of 6 games")
+        await page.screenshot(path=SHOTS / "tournament.png", full_page=True)
+        await page.get_by_test_id("games").locator("a").first.click()
+        await expect(counter).to_contain_text("step 0 of")
+
+        await page.goto(site.url)  # the lobby again: the game ended, the tournament listed
+        await expect(page.get_by_test_id("tournaments")).to_contain_text("web-cup")
+        await page.screenshot(path=SHOTS / "lobby-later.png", full_page=True)
+
+        # Every page at phone width.
+        phone = await context.new_page()
+        await phone.set_viewport_size(PHONE)
+        for name, path in [("lobby", ""), ("table", f"table/{created.table_id}"),
+                           ("replay", f"replay/{created.table_id}#step=5"), ("tournament", "tournament/web-cup")]:
+            await phone.goto(site.url + path)
+            await phone.locator("main :not(p.muted)").first.wait_for()
+            await phone.wait_for_timeout(300)
+            await phone.screenshot(path=SHOTS / f"{name}-phone.png", full_page=False)
+            assert await fits_phone(phone), name
+        assert errors == []
     assert guard.seen > 10 and guard.outside == []
+
+
+async def test_live_page_runs_the_clock_and_marks_a_timeout_and_its_default_action(site: Site) -> None:
+    clocks = TimeControl(decision_seconds=1.5, bank_seconds=0.0, grace_seconds=60.0, join_seconds=60.0)
+    table, _ = site.server.lobby.create_table(game="all_fives", names=["slow", "slower"], time_control=clocks)
+    guard = Guard()
+    async with browser_context(guard) as context:
+        page = await context.new_page()
+        await page.goto(site.url + f"table/{table.id}")
+        await expect(page.get_by_test_id("status")).to_contain_text("waiting")
+        for seat in range(2):
+            table.connect(seat)  # both seats joined, neither ever answers
+        await expect(page.get_by_test_id("clock")).to_contain_text(" s")
+        await expect(page.get_by_test_id("timed-out").first).to_be_visible(timeout=15_000)
+        await expect(page.locator("ol.log li.timeout").first).to_contain_text("timed out")
+        await page.screenshot(path=SHOTS / "table-timeout.png", full_page=True)
+        table.abort("test over")
+        await expect(page.get_by_test_id("result")).to_contain_text("aborted")
+    assert guard.outside == []
