@@ -55,9 +55,9 @@ class Served:
 @pytest.fixture
 async def served(tmp_path: Path) -> AsyncIterator[Served]:
     process = await asyncio.create_subprocess_exec(
-        *CLI, "serve", "--port", "0", "--http-port", "0", "--data-dir", str(tmp_path / "data"), "--log-level", "WARNING",
-        "--grace-ms", "60000", cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        *CLI, "serve", "--port", "0", "--http-port", "0", "--data-dir", str(tmp_path / "data"),
+        "--log-level", "WARNING", "--grace-ms", "60000", cwd=ROOT, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     assert process.stdout is not None
     line = (await asyncio.wait_for(process.stdout.readline(), 60)).decode().strip()
     assert line.startswith("listening on "), line
