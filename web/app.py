@@ -157,7 +157,9 @@ async def api_replay(request: web.Request) -> web.StreamResponse:
         frames = replay(record)
     except ReplayError as error:
         raise web.HTTPUnprocessableEntity(text=f"422: {error}") from None
-    return web.json_response(frames)
+    response = web.json_response(frames)
+    response.enable_compression()  # a long Cinq Cents game is thousands of similar frames
+    return response
 
 
 async def api_tournaments(request: web.Request) -> web.StreamResponse:

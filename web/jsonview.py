@@ -55,5 +55,7 @@ def board_json(view: SeatView, hands: list[list[str]] | None = None) -> dict[str
     data: dict[str, Any] = to_json(view)
     data.pop("legal_actions", None)
     data.pop("hand", None)  # one seat's hand: ``hands`` holds every seat's
+    for key in ("options", "history"):  # the table's options come once per page; the page draws no history
+        data.pop(key, None)
     data["hands"] = hands if hands is not None else [[] for _ in range(view.players)]
     return data
