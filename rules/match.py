@@ -47,7 +47,8 @@ class Match:
         """Validate ``options`` and deal the first deal.
 
         The first dealer is the ``first_dealer`` option, or drawn from ``seed``
-        when unset (the record then writes the seat drawn).
+        when unset; the config then holds the seat drawn, so views and the
+        record show the same resolved options.
 
         Raises:
             OptionsError: for bad options, or no first dealer and no seed to draw one.
@@ -60,6 +61,8 @@ class Match:
 
                 raise OptionsError(f"{rules.name}: first_dealer is unset and there is no seed to draw it")
             first = draw_first_dealer(seed, config.players)
+            # The drawn dealer is part of the resolved options, as the record writes them: every view shows it.
+            config = rules.config({**config.to_options(), "first_dealer": first})
         zero = tuple(0 for _ in config.sides)
         deal = rules.start_deal(
             config, number=1, dealer=first, deck=decks.deck(0, config.deck()), scores=zero,
@@ -154,7 +157,6 @@ class Match:
     ) -> dict[str, Any]:
         """The game record (game-record.md, format 1). Deals of an unfinished match are written as they stand."""
         options = self.config.to_options()
-        options["first_dealer"] = self.first_dealer
         names = list(names) if names is not None else [f"seat-{s}" for s in range(self.config.players)]
         record: dict[str, Any] = {
             "format": RECORD_FORMAT,

@@ -134,7 +134,7 @@ class Table:
         self.game = match.rules.name
         self.players = match.config.players
         #: The resolved options, the first dealer included (drawn from the seed when unset; who deals is public).
-        self.options = {**match.config.to_options(), "first_dealer": match.first_dealer}
+        self.options = match.config.to_options()
         self._seed = seed
         self.seed_sha256 = seed_digest(seed)
         self.time_control = time_control

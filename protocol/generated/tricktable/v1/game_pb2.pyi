@@ -218,7 +218,7 @@ class TwentyFiveOptions(_message.Message):
     target: _builtins.int
     """Points that win the game (default 25)."""
     first_dealer: _builtins.int
-    """The first dealer's seat; unset: drawn from the seed."""
+    """The first dealer's seat; unset: drawn from the seed (resolved options then carry the seat drawn)."""
     def __init__(
         self,
         *,
@@ -290,7 +290,7 @@ class FortyFiveOptions(_message.Message):
     jink: _builtins.bool
     """Whether jinking is played (default false, rules.md 1.7)."""
     first_dealer: _builtins.int
-    """The first dealer's seat; unset: drawn from the seed."""
+    """The first dealer's seat; unset: drawn from the seed (resolved options then carry the seat drawn)."""
     def __init__(
         self,
         *,
@@ -352,7 +352,7 @@ class AllFivesOptions(_message.Message):
     target: _builtins.int
     """Points that win the game (default 61)."""
     first_dealer: _builtins.int
-    """The first dealer's seat; unset: drawn from the seed."""
+    """The first dealer's seat; unset: drawn from the seed (resolved options then carry the seat drawn)."""
     def __init__(
         self,
         *,
@@ -424,7 +424,7 @@ class CinqCentsOptions(_message.Message):
     target: _builtins.int
     """Points that win the game (default 1000)."""
     first_dealer: _builtins.int
-    """The first dealer's seat; unset: drawn from the seed."""
+    """The first dealer's seat; unset: drawn from the seed (resolved options then carry the seat drawn)."""
     @_builtins.property
     def bid_values(self) -> _containers.RepeatedCompositeFieldContainer[Global___BidValue]:
         """The bid value table: empty means the standard table of rules.md 3.3;
