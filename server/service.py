@@ -26,7 +26,8 @@ from protocol.reasons import RejectReason
 from rules.game import Seat
 from rules.registry import game_rules
 from server.clocks import TimeControl
-from server.events import DecisionRequested, Event
+from server.errors import InvalidRequestError
+from server.events import Audience, DecisionRequested, Event
 from server.interceptors import client_of
 from server.lobby import Lobby
 from server.tables import Outcome, Table
@@ -156,13 +157,30 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
     async def Spectate(self, request: pb.SpectateRequest,
                        context: Context) -> AsyncIterator[pb.SpectateResponse]:
         table = self.lobby.table(request.table_id)
+        last_seen = request.last_seen_sequence if request.HasField("last_seen_sequence") else None
+        check_resume_point(table, None, last_seen)
         snap = table.snapshot(None)
         yield pb.SpectateResponse(started=pb.SpectateStarted(table=table_info(table), sequence=snap.seq,
                                                              view=convert.view_to_proto(snap.view)))
-        after = request.last_seen_sequence if request.HasField("last_seen_sequence") else snap.seq
+        after = snap.seq if last_seen is None else last_seen
         async for item in table.follow(None, after):
             if isinstance(item, Event):
                 yield pb.SpectateResponse(event=event_to_proto(item, table.players))
+
+
+def check_resume_point(table: Table, audience: Audience, last_seen: int | None) -> None:
+    """Refuse a ``last_seen_sequence`` beyond the audience's log: replaying "after" it would skip events unseen.
+
+    Any value up to the last event is a resume point, 0 included (the whole log), on a first join too.
+
+    Raises:
+        InvalidRequestError: the sequence was never sent to this audience.
+    """
+    last = table.last_sequence(audience)
+    if last_seen is not None and last_seen > last:
+        whose = "the spectators'" if audience is None else f"seat {audience}'s"
+        raise InvalidRequestError(f"last_seen_sequence {last_seen} is beyond the last event of {whose} log "
+                                  f"({last}); resume with the last sequence received, or leave it unset")
 
 
 def _time_control(message: pb.TimeControl, base: TimeControl) -> TimeControl:
@@ -228,6 +246,12 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
     With ``enumerate_discards`` (``Join.enumerate_discards``) a Cinq Cents
     discard is sent as its legal actions, not as a ``DiscardChoice``.
     """
+    try:
+        check_resume_point(table, seat, last_seen)
+    except InvalidRequestError:
+        if reader is not None:
+            reader.close()  # never started: the stream ends with the error, nothing read, nothing joined
+        raise
     table.connect(seat, name)
     snap = table.snapshot(seat)
     after = snap.seq if last_seen is None else last_seen

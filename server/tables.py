@@ -25,7 +25,7 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, TypeVar
 
@@ -206,9 +206,20 @@ class Table:
             view = self._views[seat] = self.match.view(seat)
         return view
 
+    def last_sequence(self, audience: Audience) -> int:
+        """The sequence number of the audience's last event (0 before any)."""
+        return len(self._log(audience))
+
     def snapshot(self, audience: Audience) -> Snapshot:
-        """The full current view of ``audience`` and the sequence number of the last event it includes."""
-        return Snapshot(seq=len(self._log(audience)), status=self.status, view=self.view(audience))
+        """The full current view of ``audience`` and the sequence number of the last event it includes.
+
+        While the table waits for its seats nobody may act, so the view offers no turn and no legal action
+        (the first deal is dealt already: a seat sees its hand).
+        """
+        view = self.view(audience)
+        if self.status is TableStatus.WAITING:
+            view = replace(view, to_act=None, legal_actions=())
+        return Snapshot(seq=self.last_sequence(audience), status=self.status, view=view)
 
     def pending_for(self, seat: Seat) -> DecisionRequested | None:
         """The decision ``seat`` must answer now, if any."""
