@@ -18,7 +18,9 @@ from typing import Any
 
 from aiohttp import web
 
+from server.errors import InvalidRequestError
 from server.events import Event
+from server.service import check_resume_point
 from server.tables import Table
 from web.jsonview import board_json, event_json
 
@@ -51,18 +53,25 @@ def message(table: Table, events: list[Event]) -> dict[str, Any]:
             "board": board_json(table.view(None)), "table": table_info(table), "clock": clock(table)}
 
 
-def resume_point(request: web.Request) -> int:
-    """The last sequence number the browser has (``Last-Event-ID`` on a reconnect, else ``?after=``); 0 if none."""
+def resume_point(request: web.Request, table: Table) -> int:
+    """The last sequence number the browser has (``Last-Event-ID`` on a reconnect, else ``?after=``); 0 if none.
+
+    Checked as the Spectate stream checks ``last_seen_sequence``: beyond the log is refused (400), not clamped.
+    """
     raw = request.headers.get("Last-Event-ID") or request.query.get("after") or "0"
     try:
-        return max(0, int(raw))
+        after = max(0, int(raw))
+        check_resume_point(table, None, after)
     except ValueError:
-        raise web.HTTPBadRequest(text="after: expected a sequence number") from None
+        raise web.HTTPBadRequest(text="400: after: expected a sequence number") from None
+    except InvalidRequestError as error:
+        raise web.HTTPBadRequest(text=f"400: {error}") from None
+    return after
 
 
 async def stream(request: web.Request, table: Table) -> web.StreamResponse:
     """Send the table's spectator events from the resume point until the table has ended and all are sent."""
-    after = resume_point(request)
+    after = resume_point(request, table)
     response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
                                            "X-Accel-Buffering": "no"})
     await response.prepare(request)
