@@ -23,6 +23,7 @@ from protocol import convert
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from protocol.reasons import RejectReason
+from rules.actions import Action
 from rules.game import Seat
 from rules.registry import game_rules
 from server.clocks import TimeControl
@@ -192,38 +193,65 @@ def _time_control(message: pb.TimeControl, base: TimeControl) -> TimeControl:
     return control.validate()
 
 
+#: The longest decision id the server could have issued (a decision number as decimal digits).
+_MAX_DECISION_ID = 19
+
+
 def decide(table: Table, seat: Seat, message: pb.Decide) -> Outcome:
-    """Decode a decide message and submit it to the table; a malformed one is rejected in-band."""
-    try:
-        decision_id = int(message.decision_id)
-    except ValueError:
-        return table.reject(seat, RejectReason.STALE_DECISION, f"unknown decision id {message.decision_id!r}")
-    choice = message.WhichOneof("choice")
-    if choice == "action":
-        try:
-            action = convert.action_from_proto(message.action)
-        except Exception as error:  # NotationError for bad notation; anything else is still the client's input
-            return table.reject(seat, RejectReason.MALFORMED_ACTION, str(error) or type(error).__name__)
-        return table.submit(seat, decision_id, action)
-    if choice == "action_id":
-        return _decide_by_id(table, seat, decision_id, message.action_id)
-    return table.reject(seat, RejectReason.MALFORMED_ACTION, "a decide needs an action or an action id")
+    """Judge a decide in the order docs/protocol.md section 8 states, and play it when nothing refuses it.
 
-
-def _decide_by_id(table: Table, seat: Seat, decision_id: int, action_id: str) -> Outcome:
-    pending = table.pending_for(seat)
-    if pending is not None and pending.decision_id == decision_id:
-        action = next((a for a in pending.legal_actions if convert.action_id(a) == action_id), None)
-        if action is None:
-            return table.reject(seat, RejectReason.UNKNOWN_ACTION_ID,
-                                f"{action_id!r} is not a legal action id of decision {decision_id}")
-        return table.submit(seat, decision_id, action)
-    done = table.resolved(decision_id)
-    if done is not None and done[0] == seat and convert.action_id(done[1]) == action_id:
+    1. the table's state and the decision id (:meth:`Table.refuse`): not
+       started; a settled id (the same answer again is a duplicate, anything
+       else stale); game over; not the seat's turn; not its pending decision;
+    2. then the choice: none or an undecodable action is malformed, an id
+       not among the decision's is unknown;
+    3. then the rules (:meth:`Table.submit`).
+    """
+    decision_id = _decision_number(message.decision_id)
+    done = None if decision_id is None else table.resolved(decision_id)
+    if decision_id is not None and done is not None and done[0] == seat and _names(message, done[1]):
         return table.submit(seat, decision_id, done[1])  # the same answer again: a duplicate, played once
     refused = table.refuse(seat, decision_id)
-    assert refused is not None  # not this seat's pending decision, so refused whatever the action
-    return refused
+    if refused is not None:
+        return refused
+    assert decision_id is not None  # refuse() passes only the seat's pending decision
+    choice = message.WhichOneof("choice")
+    if choice == "action_id":
+        pending = table.pending_for(seat)
+        legal = () if pending is None else pending.legal_actions
+        action = next((a for a in legal if convert.action_id(a) == message.action_id), None)
+        if action is None:
+            return table.reject(seat, RejectReason.UNKNOWN_ACTION_ID,
+                                f"action_id {message.action_id!r} is not a legal action id of decision {decision_id}")
+        return table.submit(seat, decision_id, action)
+    if choice != "action":
+        return table.reject(seat, RejectReason.MALFORMED_ACTION, "a decide needs an action or an action_id")
+    try:
+        action = convert.action_from_proto(message.action)
+    except Exception as error:  # NotationError for bad notation; anything else is still the client's input
+        return table.reject(seat, RejectReason.MALFORMED_ACTION, str(error) or type(error).__name__)
+    return table.submit(seat, decision_id, action)
+
+
+def _decision_number(text: str) -> int | None:
+    """The decision number of a decision id as the server writes it (``"17"``), or None for any other text."""
+    if not (0 < len(text) <= _MAX_DECISION_ID and text.isascii() and text.isdigit()):
+        return None
+    number = int(text)
+    return number if str(number) == text else None
+
+
+def _names(message: pb.Decide, action: Action) -> bool:
+    """Whether the decide's choice is ``action`` (by its id, or as an Action message that decodes to it)."""
+    choice = message.WhichOneof("choice")
+    if choice == "action_id":
+        return message.action_id == convert.action_id(action)
+    if choice == "action":
+        try:
+            return convert.action_from_proto(message.action) == action
+        except Exception:  # an undecodable action names nothing
+            return False
+    return False
 
 
 def _outcome_response(kind: Any, decision_id: str, outcome: Outcome) -> Any:

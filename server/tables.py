@@ -395,11 +395,12 @@ class Table:
         self._guard(self._play, p, action, False, after)
         return Outcome(accepted=True)
 
-    def refuse(self, seat: Seat, decision_id: int) -> Outcome | None:
+    def refuse(self, seat: Seat, decision_id: int | None) -> Outcome | None:
         """The refusal (counted) of any answer by ``seat`` to ``decision_id``; None for its pending decision.
 
-        Whatever the action: not started, already decided, game over, not the
-        seat's turn, or not the pending decision.
+        Whatever the action, in this order (docs/protocol.md section 8): not
+        started, already decided, game over, not the seat's turn, not the
+        pending decision. ``None`` is an id the server never issued.
         """
         if self.status is TableStatus.WAITING:
             return self._reject(seat, RejectReason.NOT_STARTED, "the table has not started: not every seat has joined")
@@ -416,8 +417,9 @@ class Table:
             whose = "" if p is None else f"; seat {p.seat} is to act"
             return self._reject(seat, RejectReason.NOT_YOUR_TURN, f"seat {seat} has no decision pending{whose}")
         if decision_id != p.decision_id:
+            named = "that decision id" if decision_id is None else f"decision {decision_id}"
             return self._reject(seat, RejectReason.STALE_DECISION,
-                                f"decision {decision_id} is not pending; the pending decision is {p.decision_id}")
+                                f"{named} is not pending; the pending decision is {p.decision_id}")
         return None
 
     def resolved(self, decision_id: int) -> tuple[Seat, Action] | None:
