@@ -17,6 +17,12 @@ from rules.actions import Action
 from rules.match import Match
 from server.errors import InvalidRequestError
 
+#: Each time limit's allowed range in seconds, low and high included.
+LIMITS: dict[str, tuple[float, float]] = {
+    "decision_seconds": (0.01, 3600.0), "bank_seconds": (0.0, 86400.0),
+    "grace_seconds": (0.0, 3600.0), "join_seconds": (0.01, 86400.0),
+}
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TimeControl:
@@ -33,8 +39,7 @@ class TimeControl:
 
     def validate(self) -> TimeControl:
         """Return self, or raise :class:`InvalidRequestError` for a limit out of range."""
-        for name, low, high in (("decision_seconds", 0.01, 3600.0), ("bank_seconds", 0.0, 86400.0),
-                                ("grace_seconds", 0.0, 3600.0), ("join_seconds", 0.01, 86400.0)):
+        for name, (low, high) in LIMITS.items():
             value = getattr(self, name)
             if not low <= value <= high:
                 raise InvalidRequestError(f"time control: {name} must be between {low:g} and {high:g}, not {value:g}")

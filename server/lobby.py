@@ -125,11 +125,15 @@ class Lobby:
             raise TooManyTablesError(
                 f"this client holds its limit of {self.limits.max_tables_per_client} open tables")
         if seed is not None and not 1 <= len(seed) <= MAX_SEED:
-            raise InvalidRequestError(f"a seed must be 1 to {MAX_SEED} characters")
+            raise InvalidRequestError(f"seed must be 1 to {MAX_SEED} characters when set (leave it unset and the "
+                                      f"server draws a secret one), not {len(seed)}")
         control = (time_control or self.time_control).validate()
         secret = seed if seed else secrets.token_hex(16)
         asked = dict(options or {})
         match = new_match(game, asked, seed=secret)
+        if names is not None and len(names) > match.config.players:
+            raise InvalidRequestError(f"seat_names has {len(names)} names for a {match.config.players}-player "
+                                      f"table")
         table_id = "t-" + secrets.token_hex(6)
         table = Table(table_id=table_id, match=match, seed=secret, time_control=control, names=names,
                       on_end=self._table_ended, max_deals=self.limits.max_deals)

@@ -14,7 +14,7 @@ import json
 from collections import deque
 from collections.abc import AsyncIterator, Coroutine
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
 import grpc
 import structlog
@@ -26,7 +26,7 @@ from protocol.reasons import RejectReason
 from rules.actions import Action
 from rules.game import Seat
 from rules.registry import game_rules
-from server.clocks import TimeControl
+from server.clocks import LIMITS, TimeControl
 from server.errors import InvalidRequestError
 from server.events import Audience, DecisionRequested, Event
 from server.interceptors import client_of
@@ -184,12 +184,21 @@ def check_resume_point(table: Table, audience: Audience, last_seen: int | None) 
                                   f"({last}); resume with the last sequence received, or leave it unset")
 
 
+#: The fields of a wire ``TimeControl`` (milliseconds) and the limits they set (seconds).
+_WIRE_CLOCKS: tuple[tuple[Literal["decision_ms", "bank_ms"], str], ...] = (
+    ("decision_ms", "decision_seconds"), ("bank_ms", "bank_seconds"))
+
+
 def _time_control(message: pb.TimeControl, base: TimeControl) -> TimeControl:
+    """``base`` with the fields the request sets; an error names the field as the protos do, in milliseconds."""
     control = base
-    if message.HasField("decision_ms"):
-        control = replace(control, decision_seconds=message.decision_ms / 1000)
-    if message.HasField("bank_ms"):
-        control = replace(control, bank_seconds=message.bank_ms / 1000)
+    for field, name in _WIRE_CLOCKS:
+        if message.HasField(field):
+            value = getattr(message, field)
+            low, high = (round(limit * 1000) for limit in LIMITS[name])
+            if not low <= value <= high:
+                raise InvalidRequestError(f"time_control.{field} must be {low} to {high} milliseconds, not {value}")
+            control = replace(control, **{name: value / 1000})
     return control.validate()
 
 
