@@ -79,8 +79,9 @@ function parseArgs(argv) {
   return args;
 }
 
-function loadService() {
-  const definition = protoLoader.loadSync(PROTO_FILE, {
+// The protos as @grpc/proto-loader loads them with the settings docs/protocol.md recommends.
+function loadDefinition() {
+  return protoLoader.loadSync(PROTO_FILE, {
     includeDirs: [PROTO_ROOT],
     keepCase: true, // field names as in the .proto files
     longs: String, // uint64 sequences and int64 times arrive as strings
@@ -88,7 +89,10 @@ function loadService() {
     defaults: true, // absent scalars read as their zero value (seat 0, score 0)
     oneofs: true, // the name of the oneof case that is set, e.g. message.kind === "decision"
   });
-  return grpc.loadPackageDefinition(definition).tricktable.v1.TableService;
+}
+
+function loadService() {
+  return grpc.loadPackageDefinition(loadDefinition()).tricktable.v1.TableService;
 }
 
 // Whether a field is present (docs/protocol.md section 3). With the loader settings above, an `optional`
@@ -322,4 +326,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { Bot, has, loadService, parseArgs, sample };
+module.exports = { Bot, has, loadDefinition, loadService, parseArgs, sample };

@@ -173,3 +173,32 @@ async def test_two_node_bots_seek_and_play_all_fives(node, tmp_path: Path):
     for code, output in runs:
         assert code == 0, output
         assert _result(output)["status"] == "RESULT_STATUS_FINISHED", output
+
+
+PRESENCE = """
+const { has, loadDefinition } = require(process.argv[1]);
+const play = loadDefinition()['tricktable.v1.TableService'].Play;
+const roundTrip = (message) => play.responseDeserialize(play.responseSerialize(message)).decision;
+const absent = roundTrip({ decision: { decision_id: '1', view: { seat: 0 } } });
+const present = roundTrip({ decision: { decision_id: '2', view: { seat: 0, to_act: 0 },
+                                        discard_choice: { cards: ['5H'], count: 1 } } });
+console.log(JSON.stringify({
+  absent: { has_to_act: has(absent.view, 'to_act'), keys: Object.keys(absent.view).filter((k) => k.startsWith('_')),
+            to_act: absent.view.to_act === undefined ? 'undefined' : absent.view.to_act,
+            discard_choice: absent.discard_choice, has_discard_choice: has(absent, 'discard_choice') },
+  present: { has_to_act: has(present.view, 'to_act'), oneof: present.view._to_act, to_act: present.view.to_act,
+             has_discard_choice: has(present, 'discard_choice') },
+}));
+"""
+
+
+def test_node_reads_field_presence_as_the_guide_says(node):
+    done = subprocess.run([node, "-e", PRESENCE, BOT], cwd=NODE_DIR, capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    # docs/protocol.md section 3: an absent optional scalar is missing (not 0, even with defaults: true); when
+    # present its synthetic oneof `_name` names it; an unset message field is null.
+    assert seen["absent"] == {"has_to_act": False, "keys": ["_seat"], "to_act": "undefined", "discard_choice": None,
+                              "has_discard_choice": False}
+    assert seen["present"] == {"has_to_act": True, "oneof": "to_act", "to_act": 0, "has_discard_choice": True}
