@@ -34,7 +34,8 @@ def _decide(decision_id: str, how: str) -> pb.Decide:
         return pb.Decide(decision_id=decision_id, action=game_pb2.Action(play=game_pb2.Action.Play(card="XX")))
     if how == "unknown-id":
         return pb.Decide(decision_id=decision_id, action_id="no-such-action")
-    return pb.Decide(decision_id=decision_id, action=game_pb2.Action(play=game_pb2.Action.Play(card=how.removeprefix("play-"))))
+    card = how.removeprefix("play-")
+    return pb.Decide(decision_id=decision_id, action=game_pb2.Action(play=game_pb2.Action.Play(card=card)))
 
 
 async def _reason(stub: Any, token: str, decide: pb.Decide) -> str:
