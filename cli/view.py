@@ -1,9 +1,11 @@
 """``tricktable view FILE``: the web viewer's replay and standings pages over files, with no game server.
 
 FILE is a record (``.json``), records (``.jsonl``: ``tricktable verify``'s
-input, a tournament's ``records.jsonl``) or a tournament's export folder
-(``summary.json``, ``matches.csv``, ``records.jsonl``). Prints the address
-of the page and serves until Ctrl-C or SIGTERM.
+input, a tournament's ``records.jsonl``), a tournament's export folder
+(``summary.json``, ``matches.csv``, ``records.jsonl``) or a database file
+(``.sqlite3``: its tournaments, read as they are stored, so one being played
+shows up as it plays). Prints the address of the page and serves until
+Ctrl-C or SIGTERM.
 """
 
 from __future__ import annotations
@@ -17,20 +19,21 @@ from typing import Annotated
 import typer
 
 from server.logging import configure
-from web.catalog import FileCatalog, replay_path
+from web.catalog import DatabaseCatalog, FileCatalog, open_catalog, replay_path
 from web.standings import tournament_path
 from web.viewer import WebViewer
 
 
 def view_command(
-    path: Annotated[Path, typer.Argument(help="A record (.json), records (.jsonl) or a tournament's export folder.")],
+    path: Annotated[Path, typer.Argument(
+        help="A record (.json), records (.jsonl), a tournament's export folder or a database (.sqlite3).")],
     host: Annotated[str, typer.Option("--host", help="Address to bind (local only by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to bind; 0 picks a free one.")] = 8080,
 ) -> None:
     """Open replays and standings from files in the browser."""
     configure(json=None, level="WARNING")
     try:
-        catalog = FileCatalog.open(path)
+        catalog = open_catalog(path)
     except (OSError, ValueError) as error:
         typer.echo(f"error: cannot read {path}: {error}", err=True)
         raise typer.Exit(2) from None
@@ -41,8 +44,10 @@ def view_command(
         raise typer.Exit(2) from None
 
 
-def _first_page(catalog: FileCatalog) -> str:
+def _first_page(catalog: FileCatalog | DatabaseCatalog) -> str:
     """The page to open first: the tournament, the only record's replay, else the list."""
+    if isinstance(catalog, DatabaseCatalog):
+        return ""
     if catalog.export is not None:
         return tournament_path(catalog.export.name).lstrip("/")
     if len(catalog.records) == 1:

@@ -2,15 +2,17 @@
 
 :class:`ServerCatalog` reads a server's lobby (tables in memory, live),
 its store (ended tables and their records) and the tournament tables of
-its database. :class:`FileCatalog` reads a record, a ``records.jsonl`` or a
-tournament's export folder once, for ``tricktable view``: the same replay
-and standings pages, with no server.
+its database. For ``tricktable view``, with no server: :class:`FileCatalog`
+reads a record, a ``records.jsonl`` or a tournament's export folder once,
+:class:`DatabaseCatalog` the tournaments of a database file as they are
+stored (:func:`open_catalog` picks one).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote
@@ -78,14 +80,45 @@ def stored_row(meta: TableMeta) -> dict[str, Any]:
             "created_at": meta.created_at, "ended_at": meta.ended_at, "url": replay_path(meta.id)}
 
 
-class ServerCatalog:
+class DatabaseCatalog:
+    """The tournaments of a database file, read-only, as they are stored (``tricktable view FILE.sqlite3``).
+
+    A tournament being played into the file shows up as it plays. Its tables are not listed: the
+    server that played them lists those.
+    """
+
+    live = False
+
+    def __init__(self, database: Path) -> None:
+        self.database = database
+
+    async def tables(self) -> list[dict[str, Any]]:
+        return []
+
+    def table(self, table_id: str) -> Table | None:
+        return None
+
+    async def record(self, table_id: str) -> dict[str, Any] | None:
+        return None
+
+    async def tournaments(self) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(standings.list_database, self.database)
+
+    async def tournament(self, name: str) -> dict[str, Any] | None:
+        return await asyncio.to_thread(standings.page_from_database, self.database, name)
+
+    async def tournament_record(self, name: str, match_id: str) -> dict[str, Any] | None:
+        return await asyncio.to_thread(standings.record_from_database, self.database, name, match_id)
+
+
+class ServerCatalog(DatabaseCatalog):
     """A running server's tables, records and tournaments (its database file holds both)."""
 
     live = True
 
     def __init__(self, lobby: Lobby, database: Path, *, ended_rows: int = 100, open_rows: int = 200) -> None:
+        super().__init__(database)
         self.lobby = lobby
-        self.database = database
         self.ended_rows = ended_rows
         self.open_rows = open_rows
 
@@ -110,15 +143,6 @@ class ServerCatalog:
         if found is None and table is not None:
             return table.record
         return found
-
-    async def tournaments(self) -> list[dict[str, Any]]:
-        return await asyncio.to_thread(standings.list_database, self.database)
-
-    async def tournament(self, name: str) -> dict[str, Any] | None:
-        return await asyncio.to_thread(standings.page_from_database, self.database, name)
-
-    async def tournament_record(self, name: str, match_id: str) -> dict[str, Any] | None:
-        return await asyncio.to_thread(standings.record_from_database, self.database, name, match_id)
 
 
 class FileCatalog:
@@ -182,3 +206,24 @@ class FileCatalog:
         if self.export is None or self.export.name != name:
             return None
         return self.export.records.get(match_id)
+
+
+#: Suffixes of a SQLite database file (the server's is ``tricktable.sqlite3``).
+DATABASE_SUFFIXES = (".sqlite3", ".sqlite", ".db")
+
+
+def open_catalog(path: Path) -> FileCatalog | DatabaseCatalog:
+    """What ``tricktable view PATH`` shows: a database's tournaments, or records and an export folder's files.
+
+    Raises:
+        OSError, ValueError: a missing or unreadable file, or one that is not what it should be.
+    """
+    if path.suffix in DATABASE_SUFFIXES:
+        if not path.is_file():
+            raise FileNotFoundError(f"no database file {path}")
+        try:
+            standings.list_database(path)  # fails now, not on the first page, when it is not a database
+        except sqlite3.Error as error:
+            raise ValueError(f"not a Tricktable database: {error}") from None
+        return DatabaseCatalog(path)
+    return FileCatalog.open(path)

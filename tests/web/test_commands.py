@@ -13,6 +13,7 @@ from pathlib import Path
 import aiohttp
 
 from rules.registry import new_match
+from tests.web.support import run_tournament
 
 CLI = [sys.executable, "-m", "cli.main"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,3 +87,28 @@ async def test_view_of_a_missing_or_bad_file_exits_2_with_one_line(tmp_path: Pat
             _out, err = await asyncio.wait_for(process.communicate(), 60)
         assert process.returncode == 2
         assert err.decode().startswith("error: cannot read") and len(err.decode().strip().splitlines()) == 1
+
+
+async def test_view_of_a_database_shows_its_tournaments_as_they_are_stored(tmp_path: Path) -> None:
+    db = tmp_path / "tricktable.sqlite3"
+    await run_tournament(db, "db-cup")
+    async with command("view", str(db), "--port", "0") as process:
+        first = await line(process)
+        url = first.removeprefix("viewer on ").removesuffix(" (Ctrl-C to stop)")
+        status, body = await get(url + "api/tournaments")
+        assert status == 200 and [t["name"] for t in json.loads(body)["tournaments"]] == ["db-cup"]
+        status, body = await get(url + "api/tournaments/db-cup")
+        page = json.loads(body)
+        assert page["games"] == len(page["matches"]) == 6
+        status, _ = await get(url + page["matches"][0]["replay"].lstrip("/"))
+        assert status == 200
+        process.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(process.wait(), 30) == 0
+
+
+async def test_view_of_a_file_that_is_not_a_database_exits_2(tmp_path: Path) -> None:
+    fake = tmp_path / "fake.sqlite3"
+    fake.write_text("not a database, just text that is long enough to have a header" * 10)
+    async with command("view", str(fake), "--port", "0") as process:
+        _out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 2 and "not a Tricktable database" in err.decode()
