@@ -1,5 +1,5 @@
 // A live table, as a spectator sees it: the spectators' events and view, streamed (Server-Sent Events).
-import { el, header, renderBoard, trickLine, card, bidText, statusBadge } from "./common.js";
+import { el, header, renderBoard, trickLine, card, bidText, statusBadge, suitLabel } from "./common.js";
 
 const tableId = decodeURIComponent(location.pathname.split("/")[2]);
 const state = { info: null, board: null, clock: null, offset: 0, deal: 0, timedOut: {}, ended: false };
@@ -33,7 +33,7 @@ function describe(event) {
     case "DealStarted": return `deal ${event.view.deal_number}${event.redeal ? " (redeal)" : ""}: ${who(event.view.dealer)} deals`;
     case "ActionTaken": return [who(event.seat), " ", actionText(event.action)];
     case "ActionTimedOut": return `${who(event.seat)} timed out: the default action is played`;
-    case "TrumpSet": return event.no_trump ? "no-trump" : `trump: ${event.trump}`;
+    case "TrumpSet": return event.no_trump ? "no-trump" : ["trump: ", suitLabel(event.trump)];
     case "ContractSet": return `contract: ${who(event.contract.seat)} ${bidText([event.contract.tricks, event.contract.denomination])}`;
     case "KittyTaken": return `${who(event.seat)} takes the kitty`;
     case "TrickWon": return `trick ${event.number} to ${who(event.trick.winner)}`;
