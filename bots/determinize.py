@@ -36,12 +36,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bots.heuristic.cinq_cents import PARTNER_AND_KITTY, estimate
-from rules.actions import Action, Denomination, Discard, Rob, action_from_json
+from rules.actions import Denomination, Discard, Rob
 from rules.cards import Card
 from rules.cinq_cents_play import led_suit as cinq_led_suit
 from rules.cinq_cents_play import suit_of as cinq_suit_of
 from rules.dealing import seats_from_eldest
 from rules.errors import TricktableError
+from rules.events import Discarded, Robbed
 from rules.game import DealState, GameConfig, GameRules, Seat, SeatView, Trick
 from rules.registry import game_rules
 from rules.spoil_five_ranking import RANKINGS
@@ -270,7 +271,7 @@ class WorldSampler:
         contract = view.contract
         if contract is None or contract.seat == self.me:
             return
-        if any(h.get("type") == "discard" for h in self.history):
+        if any(isinstance(h, Discarded) for h in self.history):
             self.slots.append(Slot("discards", 6))
 
     # --- one world -----------------------------------------------------------
@@ -415,15 +416,10 @@ class WorldSampler:
         state = self.rules.start_deal(self.config, number=view.deal_number, dealer=view.dealer, deck=deck,
                                       scores=self.scores_before, redeal=bool(view.extras.get("redeal", False)))
         for entry in self.history:
-            seat = int(entry["seat"])
-            action: Action
-            if entry.get("type") == "rob" and "card" not in entry:
-                action = Rob(card=fills["rob"])
-            elif entry.get("type") == "discard" and "cards" not in entry:
-                action = Discard(cards=fills["discard"])
-            else:
-                action = action_from_json(dict(entry))
-            state = state.apply(action, seat)
+            action = entry.action  # None: a card this seat may not see, filled by this world
+            if action is None:
+                action = Rob(card=fills["rob"]) if isinstance(entry, Robbed) else Discard(cards=fills["discard"])
+            state = state.apply(action, entry.seat)
         if state.to_act != view.seat:
             return None
         legal = state.legal_actions()

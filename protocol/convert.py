@@ -30,11 +30,16 @@ action or card (the server answers it with ``MALFORMED_ACTION``) and
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Protocol, TypeVar
+
+from google.protobuf.message import Message
 
 from protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
 from rules.actions import (
+    ACTION_CLASSES,
     Action,
     Bid,
     Denomination,
@@ -42,45 +47,70 @@ from rules.actions import (
     Play,
     Rob,
     Run,
-    action_from_json,
-    action_to_json,
     describe,
     discard_choice,
     discards_of,
 )
 from rules.cards import Card, Suit
 from rules.errors import NotationError, OptionsError
+from rules.events import (
+    ACTION_EVENTS,
+    ActionEvent,
+    Begged,
+    BidMade,
+    CardPlayed,
+    ContractSet,
+    DealScored,
+    DealStarted,
+    DealVoided,
+    Discarded,
+    Gifted,
+    Jinked,
+    JinkPassed,
+    KittyTaken,
+    PackRun,
+    Passed,
+    Robbed,
+    RobPassed,
+    Stood,
+    TrickWon,
+    TrumpSet,
+    event_of,
+)
+from rules.events import Event as RulesEvent
 from rules.game import Contract, Result, Seat, SeatView, Trick
+from rules.registry import GAMES
 
 #: The seat number of a spectator's view (no seat on the wire).
 SPECTATOR_SEAT: Seat = -1
 
 # --- games, suits, denominations, cards ------------------------------------
 
-_GAMES: dict[str, game_pb2.Game.ValueType] = {
-    "twenty_five": game_pb2.GAME_TWENTY_FIVE,
-    "forty_five": game_pb2.GAME_FORTY_FIVE,
-    "all_fives": game_pb2.GAME_ALL_FIVES,
-    "cinq_cents": game_pb2.GAME_CINQ_CENTS,
-}
-_GAME_NAMES = {v: k for k, v in _GAMES.items()}
+K = TypeVar("K")
+V = TypeVar("V", covariant=True)
 
-_SUITS: dict[Suit, game_pb2.Suit.ValueType] = {
-    Suit.CLUBS: game_pb2.SUIT_CLUBS,
-    Suit.DIAMONDS: game_pb2.SUIT_DIAMONDS,
-    Suit.HEARTS: game_pb2.SUIT_HEARTS,
-    Suit.SPADES: game_pb2.SUIT_SPADES,
-}
-_SUIT_OF = {v: k for k, v in _SUITS.items()}
 
-_DENOMINATIONS: dict[Denomination, game_pb2.Denomination.ValueType] = {
-    Denomination.SPADES: game_pb2.DENOMINATION_SPADES,
-    Denomination.CLUBS: game_pb2.DENOMINATION_CLUBS,
-    Denomination.DIAMONDS: game_pb2.DENOMINATION_DIAMONDS,
-    Denomination.HEARTS: game_pb2.DENOMINATION_HEARTS,
-    Denomination.NO_TRUMP: game_pb2.DENOMINATION_NO_TRUMP,
-}
-_DENOMINATION_OF = {v: k for k, v in _DENOMINATIONS.items()}
+class _ProtoEnum(Protocol[V]):
+    """A generated proto enum: ``Value(name)`` gives the number of a value name."""
+
+    def Value(self, name: str) -> V: ...
+
+
+def by_name(keys: Iterable[K], enum: _ProtoEnum[V], prefix: str) -> tuple[dict[K, V], dict[V, K]]:
+    """The mapping both ways between ``keys`` and a proto enum whose values are named ``PREFIX_<KEY NAME>``.
+
+    A key's name is its enum member name (``Suit.CLUBS`` -> ``SUIT_CLUBS``) or,
+    for a string, the string upper-cased (``"all_fives"`` -> ``GAME_ALL_FIVES``).
+    The name is the only link, so a value added on one side and not the other
+    fails at import.
+    """
+    to = {k: enum.Value(f"{prefix}_{k.name if isinstance(k, Enum) else str(k).upper()}") for k in keys}
+    return to, {v: k for k, v in to.items()}
+
+
+_GAMES, _GAME_NAMES = by_name(GAMES, game_pb2.Game, "GAME")
+_SUITS, _SUIT_OF = by_name(Suit, game_pb2.Suit, "SUIT")
+_DENOMINATIONS, _DENOMINATION_OF = by_name(Denomination, game_pb2.Denomination, "DENOMINATION")
 
 
 def game_to_proto(game: str) -> game_pb2.Game.ValueType:
@@ -172,16 +202,74 @@ def cards_from_proto(items: Iterable[str]) -> tuple[Card, ...]:
 
 
 # --- actions -----------------------------------------------------------------
+#
+# An action's wire form is its record form: the ``Action`` oneof case is the
+# record's ``type`` and each field is one of the action's attributes. The one
+# table below says, per action class, which attribute goes to which field and
+# how its value is written; every conversion of actions reads it.
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    """One attribute of a rules object and its proto field: ``put`` writes the value, ``get`` reads it back."""
+
+    attr: str
+    wire: str
+    put: Callable[[Any], Any]
+    get: Callable[[Any], Any]
+
+
+def _required_card(text: str) -> Card:
+    card = card_from_proto(text)
+    if card is None:
+        raise NotationError("a card is required")
+    return card
+
+
+def _card_field(attr: str, wire: str | None = None) -> _Field:
+    return _Field(attr, wire or attr, card_to_proto, _required_card)
+
+
+def _cards_field(attr: str, wire: str | None = None) -> _Field:
+    """A tuple of cards; ``None`` (unknown, or hidden from the recipient) is written as no cards."""
+    return _Field(attr, wire or attr, lambda v: [] if v is None else cards_to_proto(v),
+                  lambda v: cards_from_proto(v) or None)
+
+
+_ACTION_FIELDS: dict[type[Action], tuple[_Field, ...]] = {
+    Play: (_card_field("card"), _Field("suit", "named_suit", suit_to_proto, suit_from_proto)),
+    Rob: (_card_field("card"),),
+    Run: (_cards_field("exposed"),),
+    Bid: (_Field("tricks", "tricks", int, int),
+          _Field("denomination", "denomination", denomination_to_proto, denomination_from_proto)),
+    Discard: (_Field("cards", "cards", cards_to_proto, cards_from_proto),),
+}
+_ACTION_CLASS: dict[str, type[Action]] = {cls.type: cls for cls in ACTION_CLASSES}
 
 #: The oneof case of ``Action`` for each action type (they are the record's ``type`` names).
-ACTION_TYPES: tuple[str, ...] = (
-    "play", "rob", "pass_rob", "jink", "pass_jink", "stand", "beg", "gift", "run", "bid", "pass", "discard",
-)
+ACTION_TYPES: tuple[str, ...] = tuple(_ACTION_CLASS)
+
+
+def _put(message: Any, wire: str, value: Any) -> None:
+    """Write one converted value: a message is copied, a list extends a repeated field, None leaves it unset."""
+    if value is None:
+        return
+    if isinstance(value, Message):
+        getattr(message, wire).CopyFrom(value)
+    elif isinstance(value, list):
+        getattr(message, wire).extend(value)
+    else:
+        setattr(message, wire, value)
 
 
 def action_to_proto(action: Action) -> game_pb2.Action:
     """An action as an ``Action`` message (a ``Run``'s exposed cards included when known)."""
-    return action_dict_to_proto(action_to_json(action))
+    out = game_pb2.Action()
+    case = getattr(out, action.type)
+    case.SetInParent()
+    for f in _ACTION_FIELDS.get(type(action), ()):
+        _put(case, f.wire, f.put(getattr(action, f.attr)))
+    return out
 
 
 def action_from_proto(message: game_pb2.Action) -> Action:
@@ -193,111 +281,51 @@ def action_from_proto(message: game_pb2.Action) -> Action:
     kind = message.WhichOneof("kind")
     if kind is None:
         raise NotationError("an action needs one of: " + ", ".join(ACTION_TYPES))
-    if kind == "play":
-        card = card_from_proto(message.play.card)
-        if card is None:
-            raise NotationError("play: a card is required")
-        return Play(card=card, suit=suit_from_proto(message.play.named_suit))
-    if kind == "rob":
-        card = card_from_proto(message.rob.card)
-        if card is None:
-            raise NotationError("rob: a card to bury is required")
-        return Rob(card=card)
-    if kind == "run":
-        exposed = message.run.exposed
-        return Run(exposed=cards_from_proto(exposed) if exposed else None)
-    if kind == "bid":
-        return Bid(tricks=message.bid.tricks, denomination=denomination_from_proto(message.bid.denomination))
-    if kind == "discard":
-        return Discard(cards=cards_from_proto(message.discard.cards))
-    return action_from_json({"type": kind})
-
-
-def action_dict_to_proto(entry: Mapping[str, Any]) -> game_pb2.Action:
-    """A record-form action dict (``{"type": "play", "card": "5H"}``; ``seat`` ignored) as an ``Action``.
-
-    Fields a recipient may not see are simply absent from the dict (a rob without
-    ``card``, a discard without ``cards``) and stay empty in the message.
-
-    Raises:
-        NotationError: for an unknown type or a malformed field.
-    """
-    kind = entry.get("type")
-    out = game_pb2.Action()
-    if kind == "play":
-        out.play.card = _str_field(entry, "card")
-        suit = entry.get("suit")
-        out.play.named_suit = suit_to_proto(None if suit is None else Suit.parse(suit))
-    elif kind == "rob":
-        out.rob.card = str(entry.get("card") or "")
-    elif kind == "run":
-        out.run.SetInParent()
-        out.run.exposed.extend(_str_list(entry, "exposed"))
-    elif kind == "bid":
-        tricks = entry.get("tricks")
-        if not isinstance(tricks, int) or isinstance(tricks, bool):
-            raise NotationError(f"bid: 'tricks' must be an integer, not {tricks!r}")
-        out.bid.tricks = tricks
+    cls = _ACTION_CLASS[kind]
+    case = getattr(message, kind)
+    values: dict[str, Any] = {}
+    for f in _ACTION_FIELDS.get(cls, ()):
         try:
-            out.bid.denomination = denomination_to_proto(Denomination(str(entry.get("suit"))))
-        except ValueError:
-            raise NotationError(f"bid: 'suit' must be one of S, C, D, H, NT, not {entry.get('suit')!r}") from None
-    elif kind == "discard":
-        out.discard.SetInParent()
-        out.discard.cards.extend(_str_list(entry, "cards"))
-    elif kind in ACTION_TYPES:
-        getattr(out, str(kind)).SetInParent()
-    else:
-        raise NotationError(f"unknown action type {kind!r}")
+            values[f.attr] = f.get(getattr(case, f.wire))
+        except NotationError as error:
+            raise NotationError(f"{kind}: {f.wire}: {error}") from None
+    action: Action = cls(**values)
+    return action
+
+
+def seat_action_to_proto(event: ActionEvent) -> game_pb2.SeatAction:
+    """A history entry (an action event, as its recipient sees it) as a ``SeatAction``.
+
+    A field hidden from the recipient (another seat's buried card, the
+    declarer's discards) is left empty.
+    """
+    action = event.action
+    if action is not None:
+        return game_pb2.SeatAction(seat=event.seat, action=action_to_proto(action))
+    out = game_pb2.SeatAction(seat=event.seat)
+    getattr(out.action, event.action_type).SetInParent()
     return out
 
 
-def action_proto_to_dict(message: game_pb2.Action) -> dict[str, Any]:
-    """An ``Action`` as its record-form dict, hidden (empty) fields left out.
+def seat_action_from_proto(message: game_pb2.SeatAction, *, turn_up: Card | None, dealer: Seat,
+                           players: int) -> ActionEvent:
+    """A ``SeatAction`` as the action event it tells (``turn_up``, ``dealer``: the deal's, for a rob and a gift).
 
     Raises:
-        NotationError: when no case is set.
+        NotationError: when the action has no case set, or a malformed field.
     """
-    kind = message.WhichOneof("kind")
-    if kind is None:
-        raise NotationError("an action needs one of: " + ", ".join(ACTION_TYPES))
-    out: dict[str, Any] = {"type": kind}
-    if kind == "play":
-        out["card"] = message.play.card
-        suit = suit_from_proto(message.play.named_suit)
-        if suit is not None:
-            out["suit"] = suit.value
-    elif kind == "rob" and message.rob.card:
-        out["card"] = message.rob.card
-    elif kind == "run" and message.run.exposed:
-        out["exposed"] = list(message.run.exposed)
-    elif kind == "bid":
-        out["tricks"] = message.bid.tricks
-        out["suit"] = denomination_from_proto(message.bid.denomination).value
-    elif kind == "discard" and message.discard.cards:
-        out["cards"] = list(message.discard.cards)
-    return out
-
-
-def seat_action_to_proto(entry: Mapping[str, Any]) -> game_pb2.SeatAction:
-    """A history entry (record-form action dict with ``seat``) as a ``SeatAction``.
-
-    Raises:
-        NotationError: for a missing seat or a malformed action.
-    """
-    seat = entry.get("seat")
-    if not isinstance(seat, int) or isinstance(seat, bool):
-        raise NotationError(f"a history entry needs an integer 'seat', not {seat!r}")
-    return game_pb2.SeatAction(seat=seat, action=action_dict_to_proto(entry))
-
-
-def seat_action_from_proto(message: game_pb2.SeatAction) -> dict[str, Any]:
-    """A ``SeatAction`` as a history entry dict (``{"seat": s, "type": ..., ...}``).
-
-    Raises:
-        NotationError: when the action has no case set.
-    """
-    return {"seat": message.seat, **action_proto_to_dict(message.action)}
+    action = message.action
+    kind = action.WhichOneof("kind")
+    if kind == "rob" and not action.rob.card:
+        if turn_up is None:
+            raise NotationError("a rob takes the turn-up, and this deal has none")
+        return Robbed(seat=message.seat, taken=turn_up, buried=None)
+    if kind == "discard" and not action.discard.cards:
+        return Discarded(seat=message.seat, cards=None)
+    try:
+        return event_of(message.seat, action_from_proto(action), turn_up=turn_up, eldest=(dealer + 1) % players)
+    except ValueError as error:
+        raise NotationError(str(error)) from None
 
 
 def action_id(action: Action) -> str:
@@ -539,11 +567,7 @@ def contract_from_proto(message: game_pb2.Contract) -> Contract:
                     denomination=denomination_from_proto(message.denomination))
 
 
-_STATUSES: dict[str, game_pb2.ResultStatus.ValueType] = {
-    "finished": game_pb2.RESULT_STATUS_FINISHED,
-    "aborted": game_pb2.RESULT_STATUS_ABORTED,
-}
-_STATUS_OF = {v: k for k, v in _STATUSES.items()}
+_STATUSES, _STATUS_OF = by_name(("finished", "aborted"), game_pb2.ResultStatus, "RESULT_STATUS")
 
 
 def result_to_proto(result: Result) -> game_pb2.Result:
@@ -574,20 +598,18 @@ def result_from_proto(message: game_pb2.Result) -> Result:
 # --- views ------------------------------------------------------------------------
 
 
-def view_to_proto(view: SeatView, *, history: Sequence[game_pb2.SeatAction] | None = None,
-                  legal_actions: Sequence[game_pb2.Action] | None = None,
+def view_to_proto(view: SeatView, *, legal_actions: Sequence[game_pb2.Action] | None = None,
                   options: game_pb2.TableOptions | None = None,
                   enumerate_discards: bool = False) -> game_pb2.SeatView:
     """A seat's view (or a spectator's, ``seat`` < 0) as a ``SeatView`` message.
 
-    ``history``, ``legal_actions`` and ``options``, when given, are those of
-    ``view`` already converted (a server converts a seat's growing history
-    once per entry, a decision's legal actions once, a table's options once).
-    Legal discards go as ``discard_choice`` unless ``enumerate_discards``.
+    ``legal_actions`` and ``options``, when given, are those of ``view``
+    already converted (a server converts a decision's legal actions once, a
+    table's options once). Legal discards go as ``discard_choice`` unless
+    ``enumerate_discards``.
 
     Raises:
         OptionsError: for an unknown game or options of the wrong type.
-        NotationError: for a malformed history entry.
     """
     choice = None if legal_actions is not None or enumerate_discards else discard_choice_to_proto(view.legal_actions)
     if choice is not None:
@@ -608,7 +630,7 @@ def view_to_proto(view: SeatView, *, history: Sequence[game_pb2.SeatAction] | No
         turn_up=card_to_proto(view.turn_up),
         exposed=cards_to_proto(view.exposed),
         tricks=[trick_to_proto(t) for t in view.tricks],
-        history=[seat_action_to_proto(entry) for entry in view.history] if history is None else history,
+        history=[seat_action_to_proto(entry) for entry in view.history],
         buried=card_to_proto(view.buried),
         kitty=cards_to_proto(view.kitty),
         discards=cards_to_proto(view.discards),
@@ -684,7 +706,8 @@ def view_from_proto(
         exposed=cards_from_proto(message.exposed),
         current_trick=trick_from_proto(message.current_trick) if message.HasField("current_trick") else None,
         tricks=tuple(trick_from_proto(t) for t in message.tricks),
-        history=tuple(seat_action_from_proto(entry) for entry in message.history),
+        history=tuple(seat_action_from_proto(entry, turn_up=card_from_proto(message.turn_up), dealer=message.dealer,
+                                             players=message.players) for entry in message.history),
         robbed_by=message.robbed_by if message.HasField("robbed_by") else None,
         buried=card_from_proto(message.buried),
         jinked_by=message.jinked_by if message.HasField("jinked_by") else None,
@@ -731,112 +754,75 @@ def rejection_reason_from_proto(reason: table_service_pb2.RejectionReason.ValueT
 
 
 # --- events ------------------------------------------------------------------------
+#
+# One table: each event of the rules has the ``Event`` case named after its
+# class (``CardPlayed`` -> ``card_played``) and one field per attribute, under
+# the names below where the wire's differ.
 
 
-def action_event(entry: Mapping[str, Any], *, players: int = 0) -> events_pb2.Event:
-    """The past-tense event of a history entry (record-form action dict with ``seat``), as the recipient sees it.
-
-    ``play`` -> CardPlayed, ``rob`` -> Robbed (``buried`` only when the dict
-    shows the card, ``taken`` from ``turn_up`` when given), ``pass_rob`` ->
-    RobPassed, ``jink``/``pass_jink`` -> Jinked/JinkPassed, ``stand``/``beg``/
-    ``gift`` -> Stood/Begged/Gifted, ``run`` -> PackRun, ``bid``/``pass`` ->
-    BidMade/Passed, ``discard`` -> Discarded. ``sequence`` and ``time_unix_ms``
-    are left for the caller to set. ``players`` gives a gift's receiver (eldest
-    hand, the dealer's left); a Robbed event's ``taken`` card (the turn-up) is
-    the caller's to fill when the dict has no ``turn_up``.
-
-    Raises:
-        NotationError: for a missing seat or a malformed action.
-    """
-    seat_action = seat_action_to_proto(entry)
-    seat = seat_action.seat
-    action = seat_action.action
-    kind = action.WhichOneof("kind")
-    out = events_pb2.Event()
-    if kind == "play":
-        out.card_played.CopyFrom(events_pb2.CardPlayed(seat=seat, card=action.play.card,
-                                                       named_suit=action.play.named_suit))
-    elif kind == "rob":
-        out.robbed.CopyFrom(events_pb2.Robbed(seat=seat, buried=action.rob.card,
-                                              taken=str(entry.get("turn_up") or "")))
-    elif kind == "pass_rob":
-        out.rob_passed.seat = seat
-    elif kind == "jink":
-        out.jinked.seat = seat
-    elif kind == "pass_jink":
-        out.jink_passed.seat = seat
-    elif kind == "stand":
-        out.stood.seat = seat
-    elif kind == "beg":
-        out.begged.seat = seat
-    elif kind == "gift":
-        out.gifted.CopyFrom(events_pb2.Gifted(seat=seat, receiver=(seat + 1) % players if players else seat + 1))
-    elif kind == "run":
-        out.pack_run.CopyFrom(events_pb2.PackRun(seat=seat, exposed=list(action.run.exposed)))
-    elif kind == "bid":
-        out.bid_made.CopyFrom(events_pb2.BidMade(seat=seat, tricks=action.bid.tricks,
-                                                 denomination=action.bid.denomination))
-    elif kind == "pass":
-        out.passed.seat = seat
-    else:
-        out.discarded.CopyFrom(events_pb2.Discarded(seat=seat, cards=list(action.discard.cards)))
-    return out
+def _hand(hands: Mapping[Seat, tuple[Card, ...]]) -> list[str]:
+    """The recipient's own hand: a ``DealStarted`` seen by a seat holds that seat's hand only."""
+    return cards_to_proto(next(iter(hands.values()))) if len(hands) == 1 else []
 
 
-def event_action(event: events_pb2.Event) -> dict[str, Any] | None:
-    """The history entry (record-form dict with ``seat``) an action event tells, or None for other events.
-
-    The inverse of :func:`action_event` (a Robbed event's ``taken`` card is not part of the entry).
-    """
-    kind = event.WhichOneof("kind")
-    if kind == "card_played":
-        entry: dict[str, Any] = {"seat": event.card_played.seat, "type": "play", "card": event.card_played.card}
-        suit = suit_from_proto(event.card_played.named_suit)
-        if suit is not None:
-            entry["suit"] = suit.value
-        return entry
-    if kind == "robbed":
-        entry = {"seat": event.robbed.seat, "type": "rob"}
-        if event.robbed.buried:
-            entry["card"] = event.robbed.buried
-        return entry
-    simple = {"rob_passed": ("pass_rob", event.rob_passed.seat), "jinked": ("jink", event.jinked.seat),
-              "jink_passed": ("pass_jink", event.jink_passed.seat), "stood": ("stand", event.stood.seat),
-              "begged": ("beg", event.begged.seat), "gifted": ("gift", event.gifted.seat),
-              "passed": ("pass", event.passed.seat)}
-    if kind in simple:
-        kind_name, seat = simple[kind]
-        return {"seat": seat, "type": kind_name}
-    if kind == "pack_run":
-        entry = {"seat": event.pack_run.seat, "type": "run"}
-        if event.pack_run.exposed:
-            entry["exposed"] = list(event.pack_run.exposed)
-        return entry
-    if kind == "bid_made":
-        return {"seat": event.bid_made.seat, "type": "bid", "tricks": event.bid_made.tricks,
-                "suit": denomination_from_proto(event.bid_made.denomination).value}
-    if kind == "discarded":
-        entry = {"seat": event.discarded.seat, "type": "discard"}
-        if event.discarded.cards:
-            entry["cards"] = list(event.discarded.cards)
-        return entry
-    return None
+def _bonus(bonus: tuple[Seat, Card] | None) -> events_pb2.Bonus | None:
+    return None if bonus is None else events_pb2.Bonus(seat=bonus[0], card=bonus[1].code)
 
 
-# --- helpers --------------------------------------------------------------------------
-
-
-def _str_field(entry: Mapping[str, Any], name: str) -> str:
-    value = entry.get(name)
-    if not isinstance(value, str):
-        raise NotationError(f"{entry.get('type')}: field {name!r} must be a string, not {value!r}")
+def _same(value: Any) -> Any:
     return value
 
 
-def _str_list(entry: Mapping[str, Any], name: str) -> Sequence[str]:
-    value = entry.get(name)
-    if value is None:
-        return []
-    if not isinstance(value, (list, tuple)) or not all(isinstance(c, str) for c in value):
-        raise NotationError(f"{entry.get('type')}: field {name!r} must be a list of cards, not {value!r}")
-    return list(value)
+def _ints(values: Iterable[int]) -> list[int]:
+    return list(values)
+
+
+def _optional(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda value: None if value is None else convert(value)
+
+
+_SEAT = _Field("seat", "seat", _same, _same)
+_NUMBER = _Field("number", "deal_number", _same, _same)
+_EVENT_FIELDS: dict[type[RulesEvent], tuple[_Field, ...]] = {
+    DealStarted: (_NUMBER, _Field("dealer", "dealer", _same, _same), _Field("redeal", "redeal", _same, _same),
+                  _Field("hands", "hand", _hand, _same), _card_field("turn_up"),
+                  _Field("hand_sizes", "hand_sizes", _ints, _same), _Field("scores", "scores", _ints, _same)),
+    CardPlayed: (_SEAT, _card_field("card"), _Field("named_suit", "named_suit", suit_to_proto, _same)),
+    Robbed: (_SEAT, _card_field("taken"), _card_field("buried")),
+    RobPassed: (_SEAT,), Jinked: (_SEAT,), JinkPassed: (_SEAT,), Stood: (_SEAT,), Begged: (_SEAT,), Passed: (_SEAT,),
+    Gifted: (_SEAT, _Field("receiver", "receiver", _same, _same)),
+    PackRun: (_SEAT, _cards_field("exposed")),
+    BidMade: (_SEAT, *_ACTION_FIELDS[Bid]),
+    Discarded: (_SEAT, _cards_field("cards")),
+    KittyTaken: (_SEAT, _cards_field("kitty")),
+    ContractSet: (_Field("contract", "contract", contract_to_proto, _same),),
+    TrumpSet: (_Field("trump", "trump", suit_to_proto, _same), _Field("no_trump", "no_trump", _same, _same)),
+    TrickWon: (_Field("number", "trick_number", _same, _same), _Field("trick", "trick", trick_to_proto, _same),
+               _Field("deal_points", "deal_points", _ints, _same)),
+    DealScored: (_NUMBER, _Field("points", "points", _ints, _same), _Field("scores", "scores", _ints, _same),
+                 _Field("bonus", "bonus", _bonus, _same),
+                 _Field("contract", "contract", _optional(contract_to_proto), _same)),
+    DealVoided: (_NUMBER, _Field("reason", "reason", _same, _same)),
+}
+
+
+def _case(cls: type) -> str:
+    """The ``Event`` oneof case of an event class: its name in snake case."""
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in cls.__name__).lstrip("_")
+
+
+def event_to_proto(event: RulesEvent) -> events_pb2.Event:
+    """An event of the rules (already cut to its recipient by ``seen_by``) as an ``Event``.
+
+    ``sequence`` and ``time_unix_ms`` are left for the caller to set.
+    """
+    out = events_pb2.Event()
+    case = getattr(out, _case(type(event)))
+    case.SetInParent()
+    for f in _EVENT_FIELDS[type(event)]:
+        _put(case, f.wire, f.put(getattr(event, f.attr)))
+    return out
+
+
+#: The ``Event`` cases that tell a seat's action.
+ACTION_EVENT_CASES: frozenset[str] = frozenset(_case(cls) for cls in ACTION_EVENTS)

@@ -140,10 +140,11 @@ class Discard:
 
 Action = Play | Rob | PassRob | Jink | PassJink | Stand | Beg | Gift | Run | Bid | Pass | Discard
 
-_ACTION_CLASSES: tuple[type[Action], ...] = (
+#: Every action class, in the order ``legal_actions()`` sorts them.
+ACTION_CLASSES: tuple[type[Action], ...] = (
     Play, Rob, PassRob, Jink, PassJink, Stand, Beg, Gift, Run, Bid, Pass, Discard
 )
-_TYPE_ORDER: dict[str, int] = {cls.type: i for i, cls in enumerate(_ACTION_CLASSES)}
+_TYPE_ORDER: dict[str, int] = {cls.type: i for i, cls in enumerate(ACTION_CLASSES)}
 
 
 def action_sort_key(action: Action) -> tuple[int, ...]:

@@ -52,6 +52,7 @@ from rules.all_fives_config import GAME, AllFivesConfig
 from rules.cards import ACE, JACK, KING, QUEEN, Card, Suit, codes, sort_cards
 from rules.dealing import deal
 from rules.errors import ErrorCode, RecordError, RuleError
+from rules.events import DealScored, DealVoided, Event, TrickWon, TrumpSet, event_of, history_seen_by
 from rules.game import GameConfig, Result, Seat, SeatView, Trick
 from rules.tricks import follow_suit_plays, next_to_play, remove_card, trick_winner
 
@@ -116,6 +117,8 @@ class AllFivesDeal:
     trump: Suit | None = None
     gift: bool = False
     history: tuple[tuple[Seat, Action], ...] = ()
+    #: What happened in this deal so far, in order (:mod:`rules.events`).
+    events: tuple[Event, ...] = ()
     tricks: tuple[Trick, ...] = ()
     current: Trick | None = None
     #: Points per seat so far (see :attr:`points`).
@@ -299,19 +302,24 @@ class AllFivesDeal:
         actor = self.to_act
         assert actor is not None
         if isinstance(action, Stand):
-            return replace(self, phase=Phase.PLAY, trump=self.proposed,
-                           history=(*self.history, (actor, action)))
+            return replace(self, phase=Phase.PLAY, trump=self.proposed, history=(*self.history, (actor, action)),
+                           events=(*self.events, event_of(actor, action), TrumpSet(trump=self.proposed)))
         if isinstance(action, Beg):
-            return replace(self, phase=Phase.GIFT_OR_RUN, history=(*self.history, (actor, action)))
+            return replace(self, phase=Phase.GIFT_OR_RUN, history=(*self.history, (actor, action)),
+                           events=(*self.events, event_of(actor, action)))
         if isinstance(action, Gift):
             points = list(self.scored)
             points[self.eldest] += 1
             return replace(self, phase=Phase.PLAY, trump=self.proposed, gift=True, scored=tuple(points),
-                           history=(*self.history, (actor, action)))
+                           history=(*self.history, (actor, action)),
+                           events=(*self.events, event_of(actor, action, eldest=self.eldest),
+                                   TrumpSet(trump=self.proposed)))
         if isinstance(action, Run):
             after = self._run()
             recorded = Run(exposed=after.exposed[len(self.exposed):])
-            return replace(after, history=(*self.history, (actor, recorded)))
+            told: Event = DealVoided(number=self.number) if after.is_void else TrumpSet(trump=after.trump)
+            return replace(after, history=(*self.history, (actor, recorded)),
+                           events=(*self.events, event_of(actor, recorded), told))
         assert isinstance(action, Play)
         return self._play(actor, action)
 
@@ -341,20 +349,27 @@ class AllFivesDeal:
         current = self.current or Trick(leader=seat, cards=())
         current = replace(current, cards=(*current.cards, action.card))
         history = (*self.history, (seat, action))
+        events = (*self.events, event_of(seat, action))
         if len(current.cards) < self.players:
-            return replace(self, hands=tuple(hands), current=current, history=history)
+            return replace(self, hands=tuple(hands), current=current, history=history, events=events)
         trump, led = self.trump, current.cards[0].suit
         assert trump is not None
         winner = trick_winner(current.leader, current.cards, self.players, lambda c: _strength(c, trump, led))
         tricks = (*self.tricks, replace(current, winner=winner))
         if any(hands):
-            return replace(self, hands=tuple(hands), current=None, tricks=tricks, history=history)
+            won = TrickWon(number=len(tricks), trick=tricks[-1], deal_points=self.scored)
+            return replace(self, hands=tuple(hands), current=None, tricks=tricks, history=history,
+                           events=(*events, won))
         points = list(self.scored)
         for trick in tricks:
             assert trick.winner is not None
             points[trick.winner] += counting_points(trick.cards, trump)
+        scored = tuple(points)
+        scores = tuple(a + b for a, b in zip(self.scores_before, scored, strict=True))
         return replace(self, hands=tuple(hands), current=None, tricks=tricks, history=history,
-                       phase=Phase.OVER, scored=tuple(points))
+                       phase=Phase.OVER, scored=scored,
+                       events=(*events, TrickWon(number=len(tricks), trick=tricks[-1], deal_points=scored),
+                               DealScored(number=self.number, points=scored, scores=scores)))
 
     # --- views and records -------------------------------------------------
 
@@ -381,7 +396,7 @@ class AllFivesDeal:
             scores=scores, deal_points=self.scored, trump=self.trump, turn_up=self.turn_up,
             exposed=self.exposed, current_trick=self.current, tricks=self.tricks,
             # Every All Fives action is public (rules.md, "What each player may know").
-            history=tuple(self.recorded_action(i) for i in range(len(self.history))),
+            history=history_seen_by(self.events, seat),
             hand_sizes=tuple(len(h) for h in self.hands),
             extras={"phase": self.phase.value, "eldest": self.eldest, "gift": self.gift,
                     "redeal": self.redeal},

@@ -76,6 +76,17 @@ from rules.cinq_cents_bids import GAME, LADDER, MAX_TRICKS, MIN_TRICKS, STANDARD
 from rules.cinq_cents_play import led_suit, legal_plays, play_error, strength
 from rules.dealing import Step, deal
 from rules.errors import ErrorCode, OptionsError, RuleError
+from rules.events import (
+    ContractSet,
+    DealScored,
+    DealVoided,
+    Event,
+    KittyTaken,
+    TrickWon,
+    TrumpSet,
+    event_of,
+    history_seen_by,
+)
 from rules.game import Contract, DealState, GameConfig, GameRules, Result, Seat, SeatView, Trick
 from rules.tricks import next_to_play, remove_card, trick_winner
 
@@ -179,10 +190,14 @@ class CinqCentsDeal:
     current: Trick | None = None
     actions: tuple[tuple[Seat, Action], ...] = ()
     points: tuple[int, ...] = field(default=(0, 0))
+    #: Side totals before this deal.
+    scores_before: tuple[int, ...] = field(default=(0, 0))
+    #: What happened in this deal so far, in order (:mod:`rules.events`).
+    events: tuple[Event, ...] = ()
 
     @classmethod
     def start(cls, config: CinqCentsConfig, *, number: int, dealer: Seat, deck: Sequence[Card],
-              redeal: bool = False) -> CinqCentsDeal:
+              redeal: bool = False, scores: Sequence[int] = (0, 0)) -> CinqCentsDeal:
         """Deal ``deck`` (top card first) by the 3.2 pattern.
 
         Raises:
@@ -193,7 +208,7 @@ class CinqCentsDeal:
             raise ValueError(f"{GAME}: a deal needs the 46 cards of the Cinq Cents deck, each once")
         dealt = deal(cards, PLAYERS, dealer, DEAL_PATTERN)
         return cls(config=config, number=number, dealer=dealer, redeal=redeal, deck=cards,
-                   dealt=dealt.hands, kitty=dealt.kitty, hands=dealt.hands)
+                   dealt=dealt.hands, kitty=dealt.kitty, hands=dealt.hands, scores_before=tuple(scores))
 
     # --- state -----------------------------------------------------------
 
@@ -340,17 +355,23 @@ class CinqCentsDeal:
 
     def _after_bid(self, seat: Seat, bid: Bid | None) -> CinqCentsDeal:
         bids = (*self.bids, (seat, bid))
+        events = (*self.events, event_of(seat, Pass() if bid is None else bid))
         if len(bids) < PLAYERS:
-            return replace(self, bids=bids)
+            return replace(self, bids=bids, events=events)
         made = [(s, b) for s, b in bids if b is not None]
         if not made:
             # rules.md 3.3: all four passed; the deal is void and the same dealer deals again.
-            return replace(self, bids=bids, phase=Phase.OVER)
+            return replace(self, bids=bids, phase=Phase.OVER, events=(*events, DealVoided(number=self.number)))
         declarer, contract_bid = made[-1]
         contract = Contract(seat=declarer, tricks=contract_bid.tricks, denomination=contract_bid.denomination)
         hands = list(self.hands)
         hands[declarer] = hands[declarer] + self.kitty
-        return replace(self, bids=bids, contract=contract, hands=tuple(hands), phase=Phase.DISCARD)
+        # rules.md 3.3: the declarer takes the kitty at once.
+        told = (ContractSet(contract=contract),
+                TrumpSet(trump=contract.denomination.suit, no_trump=contract.denomination is Denomination.NO_TRUMP),
+                KittyTaken(seat=declarer, kitty=self.kitty))
+        return replace(self, bids=bids, contract=contract, hands=tuple(hands), phase=Phase.DISCARD,
+                       events=(*events, *told))
 
     def _after_discard(self, seat: Seat, action: Discard) -> CinqCentsDeal:
         hand = self.hands[seat]
@@ -360,7 +381,8 @@ class CinqCentsDeal:
         hands[seat] = hand
         # rules.md 3.5: the declarer leads the first trick.
         return replace(self, hands=tuple(hands), discards=action.cards, phase=Phase.PLAY,
-                       current=Trick(leader=seat, cards=()))
+                       current=Trick(leader=seat, cards=()),
+                       events=(*self.events, event_of(seat, action)))
 
     def _after_play(self, seat: Seat, action: Play) -> CinqCentsDeal:
         assert self.current is not None
@@ -368,16 +390,22 @@ class CinqCentsDeal:
         hands[seat] = remove_card(hands[seat], action.card)
         trick = replace(self.current, cards=(*self.current.cards, action.card),
                         named_suit=action.suit if not self.current.cards else self.current.named_suit)
+        events = (*self.events, event_of(seat, action))
         if len(trick.cards) < PLAYERS:
-            return replace(self, hands=tuple(hands), current=trick)
+            return replace(self, hands=tuple(hands), current=trick, events=events)
         trump = self.trump
         led = led_suit(trick, trump)
         winner = trick_winner(trick.leader, trick.cards, PLAYERS, lambda c: strength(c, trump, led))
         tricks = (*self.tricks, replace(trick, winner=winner))
         state = replace(self, hands=tuple(hands), tricks=tricks, current=Trick(leader=winner, cards=()))
         if len(tricks) < TRICKS_PER_DEAL:
-            return state
-        return replace(state, current=None, phase=Phase.OVER, points=state._score())
+            won = TrickWon(number=len(tricks), trick=tricks[-1], deal_points=self.points)
+            return replace(state, events=(*events, won))
+        points = state._score()
+        scores = tuple(b + p for b, p in zip(self.scores_before, points, strict=True))
+        return replace(state, current=None, phase=Phase.OVER, points=points,
+                       events=(*events, TrickWon(number=len(tricks), trick=tricks[-1], deal_points=points),
+                               DealScored(number=self.number, points=points, scores=scores, contract=self.contract)))
 
     def _score(self) -> tuple[int, ...]:
         """rules.md 3.6: the contract's value won or lost; the other side 10 a trick."""
@@ -396,12 +424,6 @@ class CinqCentsDeal:
         """The ``index``-th action as the record writes it, seat first."""
         seat, action = self.actions[index]
         return {"seat": seat, **action_to_json(action)}
-
-    def _public_action(self, index: int, viewer: Seat) -> dict[str, Any]:
-        seat, action = self.actions[index]
-        if isinstance(action, Discard) and seat != viewer:
-            return {"seat": seat, "type": "discard"}
-        return self.recorded_action(index)
 
     def view(self, seat: Seat, scores_before: Sequence[int]) -> SeatView:
         """What ``seat`` may know: its own hand, public play, and the kitty and discards if it is declarer."""
@@ -424,7 +446,7 @@ class CinqCentsDeal:
             no_trump=self.contract is not None and self.contract.denomination is Denomination.NO_TRUMP,
             current_trick=self.current,
             tricks=self.tricks,
-            history=tuple(self._public_action(i, seat) for i in range(len(self.actions))),
+            history=history_seen_by(self.events, seat),
             bids=tuple((s, None if b is None else (b.tricks, b.denomination)) for s, b in self.bids),
             contract=self.contract,
             kitty=self.kitty if declarer else (),
@@ -474,7 +496,7 @@ class CinqCentsRules:
                    scores: Sequence[int], redeal: bool) -> CinqCentsDeal:
         """Deal a new deal from ``deck`` (scores play no part in a Cinq Cents deal)."""
         assert isinstance(config, CinqCentsConfig)
-        return CinqCentsDeal.start(config, number=number, dealer=dealer, deck=deck, redeal=redeal)
+        return CinqCentsDeal.start(config, number=number, dealer=dealer, deck=deck, redeal=redeal, scores=scores)
 
     def match_result(self, config: GameConfig, deal: DealState, scores: Sequence[int]) -> Result | None:
         """rules.md 3.6: a side at the target wins; both at it, the declarer's side wins."""

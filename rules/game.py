@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from rules.actions import Action, Denomination
 from rules.cards import Card, Suit
+
+if TYPE_CHECKING:  # rules.events builds on the types of this module
+    from rules.events import ActionEvent, Event
 
 #: A seat number, 0..players-1, clockwise.
 Seat: TypeAlias = int
@@ -61,11 +64,10 @@ class Result:
 class SeatView:
     """Everything one seat may know, and nothing more (rules.md, "What each player may know").
 
-    ``history`` is the deal's actions in public form: a dict per action as
-    the record writes it, with what the seat may not see removed (another
-    seat's rob shows ``{"seat": s, "type": "rob"}`` without its card; the
-    declarer's discard shows no cards to the others). ``legal_actions`` is
-    non-empty only when this seat must act.
+    ``history`` is the deal's actions as typed events (:mod:`rules.events`)
+    seen by this seat: another seat's rob shows no buried card, the
+    declarer's discard no cards to the others. ``legal_actions`` is non-empty
+    only when this seat must act.
     """
 
     game: str
@@ -88,7 +90,7 @@ class SeatView:
     exposed: tuple[Card, ...] = ()
     current_trick: Trick | None = None
     tricks: tuple[Trick, ...] = ()
-    history: tuple[Mapping[str, Any], ...] = ()
+    history: tuple[ActionEvent, ...] = ()
     #: Spoil Five family: who robbed this deal, and (to the robber only) the buried card.
     robbed_by: Seat | None = None
     buried: Card | None = None
@@ -156,6 +158,10 @@ class DealState(Protocol):
     @property
     def points(self) -> tuple[int, ...]:
         """Points per side scored by this deal so far."""
+        ...
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """What happened in this deal so far, in order, whole truth (each event's ``seen_by`` cuts it)."""
         ...
 
     def legal_actions(self) -> list[Action]:

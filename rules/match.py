@@ -14,6 +14,7 @@ from typing import Any
 
 from rules.actions import Action
 from rules.errors import ErrorCode, RuleError
+from rules.events import DealStarted, Event
 from rules.game import DealState, GameConfig, GameRules, Result, Seat, SeatView
 from rules.shuffle import DeckSource, draw_first_dealer
 
@@ -22,7 +23,13 @@ RECORD_FORMAT = "tricktable-record/1"
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Match:
-    """An immutable match state. Build it with :meth:`start`; ``apply`` returns a new one."""
+    """An immutable match state. Build it with :meth:`start`; ``apply`` returns a new one.
+
+    ``events`` are what the step that made this state caused (:mod:`rules.events`):
+    ``match = match.apply(action)`` gives the next state and, in ``match.events``,
+    the events of that action, whole truth; ``event.seen_by(seat)`` is what one
+    audience may know of each.
+    """
 
     rules: GameRules
     config: GameConfig
@@ -34,6 +41,8 @@ class Match:
     #: Side totals before the current deal.
     scores_before: tuple[int, ...]
     result: Result | None = None
+    #: The events of the step that made this state: the first deal dealt for :meth:`start`.
+    events: tuple[Event, ...] = ()
 
     @classmethod
     def start(
@@ -69,7 +78,8 @@ class Match:
             redeal=False,
         )
         return cls(rules=rules, config=config, decks=decks, first_dealer=first, finished=(),
-                   deal=deal, scores_before=zero)
+                   deal=deal, scores_before=zero,
+                   events=_dealt(deal, zero, config.players, redeal=False))
 
     # --- state -----------------------------------------------------------
 
@@ -108,30 +118,32 @@ class Match:
         """
         self.check(action, seat)
         deal = self.deal.apply(action, seat)
+        caused = deal.events[len(self.deal.events):]
         if not deal.is_over:
-            return replace(self, deal=deal)
-        return self._after_deal(deal)
+            return replace(self, deal=deal, events=caused)
+        return self._after_deal(deal, caused)
 
-    def _after_deal(self, deal: DealState) -> Match:
+    def _after_deal(self, deal: DealState, caused: tuple[Event, ...]) -> Match:
         scores = tuple(a + b for a, b in zip(self.scores_before, deal.points, strict=True))
         finished = (*self.finished, (deal, self.scores_before))
         result = None if deal.is_void else self.rules.match_result(self.config, deal, scores)
         if result is not None:
-            return replace(self, deal=deal, finished=finished, scores_before=scores, result=result)
+            return replace(self, deal=deal, finished=finished, scores_before=scores, result=result, events=caused)
         dealer = deal.dealer if deal.is_void else (deal.dealer + 1) % self.config.players
         index = len(finished)
         nxt = self.rules.start_deal(
             self.config, number=index + 1, dealer=dealer,
             deck=self.decks.deck(index, self.config.deck()), scores=scores, redeal=deal.is_void,
         )
-        return replace(self, deal=nxt, finished=finished, scores_before=scores)
+        return replace(self, deal=nxt, finished=finished, scores_before=scores,
+                       events=(*caused, *_dealt(nxt, scores, self.config.players, redeal=deal.is_void)))
 
     def abort(self, reason: str) -> Match:
         """End the match as aborted: no winners, the scores as the rules had scored them."""
         if self.result is not None:
             return self
         return replace(self, result=Result(status="aborted", winners=(), scores=self.scores,
-                                           reason=reason))
+                                           reason=reason), events=())
 
     def view(self, seat: Seat) -> SeatView:
         """What ``seat`` may know now (rules.md, "What each player may know")."""
@@ -175,3 +187,14 @@ class Match:
                 "reason": self.result.reason,
             }
         return record
+
+
+
+def _dealt(deal: DealState, scores: tuple[int, ...], players: int, *, redeal: bool) -> tuple[Event, ...]:
+    """A deal just dealt: :class:`DealStarted` (each hand as its seat's view sorts it), then the deal's own events."""
+    views = [deal.view(seat, scores) for seat in range(players)]
+    public = views[0]
+    started = DealStarted(number=deal.number, dealer=deal.dealer, redeal=redeal, turn_up=public.turn_up,
+                          scores=public.scores, hand_sizes=public.hand_sizes,
+                          hands={view.seat: view.hand for view in views})
+    return (started, *deal.events)

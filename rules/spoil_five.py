@@ -64,6 +64,7 @@ from rules.actions import Action, Jink, PassJink, PassRob, Play, Rob, action_sor
 from rules.cards import Card, Suit, codes
 from rules.dealing import deal as deal_cards
 from rules.errors import ErrorCode, RuleError
+from rules.events import DealScored, Event, TrickWon, TrumpSet, event_of, history_seen_by
 from rules.game import DealState, GameConfig, GameRules, Result, Seat, SeatView, Trick
 from rules.spoil_five_config import FORTY_FIVE, TWENTY_FIVE, SpoilFiveConfig, resolve
 from rules.spoil_five_ranking import RANKINGS, Ranking, follow_error, playable
@@ -119,6 +120,8 @@ class SpoilFiveDeal:
     points: tuple[int, ...]
     #: The highest trump played so far and its seat (Forty-Five's bonus, 1.7).
     best_trump: tuple[Seat, Card] | None = None
+    #: What happened in this deal so far, in order (:mod:`rules.events`).
+    events: tuple[Event, ...] = ()
 
     # --- state -----------------------------------------------------------
 
@@ -291,27 +294,29 @@ class SpoilFiveDeal:
         actor = self.to_act
         assert actor is not None
         actions = (*self.actions, (actor, action))
+        events = (*self.events, event_of(actor, action, turn_up=self.turn_up))
         if isinstance(action, Play):
-            return self._play(action.card, actor, actions)
+            return self._play(action.card, actor, actions, events)
         if isinstance(action, Rob):
             hand = (*remove_card(self.dealt[actor], action.card), self.turn_up)
             hands = (*self.hands[:actor], hand, *self.hands[actor + 1:])
-            after = replace(self, actions=actions, hands=hands, robbed_by=actor, buried=action.card)
+            after = replace(self, actions=actions, hands=hands, robbed_by=actor, buried=action.card, events=events)
             if self.phase is Phase.ROB:
                 return replace(after, phase=self._after_rob_decision())
             return replace(after, must_play=True)
         if isinstance(action, PassRob):
-            return replace(self, actions=actions, phase=self._after_rob_decision())
+            return replace(self, actions=actions, phase=self._after_rob_decision(), events=events)
         if isinstance(action, Jink):
-            return replace(self, actions=actions, jinked_by=actor, phase=Phase.PLAY)
+            return replace(self, actions=actions, jinked_by=actor, phase=Phase.PLAY, events=events)
         passes = self.jink_passes + 1
         phase = Phase.PLAY if passes == self.config.players else Phase.JINK
-        return replace(self, actions=actions, jink_passes=passes, phase=phase)
+        return replace(self, actions=actions, jink_passes=passes, phase=phase, events=events)
 
     def _after_rob_decision(self) -> Phase:
         return Phase.JINK if self.config.jink else Phase.PLAY
 
-    def _play(self, card: Card, seat: Seat, actions: tuple[tuple[Seat, Action], ...]) -> SpoilFiveDeal:
+    def _play(self, card: Card, seat: Seat, actions: tuple[tuple[Seat, Action], ...],
+              events: tuple[Event, ...]) -> SpoilFiveDeal:
         config = self.config
         ranking = self.ranking
         hands = (*self.hands[:seat], remove_card(self.hands[seat], card), *self.hands[seat + 1:])
@@ -322,22 +327,32 @@ class SpoilFiveDeal:
         played = (*self.trick.cards, card)
         if len(played) < config.players:
             trick = Trick(leader=self.trick.leader, cards=played)
-            return replace(self, actions=actions, hands=hands, trick=trick, must_play=False, best_trump=best)
+            return replace(self, actions=actions, hands=hands, trick=trick, must_play=False, best_trump=best,
+                           events=events)
         lead = played[0]
         winner = trick_winner(self.trick.leader, played, config.players, lambda c: ranking.strength(c, lead))
         tricks = (*self.tricks, Trick(leader=self.trick.leader, cards=played, winner=winner))
         after = replace(self, actions=actions, hands=hands, trick=Trick(leader=winner, cards=()),
-                        tricks=tricks, must_play=False, best_trump=best)
+                        tricks=tricks, must_play=False, best_trump=best, events=events)
         if config.score_as_won:
             # Twenty-Five (1.6): the trick scores now; reaching the target stops the deal.
             side = config.side_of(winner)
             points = tuple(p + config.trick_points if k == side else p for k, p in enumerate(self.points))
             reached = self.scores_before[side] + points[side] >= config.target
             over = reached or len(tricks) == TRICKS_PER_DEAL
-            return replace(after, points=points, phase=Phase.OVER if over else Phase.PLAY)
+            return replace(after, points=points, phase=Phase.OVER if over else Phase.PLAY)._trick_events()
         if len(tricks) < TRICKS_PER_DEAL:
-            return after
-        return replace(after, points=after._final_points(), phase=Phase.OVER)
+            return after._trick_events()
+        return replace(after, points=after._final_points(), phase=Phase.OVER)._trick_events()
+
+    def _trick_events(self) -> SpoilFiveDeal:
+        """Tell the trick just won, and the deal's score when it ended the deal."""
+        won = TrickWon(number=len(self.tricks), trick=self.tricks[-1], deal_points=self.points)
+        if self.phase is not Phase.OVER:
+            return replace(self, events=(*self.events, won))
+        scores = tuple(b + p for b, p in zip(self.scores_before, self.points, strict=True))
+        scored = DealScored(number=self.number, points=self.points, scores=scores, bonus=self.bonus)
+        return replace(self, events=(*self.events, won, scored))
 
     def _final_points(self) -> tuple[int, ...]:
         """Forty-Five (1.7): tricks and bonus, doubled for a jink made."""
@@ -358,7 +373,6 @@ class SpoilFiveDeal:
         """What ``seat`` may know: its own hand, everything public, its own buried card; no other hand."""
         config = self.config
         legal = tuple(self.legal_actions()) if self.to_act == seat else ()
-        history = tuple(self._public_action(i, seat) for i in range(len(self.actions)))
         extras: dict[str, Any] = {}
         if config.bonus_points and self.phase is Phase.OVER:
             extras["bonus"] = self._bonus_json()
@@ -379,20 +393,13 @@ class SpoilFiveDeal:
             turn_up=self.turn_up,
             current_trick=self.trick if self.phase is Phase.PLAY else None,
             tricks=self.tricks,
-            history=history,
+            history=history_seen_by(self.events, seat),
             robbed_by=self.robbed_by,
             buried=self.buried if seat == self.robbed_by else None,
             jinked_by=self.jinked_by,
             hand_sizes=tuple(len(h) for h in self.hands),
             extras=extras,
         )
-
-    def _public_action(self, index: int, viewer: Seat) -> Mapping[str, Any]:
-        seat, action = self.actions[index]
-        if isinstance(action, Rob) and seat != viewer:
-            # 1.4: the rob is public, the buried card is not.
-            return {"seat": seat, "type": action.type}
-        return self.recorded_action(index)
 
     def recorded_action(self, index: int) -> dict[str, Any]:
         """The ``index``-th action as the record writes it: ``{"seat": s, "type": ..., ...}``."""
@@ -476,6 +483,7 @@ class SpoilFiveRules:
             config=cfg, number=number, dealer=dealer, deck=deck, dealt=dealt.hands, turn_up=turn_up,
             scores_before=tuple(scores), redeal=redeal, phase=phase, hands=dealt.hands,
             trick=Trick(leader=(dealer + 1) % cfg.players, cards=()), points=(0,) * cfg.side_count,
+            events=(TrumpSet(trump=turn_up.suit),),
         )
 
     def match_result(self, config: GameConfig, deal: DealState, scores: Sequence[int]) -> Result | None:

@@ -4,16 +4,18 @@ Each seat and the spectators have their own event log with sequence numbers
 from 1 (protocol: events.proto). The service converts these to protocol
 messages; the table never deals in protobuf. Every payload in a log is
 already cut to what that audience may know (rules.md, "What each player may
-know"): actions come in the form the audience's own view shows them, views
-are the audience's.
+know").
 
-Order after an action: the action, then what the rules made of it
-(:class:`ContractSet`, :class:`TrumpSet`, :class:`KittyTaken`,
-:class:`TrickWon`, :class:`DealScored` or :class:`DealVoided`), then the
-next :class:`DealStarted` or :class:`TableEnded`. A timed-out decision is
-announced by :class:`ActionTimedOut` just before the action played for it.
-Decision requests are not events: they have no sequence number and go only
-to the seat that must act, after the events that led to them.
+The game's events are the rules' own (:mod:`rules.events`), forwarded as
+``apply`` returned them and cut by their ``seen_by``: after an action, the
+action's event, then what the rules made of it (a contract, a trump, the
+kitty, a trick, the deal scored or voided), then the next deal dealt; then
+:class:`TableEnded` when the game is over. This module adds the table's own:
+:class:`TableStarted`, presence (:class:`SeatJoined`,
+:class:`SeatDisconnected`), :class:`ActionTimedOut` (announced just before
+the action played for it) and :class:`TableEnded`. Decision requests are not
+events: they have no sequence number and go only to the seat that must act,
+after the events that led to them.
 """
 
 from __future__ import annotations
@@ -23,11 +25,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.actions import Action
-from rules.cards import Card, Suit
-from rules.game import Contract, Result, Seat, SeatView, Trick
+from rules.events import ActionEvent, Audience
+from rules.events import Event as GameEvent
+from rules.game import Result, Seat, SeatView
 
-#: An audience: a seat number, or None for the spectators.
-Audience = Seat | None
+__all__ = ["ActionTimedOut", "Audience", "DecisionRequested", "Event", "EventBody", "GameEvent", "SeatDisconnected",
+           "SeatJoined", "TableEnded", "TableStarted"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -39,80 +42,6 @@ class TableStarted:
     options: Mapping[str, Any]
     names: tuple[str, ...]
     seed_sha256: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DealStarted:
-    """A deal was dealt; ``view`` is the audience's view of it (its own hand only)."""
-
-    view: SeatView
-    redeal: bool
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ActionTaken:
-    """A seat acted. ``action`` is the record form as the audience may see it (seat included).
-
-    ``turn_up`` and ``dealer`` are the deal's public context (a rob takes the
-    turn-up; a gift goes to the dealer's left).
-    """
-
-    seat: Seat
-    action: Mapping[str, Any]
-    turn_up: Card | None
-    dealer: Seat
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ContractSet:
-    """Cinq Cents: the auction ended with a contract."""
-
-    contract: Contract
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TrumpSet:
-    """The trump for this deal's play is known (or changed, All Fives' run)."""
-
-    trump: Suit | None
-    no_trump: bool
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class KittyTaken:
-    """Cinq Cents: the declarer took the kitty; ``kitty`` is empty for everyone but the declarer."""
-
-    seat: Seat
-    kitty: tuple[Card, ...]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TrickWon:
-    """A trick is complete (``number`` from 1 within the deal)."""
-
-    number: int
-    trick: Trick
-    deal_points: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DealScored:
-    """A deal is over and scored: points per side and the running totals."""
-
-    number: int
-    points: tuple[int, ...]
-    scores: tuple[int, ...]
-    #: Forty-Five: ``{"seat": s, "card": c}`` of the highest trump played, as the record writes it.
-    bonus: Mapping[str, Any] | None
-    contract: Contract | None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DealVoided:
-    """A deal was void; the same dealer deals again."""
-
-    number: int
-    reason: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -134,11 +63,11 @@ class SeatDisconnected:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ActionTimedOut:
-    """A seat's clock ran out; ``action`` (audience form) is played for it next."""
+    """A seat's clock ran out; ``action`` (as the audience sees it) is played for it next."""
 
     seat: Seat
     decision_id: int
-    action: Mapping[str, Any]
+    action: ActionEvent
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -148,8 +77,7 @@ class TableEnded:
     result: Result
 
 
-EventBody = (TableStarted | DealStarted | ActionTaken | ContractSet | TrumpSet | KittyTaken | TrickWon
-             | DealScored | DealVoided | SeatJoined | SeatDisconnected | ActionTimedOut | TableEnded)
+EventBody = TableStarted | GameEvent | SeatJoined | SeatDisconnected | ActionTimedOut | TableEnded
 
 
 @dataclass(frozen=True, slots=True)

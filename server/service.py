@@ -20,8 +20,8 @@ import grpc
 import structlog
 
 from protocol import convert
+from protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from protocol.reasons import RejectReason
 from rules.actions import Action
 from rules.game import Seat
@@ -32,7 +32,7 @@ from server.events import Audience, DecisionRequested, Event
 from server.interceptors import client_of
 from server.lobby import Lobby
 from server.tables import Outcome, Table
-from server.wire import ViewEncoder, decision_to_proto, event_to_proto, stored_table_info, table_info
+from server.wire import decision_to_proto, event_to_proto, stored_table_info, table_info
 
 Context = grpc.aio.ServicerContext[Any, Any]
 log = structlog.get_logger("tricktable.service")
@@ -166,7 +166,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         after = snap.seq if last_seen is None else last_seen
         async for item in table.follow(None, after):
             if isinstance(item, Event):
-                yield pb.SpectateResponse(event=event_to_proto(item, table.players))
+                yield pb.SpectateResponse(event=event_to_proto(item))
 
 
 def check_resume_point(table: Table, audience: Audience, last_seen: int | None) -> None:
@@ -293,18 +293,18 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
     snap = table.snapshot(seat)
     after = snap.seq if last_seen is None else last_seen
     reading = None if reader is None else asyncio.ensure_future(reader)
-    encoder = ViewEncoder(enumerate_discards=enumerate_discards)
+    options = convert.options_to_proto(snap.view.game, snap.view.options)  # the same for every decision
     try:
         yield kind(joined=pb.Joined(table_id=table.id, seat=seat,
                                     view=convert.view_to_proto(snap.view, enumerate_discards=enumerate_discards),
                                     sequence=snap.seq, table=table_info(table)))
         if batches:
             async for batch in table.follow_batches(seat, after, inbox):
-                messages = [_seat_message(kind, item, table.players, encoder) for item in batch]
+                messages = [_seat_message(kind, item, options, enumerate_discards) for item in batch]
                 yield messages[0] if len(messages) == 1 else kind(batch=pb.PlayBatch(messages=messages))
         else:
             async for item in table.follow(seat, after, inbox):
-                yield _seat_message(kind, item, table.players, encoder)
+                yield _seat_message(kind, item, options, enumerate_discards)
     finally:
         if reading is not None:
             reading.cancel()
@@ -313,10 +313,10 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
         table.disconnect(seat)
 
 
-def _seat_message(kind: Any, item: Any, players: int, encoder: ViewEncoder) -> Any:
+def _seat_message(kind: Any, item: Any, options: game_pb2.TableOptions, enumerate_discards: bool) -> Any:
     """One item a seat's stream follows as a message of ``kind``: an event, a decision, or an answer as it is."""
     if isinstance(item, Event):
-        return kind(event=event_to_proto(item, players))
+        return kind(event=event_to_proto(item))
     if isinstance(item, DecisionRequested):
-        return kind(decision=decision_to_proto(item, encoder))
+        return kind(decision=decision_to_proto(item, options, enumerate_discards=enumerate_discards))
     return item

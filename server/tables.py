@@ -33,31 +33,24 @@ import structlog
 
 from protocol.reasons import RejectReason, reason_for
 from rules.actions import Action, action_from_json, action_to_json
-from rules.cards import Suit
 from rules.errors import RuleError
-from rules.game import DealState, Seat, SeatView
+from rules.events import ACTION_EVENTS
+from rules.game import Seat, SeatView
 from rules.match import Match
 from rules.shuffle import seed_digest
 from server.clocks import SeatClock, TimeControl, default_action
 from server.errors import ShuttingDownError
 from server.events import (
-    ActionTaken,
     ActionTimedOut,
     Audience,
-    ContractSet,
-    DealScored,
-    DealStarted,
-    DealVoided,
     DecisionRequested,
     Event,
     EventBody,
-    KittyTaken,
+    GameEvent,
     SeatDisconnected,
     SeatJoined,
     TableEnded,
     TableStarted,
-    TrickWon,
-    TrumpSet,
 )
 from server.journal import Step
 from server.seats import SeatState, clean_name
@@ -158,9 +151,6 @@ class Table:
         self._resolved: dict[int, tuple[Seat, Action]] = {}
         self._next_decision = 1
         self._actions = 0
-        self._tricks_seen = 0
-        self._trump_seen: tuple[Suit | None, bool] = (None, False)
-        self._contract_seen = self._kitty_seen = False
         self._max_actions = max_actions
         self._max_deals = max_deals
         self._on_end = on_end
@@ -445,7 +435,7 @@ class Table:
         self.log.info("table started", seed_sha256=self.seed_sha256, names=self.names)
         self._publish_all(TableStarted(table_id=self.id, game=self.game, options=self.options,
                                        names=tuple(self.names), seed_sha256=self.seed_sha256))
-        self._publish_deal_started(redeal=False)
+        self._forward(self.match.events)
         self._request_decision()
 
     def _request_decision(self) -> None:
@@ -500,7 +490,12 @@ class Table:
         self.match = after
         self._actions += 1
         self._write_step({"k": "play", "d": p.decision_id, "s": p.seat, "a": action_to_json(action), "t": timed_out})
-        self._publish_action(before, after, p, timed_out)
+        if timed_out:
+            done = next(e for e in after.events if isinstance(e, ACTION_EVENTS))  # the action's own event
+            for audience in self._audiences():
+                self._publish(audience, ActionTimedOut(seat=p.seat, decision_id=p.decision_id,
+                                                       action=done.seen_by(audience)))
+        self._forward(after.events)
         if after.is_over:
             self._end()
         elif self._actions >= self._max_actions:
@@ -510,67 +505,11 @@ class Table:
         else:
             self._request_decision()
 
-    def _publish_action(self, before: Match, after: Match, p: _Pending, timed_out: bool) -> None:
-        seat = p.seat
-        deal_ended = len(after.finished) > len(before.finished)
-        deal, scores_before = after.finished[-1] if deal_ended else (after.deal, after.scores_before)
-        if deal_ended or after.result is not None:
-            own = deal.view(seat, scores_before)
-            other = deal.view((seat + 1) % self.players, scores_before)
-        else:  # the deal goes on: the public side is read from the next seat's view, which its decision reuses
-            nxt = after.to_act
-            own = self._seat_view(seat)
-            other = self._seat_view(nxt if nxt is not None and nxt != seat else (seat + 1) % self.players)
-        full, public = own.history[-1], other.history[-1]
-        if timed_out:
-            notice = ActionTimedOut(seat=seat, decision_id=p.decision_id, action=public)
-            mine = ActionTimedOut(seat=seat, decision_id=p.decision_id, action=full)
+    def _forward(self, events: tuple[GameEvent, ...]) -> None:
+        """Publish the rules' events of a step to every audience, each cut to what that audience may know."""
+        for event in events:
             for audience in self._audiences():
-                self._publish(audience, mine if audience == seat else notice)
-        seen_by_all = ActionTaken(seat=seat, action=public, turn_up=other.turn_up, dealer=other.dealer)
-        seen_by_actor = ActionTaken(seat=seat, action=full, turn_up=other.turn_up, dealer=other.dealer)
-        for audience in self._audiences():
-            self._publish(audience, seen_by_actor if audience == seat else seen_by_all)
-        self._publish_derived(deal, scores_before, other)
-        if deal_ended:
-            if deal.is_void:
-                self._publish_all(DealVoided(number=deal.number,
-                                             reason=f"deal {deal.number} is void; the same dealer deals again"))
-            else:
-                record = deal.to_record(scores_before)
-                self._publish_all(DealScored(number=deal.number, points=tuple(deal.points),
-                                             scores=tuple(record["scores"]), bonus=record.get("bonus"),
-                                             contract=other.contract))
-            if not after.is_over:
-                self._publish_deal_started(redeal=deal.is_void)
-
-    def _publish_derived(self, deal: DealState, scores_before: tuple[int, ...], public: SeatView) -> None:
-        """What the rules made of the last step, seen through a seat's view (all public but the kitty)."""
-        if public.contract is not None and not self._contract_seen:
-            self._contract_seen = True
-            self._publish_all(ContractSet(contract=public.contract))
-        trump = (public.trump, public.no_trump)
-        if trump != self._trump_seen and (public.trump is not None or public.no_trump):
-            self._trump_seen = trump
-            self._publish_all(TrumpSet(trump=public.trump, no_trump=public.no_trump))
-        if public.contract is not None and not self._kitty_seen:
-            declarer = public.contract.seat
-            kitty = deal.view(declarer, scores_before).kitty
-            if kitty:
-                self._kitty_seen = True
-                for audience in self._audiences():
-                    self._publish(audience, KittyTaken(seat=declarer, kitty=kitty if audience == declarer else ()))
-        for number in range(self._tricks_seen, len(public.tricks)):
-            self._publish_all(TrickWon(number=number + 1, trick=public.tricks[number], deal_points=public.deal_points))
-        self._tricks_seen = len(public.tricks)
-
-    def _publish_deal_started(self, *, redeal: bool) -> None:
-        self._tricks_seen = 0
-        self._trump_seen = (None, False)
-        self._contract_seen = self._kitty_seen = False
-        for audience in self._audiences():
-            self._publish(audience, DealStarted(view=self.view(audience), redeal=redeal))
-        self._publish_derived(self.match.deal, self.match.scores_before, self._seat_view(0))
+                self._publish(audience, event.seen_by(audience))
 
     # --- the journal -----------------------------------------------------
 

@@ -2,9 +2,10 @@
 
 The rules decide visibility: ``Match.view(seat)`` shows a seat only what it
 may know. A spectator may know what every seat may know, i.e. the public
-part. It is taken from seat views without any game knowledge: an action is
-shown as a seat other than the actor sees it, and the private fields (hand,
-buried card, kitty, discards, legal actions) are emptied.
+part. It is taken from seat views without any game knowledge: the history's
+events as the spectators see them (:meth:`rules.events.CardPlayed.seen_by`
+and kin), and the private fields (hand, buried card, kitty, discards, legal
+actions) emptied.
 """
 
 from __future__ import annotations
@@ -22,8 +23,7 @@ def public_view(match: Match) -> SeatView:
     """The spectators' view of ``match``: the public part of every seat's view."""
     first = match.view(0)
     second = match.view(1)
-    history = tuple(second.history[i] if entry.get("seat") == 0 else entry
-                    for i, entry in enumerate(first.history))
+    history = tuple(event.seen_by(None) for event in first.history)
     extras = {k: v for k, v in first.extras.items() if second.extras.get(k) == v}
     return replace(first, seat=SPECTATOR, hand=(), legal_actions=(), buried=None, kitty=(), discards=(),
                    history=history, extras=extras)

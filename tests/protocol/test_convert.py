@@ -34,10 +34,25 @@ from rules.actions import (
     Rob,
     Run,
     Stand,
-    action_to_json,
 )
 from rules.cards import ALL_CARDS, Card, Suit, cards
 from rules.errors import ErrorCode, NotationError, OptionsError
+from rules.events import (
+    ACTION_EVENTS,
+    BidMade,
+    CardPlayed,
+    ContractSet,
+    DealScored,
+    DealStarted,
+    DealVoided,
+    Discarded,
+    KittyTaken,
+    Robbed,
+    TrickWon,
+    TrumpSet,
+    event_of,
+)
+from rules.events import Event as RulesEvent
 from rules.game import Contract, Result, SeatView, Trick
 from rules.registry import GAMES, game_rules, new_match
 
@@ -78,26 +93,73 @@ def test_action_oneof_cases_are_exactly_the_rules_action_types() -> None:
     assert sorted(cases) == rules_types == sorted(convert.ACTION_TYPES)
 
 
-def test_action_dicts_round_trip_including_hidden_fields() -> None:
-    entries: list[dict[str, Any]] = [{"seat": 2, **action_to_json(a)} for a in _all_action_samples()]
-    entries += [{"seat": 1, "type": "rob"}, {"seat": 3, "type": "discard"}]
-    for entry in entries:
-        message = convert.seat_action_to_proto(entry)
-        assert convert.seat_action_from_proto(message) == entry
+TURN_UP = Card.parse("4S")
 
 
-def test_action_event_round_trips_every_action_entry() -> None:
-    entries: list[dict[str, Any]] = [{"seat": 1, **action_to_json(a)} for a in _all_action_samples()]
-    entries += [{"seat": 1, "type": "rob"}, {"seat": 3, "type": "discard"}]
-    for entry in entries:
-        event = convert.action_event(entry, players=4)
-        assert event.WhichOneof("kind") is not None
-        assert convert.event_action(event) == entry
-    assert convert.action_event({"seat": 3, "type": "gift"}, players=4).gifted.receiver == 0
+def _history_samples() -> list[Any]:
+    """An action event of every action sample (seat 2 acting, dealer 3 of 4: eldest hand is seat 0), and hidden ones."""
+    entries: list[Any] = [event_of(2, a, turn_up=TURN_UP, eldest=0) for a in _all_action_samples()]
+    return [*entries, Robbed(seat=1, taken=TURN_UP, buried=None), Discarded(seat=3, cards=None)]
+
+
+def test_history_entries_round_trip_including_hidden_fields() -> None:
+    for event in _history_samples():
+        message = game_pb2.SeatAction.FromString(convert.seat_action_to_proto(event).SerializeToString())
+        assert convert.seat_action_from_proto(message, turn_up=TURN_UP, dealer=3, players=4) == event
+
+
+def test_every_action_event_is_sampled_and_has_an_event_case() -> None:
+    assert {type(e) for e in _history_samples()} == set(ACTION_EVENTS)
+    assert {f.name for f in events_pb2.Event.DESCRIPTOR.oneofs_by_name["kind"].fields} >= convert.ACTION_EVENT_CASES
+
+
+def _event_samples() -> list[RulesEvent]:
+    contract = Contract(seat=1, tricks=7, denomination=Denomination.NO_TRUMP)
+    trick = Trick(leader=0, cards=cards("KH QH JH TH"), winner=0)
+    return [
+        *_history_samples(),
+        DealStarted(number=2, dealer=1, redeal=True, turn_up=TURN_UP, scores=(5, 10), hand_sizes=(5, 5),
+                    hands={1: cards("2C 3C 4C 5C 6C")}),
+        ContractSet(contract=contract), TrumpSet(trump=None, no_trump=True), TrumpSet(trump=Suit.HEARTS),
+        KittyTaken(seat=1, kitty=cards("4C 5C 6C 7C 8C 9C")), KittyTaken(seat=1, kitty=None),
+        TrickWon(number=3, trick=trick, deal_points=(10, 0)),
+        DealScored(number=2, points=(25, 5), scores=(40, 20), bonus=(2, Card.parse("5H"))),
+        DealScored(number=2, points=(120, -40), scores=(120, -40), contract=contract),
+        DealVoided(number=4),
+    ]
+
+
+def test_every_event_of_the_rules_has_its_wire_case_with_its_fields() -> None:
+    cases = {f.name for f in events_pb2.Event.DESCRIPTOR.oneofs_by_name["kind"].fields}
+    for event in _event_samples():
+        message = events_pb2.Event.FromString(convert.event_to_proto(event).SerializeToString())
+        kind = message.WhichOneof("kind")
+        assert kind in cases, event
+        assert getattr(message, kind).ByteSize() > 0 or isinstance(event, DealVoided), event
+
+
+def test_wire_events_carry_the_fields_the_old_wire_had() -> None:
+    played = convert.event_to_proto(CardPlayed(seat=1, card=Card.parse("JKB"), named_suit=Suit.CLUBS)).card_played
+    assert (played.seat, played.card, played.named_suit) == (1, "JKB", game_pb2.SUIT_CLUBS)
+    robbed = convert.event_to_proto(Robbed(seat=2, taken=TURN_UP, buried=None)).robbed
+    assert (robbed.seat, robbed.taken, robbed.buried) == (2, "4S", "")
+    gifted = convert.event_to_proto(event_of(3, Gift(), eldest=0)).gifted
+    assert (gifted.seat, gifted.receiver) == (3, 0)
+    bid = convert.event_to_proto(BidMade(seat=0, tricks=7, denomination=Denomination.HEARTS)).bid_made
+    assert (bid.tricks, bid.denomination) == (7, game_pb2.DENOMINATION_HEARTS)
+    started = convert.event_to_proto(_event_samples()[len(_history_samples())]).deal_started
+    assert (started.deal_number, list(started.hand), started.turn_up) == (2, ["2C", "3C", "4C", "5C", "6C"], "4S")
+    spectators = DealStarted(number=1, dealer=0, redeal=False, turn_up=None, scores=(0, 0), hand_sizes=(5, 5),
+                             hands={0: cards("2C 3C 4C 5C 6C"), 1: cards("2D 3D 4D 5D 6D")}).seen_by(None)
+    assert list(convert.event_to_proto(spectators).deal_started.hand) == []
+    scored = convert.event_to_proto(_event_samples()[-3]).deal_scored
+    assert (scored.bonus.seat, scored.bonus.card, scored.HasField("contract")) == (2, "5H", False)
+    voided = convert.event_to_proto(DealVoided(number=4)).deal_voided
+    assert (voided.deal_number, voided.reason) == (4, "deal 4 is void; the same dealer deals again")
 
 
 def test_hidden_rob_is_an_empty_card_and_cannot_be_played() -> None:
-    message = convert.seat_action_to_proto({"seat": 1, "type": "rob"})
+    message = convert.seat_action_to_proto(Robbed(seat=1, taken=TURN_UP, buried=None))
     assert message.action.rob.card == ""
     with pytest.raises(NotationError):
         convert.action_from_proto(message.action)
@@ -270,11 +332,11 @@ def test_views_of_random_games_round_trip(game: str, seed: int) -> None:
 def test_view_seat_and_events_carry_no_hidden_card_for_spectators() -> None:
     view = SeatView(game="twenty_five", options={}, seat=convert.SPECTATOR_SEAT, players=4, sides=((0, 2), (1, 3)),
                     deal_number=1, dealer=0, hand=(), to_act=1, legal_actions=(), scores=(0, 0), deal_points=(0, 0),
-                    history=({"seat": 1, "type": "rob"},))
+                    history=(Robbed(seat=1, taken=TURN_UP, buried=None),))
     message = convert.view_to_proto(view)
     assert not message.HasField("seat")
     assert message.history[0].action.rob.card == ""
-    assert isinstance(convert.action_event(view.history[0]), events_pb2.Event)
+    assert convert.event_to_proto(view.history[0]).robbed.buried == ""
 
 
 def test_a_view_with_every_field_set_round_trips() -> None:
@@ -287,8 +349,9 @@ def test_a_view_with_every_field_set_round_trips() -> None:
         scores=(120, -40), deal_points=(10, 0), trump=Suit.SPADES, no_trump=True, turn_up=Card.parse("4S"),
         exposed=cards("4S 9D"), current_trick=Trick(leader=1, cards=cards("AH")),
         tricks=(Trick(leader=0, cards=cards("KH QH JH TH"), winner=0),),
-        history=({"seat": 1, "type": "bid", "tricks": 7, "suit": "NT"}, {"seat": 3, "type": "rob"},
-                 {"seat": 2, "type": "discard", "cards": ["4C", "5C", "6C", "7C", "8C", "9C"]}),
+        history=(BidMade(seat=1, tricks=7, denomination=Denomination.NO_TRUMP),
+                 Robbed(seat=3, taken=Card.parse("4S"), buried=None),
+                 Discarded(seat=2, cards=cards("4C 5C 6C 7C 8C 9C"))),
         robbed_by=3, buried=Card.parse("2C"), jinked_by=0,
         bids=((1, (7, Denomination.NO_TRUMP)), (2, None)),
         contract=Contract(seat=1, tricks=7, denomination=Denomination.NO_TRUMP),

@@ -10,6 +10,7 @@ from rules.actions import Action, Beg, Gift, Play, Run, Stand
 from rules.all_fives import RULES, AllFivesDeal, counting_points
 from rules.cards import Suit, card, cards
 from rules.errors import ErrorCode, RuleError
+from rules.events import PackRun
 from rules.registry import new_match
 from rules.shuffle import RecordedDecks
 from tests.rules.test_all_fives_decks import build_deck, start
@@ -310,7 +311,7 @@ def test_view_shows_own_hand_and_public_state_never_other_hands_or_stock() -> No
     assert view.to_act == 0 and view.legal_actions == tuple(deal.legal_actions())
     assert view.current_trick is not None and view.current_trick.cards == cards("AH")
     assert view.hand_sizes == (9, 8) and view.scores == (3, 4) and view.dealer == 0
-    assert view.history[1] == {"seat": 0, "type": "run", "exposed": ["AC"]}
+    assert view.history[1] == PackRun(seat=0, exposed=cards("AC"))
     hidden = (set(deal.hands[1]) | set(deck[deal.used:]))
     shown = repr(view)
     assert not any(f"Card({c.code})" in shown for c in hidden)

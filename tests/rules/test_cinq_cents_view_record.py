@@ -5,6 +5,7 @@ from __future__ import annotations
 from rules.actions import Denomination, Discard, Pass, Play, action_from_json
 from rules.cards import Suit, card, cards, codes
 from rules.cinq_cents import CinqCentsDeal
+from rules.events import CardPlayed, Discarded
 from rules.game import Contract
 from rules.registry import new_match
 from rules.shuffle import RecordedDecks
@@ -72,11 +73,11 @@ def test_discards_are_shown_to_the_declarer_only_and_to_others_as_a_bare_discard
     state = bidding_done().apply(Discard(cards=cards(DISCARD)))
     declarer = state.view(2, (0, 0))
     assert declarer.discards == cards(DISCARD) and declarer.kitty == cards(KITTY)
-    assert declarer.history[-1] == {"seat": 2, "type": "discard", "cards": DISCARD.split()}
+    assert declarer.history[-1] == Discarded(seat=2, cards=cards(DISCARD))
     for seat in (0, 1, 3):
         view = state.view(seat, (0, 0))
         assert view.discards == () and view.kitty == ()
-        assert view.history[-1] == {"seat": 2, "type": "discard"}
+        assert view.history[-1] == Discarded(seat=2, cards=None)
         assert view.history[:4] == declarer.history[:4]
         for c in DISCARD.split():
             assert f"Card({c})" not in repr(view)
@@ -93,7 +94,7 @@ def test_view_shows_the_current_trick_with_its_named_suit_and_past_tricks() -> N
     assert view.current_trick is not None
     assert view.current_trick.cards == cards("JKB") and view.current_trick.named_suit is Suit.CLUBS
     assert view.scores == (100, -40) and view.deal_points == (0, 0)
-    assert view.history[-1] == {"seat": 1, "type": "play", "card": "JKB", "suit": "C"}
+    assert view.history[-1] == CardPlayed(seat=1, card=card("JKB"), named_suit=Suit.CLUBS)
 
 
 def test_record_deal_has_kitty_contract_and_no_turn_up() -> None:

@@ -6,6 +6,7 @@ import json
 
 from rules.actions import action_from_json
 from rules.cards import card, codes
+from rules.events import Jinked, JinkPassed, Robbed
 from rules.registry import new_match
 from rules.shuffle import RecordedDecks
 from rules.spoil_five import SpoilFiveDeal
@@ -28,7 +29,7 @@ def _hidden_from(deal: SpoilFiveDeal, seat: int) -> set[str]:
 
 def _leaks(deal: SpoilFiveDeal, seat: int) -> set[str]:
     view = deal.view(seat, (0, 0))
-    text = repr(view) + json.dumps(list(view.history)) + json.dumps(dict(view.extras))
+    text = repr(view) + json.dumps(dict(view.extras))  # the history's typed events are in the repr
     return {code for code in _hidden_from(deal, seat) if f"Card({code})" in text or f'"{code}"' in text}
 
 
@@ -65,18 +66,19 @@ def test_the_rob_is_public_the_buried_card_only_to_the_robber() -> None:
     deal = do(play_cards(start("twenty_five", HOLDER, "5D"), "KD"), "rob 9S", "play 5D")
     robber = deal.view(2, (0, 0))
     assert robber.robbed_by == 2 and robber.buried is not None and robber.buried.code == "9S"
-    assert robber.history[1] == {"seat": 2, "type": "rob", "card": "9S"}
+    assert robber.history[1] == Robbed(seat=2, taken=card("5D"), buried=card("9S"))
     for seat in (0, 1, 3):
         view = deal.view(seat, (0, 0))
         assert view.robbed_by == 2 and view.buried is None
-        assert view.history[1] == {"seat": 2, "type": "rob"}
+        assert view.history[1] == Robbed(seat=2, taken=card("5D"), buried=None)
         assert _leaks(deal, seat) == set()
 
 
 def test_dealer_rob_public_buried_card_private() -> None:
     deal = do(start("forty_five", HOLDER, "AS"), "rob 8C")
     assert deal.view(0, (0, 0)).buried is not None
-    assert deal.view(1, (0, 0)).buried is None and deal.view(1, (0, 0)).history == ({"seat": 0, "type": "rob"},)
+    assert deal.view(1, (0, 0)).buried is None
+    assert deal.view(1, (0, 0)).history == (Robbed(seat=0, taken=card("AS"), buried=None),)
     for seat in range(4):
         assert _leaks(deal, seat) == set()
 
@@ -85,7 +87,7 @@ def test_jink_is_public() -> None:
     deal = do(start("forty_five", HOLDER, "5D", jink=True), "pass_jink", "jink")
     view = deal.view(0, (0, 0))
     assert view.jinked_by == 2
-    assert view.history == ({"seat": 1, "type": "pass_jink"}, {"seat": 2, "type": "jink"})
+    assert view.history == (JinkPassed(seat=1), Jinked(seat=2))
 
 
 def test_deal_record_has_every_field_of_game_record_md() -> None:

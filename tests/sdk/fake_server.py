@@ -19,8 +19,9 @@ import grpc
 
 from protocol import convert
 from protocol.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
-from rules.actions import Action, action_to_json
+from rules.actions import Action
 from rules.errors import NotationError, RuleError
+from rules.events import ACTION_EVENTS
 from rules.match import Match
 from rules.registry import new_match
 
@@ -90,9 +91,8 @@ class FakeTable:
         self.decisions += 1
         self.last_actor = seat
         self.accepted_by_seat[seat] = self.accepted_by_seat.get(seat, 0) + 1
-        entry = {"seat": seat, **action_to_json(action)}
-        self.emit(lambda s: convert.action_event(
-            entry if s == seat or entry["type"] != "rob" else {"seat": seat, "type": "rob"}, players=self.players))
+        done = next(e for e in self.match.events if isinstance(e, ACTION_EVENTS))
+        self.emit(lambda s: convert.event_to_proto(done.seen_by(s)))
         if self.match.result is not None:
             result = convert.result_to_proto(self.match.result)
             self.emit(lambda s: events_pb2.Event(game_ended=events_pb2.GameEnded(result=result)))

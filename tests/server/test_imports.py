@@ -36,6 +36,7 @@ RULES_NAMES = {
     "rules.actions": {"Action", "action_from_json", "action_to_json"},  # the record form: the journal stores actions
     "rules.cards": {"Card", "Suit"},
     "rules.errors": {"ErrorCode", "NotationError", "OptionsError", "RecordError", "RuleError"},
+    "rules.events": {"ACTION_EVENTS", "ActionEvent", "Audience", "Event"},
     "rules.game": {"Contract", "DealState", "Result", "Seat", "SeatView", "Trick"},
     "rules.match": {"Match"},
     "rules.registry": {"game_rules", "new_match"},

@@ -148,7 +148,7 @@ class Tracker:
             inner = event.WhichOneof("kind")
             if inner == "deal_started":
                 self.point = (event.deal_started.deal_number, 0)
-            elif convert.event_action(event) is not None:
+            elif inner in convert.ACTION_EVENT_CASES:
                 self.point = (self.point[0], self.point[1] + 1)
             elif inner == "action_timed_out":  # announces the action played next: judge it after that action
                 return (self.point[0], self.point[1] + 1)

@@ -1,9 +1,9 @@
 """Wire encoding shortcuts give the same messages as the plain conversion.
 
-The server converts a seat's history once per entry (:class:`server.wire.ViewEncoder`)
-and a decision's legal actions once for both the request and its view; these
-tests play whole matches of every game (new deals, redeals, Cinq Cents
-discards included) and compare every decision with the plain conversion.
+The server converts a table's options once per stream and a decision's legal
+actions once for both the request and its view; these tests play whole
+matches of every game (new deals, redeals, Cinq Cents discards included) and
+compare every decision with the plain conversion.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from rules.actions import describe
 from rules.registry import new_match
 from server.events import DecisionRequested
-from server.wire import ViewEncoder, decision_to_proto
+from server.wire import decision_to_proto
 
 
 def _plain(decision: DecisionRequested, enumerate_discards: bool) -> pb.DecisionRequest:
@@ -34,10 +34,10 @@ def _plain(decision: DecisionRequested, enumerate_discards: bool) -> pb.Decision
 @pytest.mark.parametrize(("game", "options"), [
     ("twenty_five", {}), ("forty_five", {}), ("all_fives", {"target": 31}), ("cinq_cents", {"target": 100}),
 ])
-def test_decisions_with_encoders_equal_the_plain_conversion(game: str, options: dict[str, int],
-                                                            enumerate_discards: bool) -> None:
+def test_decisions_with_options_converted_once_equal_the_plain_conversion(game: str, options: dict[str, int],
+                                                                         enumerate_discards: bool) -> None:
     match = new_match(game, options, seed=f"wire-{game}")
-    encoders = [ViewEncoder(enumerate_discards=enumerate_discards) for _ in range(match.config.players)]
+    converted = convert.options_to_proto(game, match.view(0).options)
     number = discards = 0
     while not match.is_over and number < 400:
         seat = match.to_act
@@ -46,7 +46,8 @@ def test_decisions_with_encoders_equal_the_plain_conversion(game: str, options: 
         number += 1
         decision = DecisionRequested(decision_id=number, seat=seat, legal_actions=legal, view=match.view(seat),
                                      deadline=1.5, bank_seconds=2.0)
-        assert decision_to_proto(decision, encoders[seat]) == _plain(decision, enumerate_discards)
+        assert decision_to_proto(decision, converted, enumerate_discards=enumerate_discards) == \
+            _plain(decision, enumerate_discards)
         assert decision_to_proto(decision) == _plain(decision, enumerate_discards=False)
         discards += _discards(decision)
         match = match.apply(legal[number % len(legal)], seat)
@@ -58,11 +59,3 @@ def test_decisions_with_encoders_equal_the_plain_conversion(game: str, options: 
 def _discards(decision: DecisionRequested) -> int:
     return sum(1 for a in decision.legal_actions if a.type == "discard")
 
-
-def test_history_encoder_converts_from_the_first_difference() -> None:
-    encoder = ViewEncoder()
-    first = [{"seat": 0, "type": "play", "card": "5H"}, {"seat": 1, "type": "play", "card": "AH"}]
-    assert encoder.history(first) == [convert.seat_action_to_proto(e) for e in first]
-    changed = [first[0], {"seat": 1, "type": "rob"}, {"seat": 2, "type": "pass_rob"}]
-    assert encoder.history(changed) == [convert.seat_action_to_proto(e) for e in changed]
-    assert encoder.history([]) == []

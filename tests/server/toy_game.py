@@ -16,6 +16,7 @@ from rules.actions import Action, Play, action_to_json
 from rules.cards import Card, codes, standard_deck
 from rules.dealing import deal
 from rules.errors import ErrorCode, OptionsError, RuleError
+from rules.events import DealScored, Event, TrickWon, event_of, history_seen_by
 from rules.game import Result, Seat, SeatView, Trick
 from rules.tricks import follow_suit_plays, next_to_play, remove_card, trick_winner
 
@@ -52,6 +53,8 @@ class ToyDeal:
     current: Trick | None = None
     actions: tuple[tuple[Seat, Action], ...] = ()
     redeal: bool = False
+    scores_before: tuple[int, ...] = ()
+    events: tuple[Event, ...] = ()
 
     @property
     def to_act(self) -> Seat | None:
@@ -105,6 +108,7 @@ class ToyDeal:
         current = replace(current, cards=(*current.cards, action.card))
         tricks = self.tricks
         players = self.config.players
+        events = (*self.events, event_of(who, action))
         if len(current.cards) == players:
             led = current.cards[0].suit
 
@@ -114,8 +118,14 @@ class ToyDeal:
             current = replace(current, winner=trick_winner(current.leader, current.cards, players, strength))
             tricks = (*tricks, current)
             current = None
-        return replace(self, hands=tuple(hands), current=current, tricks=tricks,
-                       actions=(*self.actions, (who, action)))
+        after = replace(self, hands=tuple(hands), current=current, tricks=tricks,
+                        actions=(*self.actions, (who, action)))
+        if len(tricks) > len(self.tricks):
+            events = (*events, TrickWon(number=len(tricks), trick=tricks[-1], deal_points=after.points))
+            if after.is_over:
+                scores = tuple(a + b for a, b in zip(self.scores_before, after.points, strict=True))
+                events = (*events, DealScored(number=self.number, points=after.points, scores=scores))
+        return replace(after, events=events)
 
     def view(self, seat: Seat, scores_before: Sequence[int]) -> SeatView:
         points = self.points
@@ -125,7 +135,7 @@ class ToyDeal:
             to_act=self.to_act, legal_actions=tuple(self.legal_actions()) if self.to_act == seat else (),
             scores=tuple(a + b for a, b in zip(scores_before, points, strict=True)), deal_points=points,
             current_trick=self.current, tricks=self.tricks,
-            history=tuple(self.recorded_action(i) for i in range(len(self.actions))),
+            history=history_seen_by(self.events, seat),
             hand_sizes=tuple(len(h) for h in self.hands),
         )
 
@@ -164,7 +174,7 @@ class ToyRules:
                    scores: Sequence[int], redeal: bool) -> ToyDeal:
         dealt = deal(deck, config.players, dealer, [HAND]).hands
         return ToyDeal(config=config, number=number, dealer=dealer, deck=tuple(deck), dealt=dealt, hands=dealt,
-                       redeal=redeal)
+                       redeal=redeal, scores_before=tuple(scores))
 
     def match_result(self, config: Any, deal: Any, scores: Sequence[int]) -> Result | None:
         best = max(scores)

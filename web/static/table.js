@@ -15,23 +15,28 @@ main.replaceChildren(status, boardRoot, el("div", { class: "columns" },
 const names = () => (state.info ? state.info.seats.map((s) => s.name) : []);
 const who = (seat) => names()[seat] ?? `seat ${seat}`;
 
-function actionText(action) {
-  switch (action.type) {
-    case "play": return ["plays ", card(action.card, { inline: true }), action.suit ? ` naming ${action.suit}` : ""];
-    case "rob": return action.card ? ["robs, burying ", card(action.card, { inline: true })] : "robs the turn-up";
-    case "bid": return `bids ${bidText([action.tricks, action.suit])}`;
-    case "discard": return "discards six cards";
-    case "run": return ["runs the pack", action.exposed ? [": ", action.exposed.map((c) => card(c, { inline: true }))] : ""];
-    default: return action.type.replaceAll("_", " ");
-  }
-}
+// The game's action events (rules/events.py), by kind: what the seat did, as the spectators may see it.
+const ACTIONS = {
+  CardPlayed: (e) => ["plays ", card(e.card, { inline: true }), e.named_suit ? ` naming ${e.named_suit}` : ""],
+  Robbed: (e) => (e.buried ? ["robs, burying ", card(e.buried, { inline: true })] : "robs the turn-up"),
+  RobPassed: () => "pass rob",
+  Jinked: () => "jink",
+  JinkPassed: () => "pass jink",
+  Stood: () => "stand",
+  Begged: () => "beg",
+  Gifted: () => "gift",
+  PackRun: (e) => ["runs the pack", e.exposed.length ? [": ", e.exposed.map((c) => card(c, { inline: true }))] : ""],
+  BidMade: (e) => `bids ${bidText([e.tricks, e.denomination])}`,
+  Passed: () => "pass",
+  Discarded: () => "discards six cards",
+};
 
 // One line per event; kinds this page does not know are still listed, by name.
 function describe(event) {
+  if (event.kind in ACTIONS) return [who(event.seat), " ", ACTIONS[event.kind](event)];
   switch (event.kind) {
     case "TableStarted": return `table started: ${event.names.join(", ")}`;
-    case "DealStarted": return `deal ${event.view.deal_number}${event.redeal ? " (redeal)" : ""}: ${who(event.view.dealer)} deals`;
-    case "ActionTaken": return [who(event.seat), " ", actionText(event.action)];
+    case "DealStarted": return `deal ${event.number}${event.redeal ? " (redeal)" : ""}: ${who(event.dealer)} deals`;
     case "ActionTimedOut": return `${who(event.seat)} timed out: the default action is played`;
     case "TrumpSet": return event.no_trump ? "no-trump" : ["trump: ", suitLabel(event.trump)];
     case "ContractSet": return `contract: ${who(event.contract.seat)} ${bidText([event.contract.tricks, event.contract.denomination])}`;
@@ -49,11 +54,11 @@ function describe(event) {
 const isTimeout = (event) => /TimedOut|Default/.test(event.kind);
 
 function apply(event) {
-  if (event.kind === "DealStarted") state.deal = event.view.deal_number;
+  if (event.kind === "DealStarted") state.deal = event.number;
   if (event.kind === "TrickWon") tricks.append(trickLine(event.trick, names(), state.info.players, { deal: state.deal, number: event.number }));
   // A timed-out seat stays marked through the default action played for it, until it acts again itself.
   if (isTimeout(event)) { state.timedOut[event.seat] = true; state.defaultFor = event.seat; }
-  else if (event.kind === "ActionTaken") {
+  else if (event.kind in ACTIONS) {
     if (state.defaultFor === event.seat) state.defaultFor = null;
     else state.timedOut[event.seat] = false;
   }
