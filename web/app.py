@@ -16,6 +16,7 @@ unknown table, record or tournament is 404, a record that does not replay
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from pathlib import Path
@@ -154,7 +155,9 @@ async def api_replay(request: web.Request) -> web.StreamResponse:
     """Every step of an ended game, all hands face up (422 when the record does not replay)."""
     record = await _record(request)
     try:
-        frames = replay(record)
+        # In a worker thread: a long game takes the engine a good part of a second to replay, and the event loop
+        # runs the server's tables and clocks meanwhile.
+        frames = await asyncio.to_thread(replay, record)
     except ReplayError as error:
         raise web.HTTPUnprocessableEntity(text=f"422: {error}") from None
     response = web.json_response(frames)

@@ -14,6 +14,7 @@ from tournament.config import config_from_mapping
 from tournament.store import TournamentStore
 from web.app import make_app
 from web.catalog import FileCatalog
+from web.replay import replay
 from web.standings import scheduled_games
 from web.viewer import WebViewer
 
@@ -190,3 +191,24 @@ def test_export_folder_pairs_each_game_with_its_record(tmp_path: Path) -> None:
     single = tmp_path / "one.json"
     single.write_text(json.dumps(catalog.export.records[rows[0]["match_id"]]))
     assert list(FileCatalog.open(single).records) == ["one"]
+
+
+async def test_a_replay_is_built_off_the_event_loop_that_runs_the_tables(site: Site,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    import web.app
+
+    table, _ = site.server.lobby.create_table(game="all_fives", seed="thread")
+    table.abort("stop")
+    await site.server.lobby.drain()
+    threads = []
+
+    def spy(record: object) -> dict[str, object]:
+        threads.append(threading.current_thread())
+        return replay(record)
+
+    monkeypatch.setattr(web.app, "replay", spy)
+    async with site.http.get(f"/api/replay/{table.id}") as response:
+        assert response.status == 200
+    assert threads and threads[0] is not threading.main_thread()
