@@ -134,7 +134,8 @@ def game_from_proto(game: game_pb2.Game.ValueType) -> str:
     try:
         return _GAME_NAMES[game]
     except KeyError:
-        raise OptionsError(f"a game is required (got enum value {int(game)})") from None
+        known = ", ".join(game_pb2.Game.Name(v) for v in _GAME_NAMES)
+        raise OptionsError(f"game must be one of {known}, not {int(game)}") from None
 
 
 def suit_to_proto(suit: Suit | None) -> game_pb2.Suit.ValueType:
@@ -467,7 +468,7 @@ def options_from_proto(game: str, message: game_pb2.TableOptions) -> dict[str, A
         raise OptionsError(f"unknown game {game!r} (games: {', '.join(_OPTION_FIELDS)})")
     case = message.WhichOneof("game_options")
     if case is not None and case != game:
-        raise OptionsError(f"{game}: the options given are for {case}")
+        raise OptionsError(f"options.{case} was given for a {game} table; set options.{game} or leave options unset")
     out: dict[str, Any] = {}
     if case is not None:
         typed = getattr(message, case)

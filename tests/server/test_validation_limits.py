@@ -59,3 +59,18 @@ async def test_seek_errors_end_the_stream_with_a_status_and_no_message(stub: Any
     assert received == []
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "players must be 2 or 3" in (caught.value.details() or "")
+
+
+@pytest.mark.parametrize(("request_", "named"), [
+    (pb.CreateTableRequest(), "game must be one of GAME_TWENTY_FIVE, GAME_FORTY_FIVE, GAME_ALL_FIVES, "
+                              "GAME_CINQ_CENTS, not 0"),
+    (pb.CreateTableRequest(game=game_pb2.GAME_TWENTY_FIVE,
+                           options=game_pb2.TableOptions(all_fives=game_pb2.AllFivesOptions())),
+     "options.all_fives was given for a twenty_five table"),
+], ids=["no-game", "options-of-another-game"])
+async def test_a_bad_game_or_options_case_is_refused_naming_the_field(stub: Any, request_: pb.CreateTableRequest,
+                                                                      named: str) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await stub.CreateTable(request_)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert named in (caught.value.details() or "")
