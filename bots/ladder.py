@@ -32,11 +32,9 @@ from bots.random_bot import RandomBot
 from bots.search import DEFAULT_BUDGET, SearchBot
 from rules.actions import Action
 from rules.game import SeatView
-from rules.match import Match
+from rules.match import MAX_DEALS, Match, play_out
 from rules.registry import new_match
 
-#: A match still running after this many deals is stopped and judged on its scores.
-MAX_DEALS = 200
 #: The ladder's steps, weaker bot first.
 STEPS: tuple[tuple[str, str], ...] = (("random", "heuristic"), ("heuristic", "search"))
 #: z for a two-sided 95% interval.
@@ -81,14 +79,9 @@ class BotSpec:
 def play_match(game: str, options: dict[str, Any], seed: str, bots: Sequence[Chooser],
                *, max_deals: int = MAX_DEALS) -> Match:
     """Play one match in-process, seat ``s`` choosing with ``bots[s]``."""
-    match = new_match(game, options, seed=seed)
-    while not match.is_over:
-        if len(match.finished) >= max_deals:
-            return match.abort(f"ladder deal limit reached ({max_deals} deals)")
-        seat = match.to_act
-        assert seat is not None
-        match = match.apply(bots[seat].choose_action(match.view(seat)), seat)
-    return match
+    match = play_out(new_match(game, options, seed=seed), lambda m, seat: bots[seat].choose_action(m.view(seat)),
+                     max_deals=max_deals)
+    return match if match.is_over else match.abort(f"ladder deal limit reached ({max_deals} deals)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,5 +224,5 @@ def table(results: Sequence[PairResult]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["MAX_DEALS", "STEPS", "BotSpec", "Estimate", "PairOutcome", "PairResult", "duplicate_pair",
+__all__ = ["STEPS", "BotSpec", "Estimate", "PairOutcome", "PairResult", "duplicate_pair",
            "play_match", "run_pair", "table"]

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 import typer
 
 from rules.errors import OptionsError
-from rules.match import Match
+from rules.match import MAX_DEALS, Match, play_out
 from rules.registry import GAMES, new_match
 
 
@@ -43,13 +43,8 @@ def parse_options(pairs: Sequence[str], players: int | None = None) -> dict[str,
     return options
 
 
-#: Deals after which a random match is aborted. Uniformly random Cinq Cents never ends: random
-#: contracts mostly fail, so both sides drift below zero (measured: -940,000 after 4,444 deals).
-DEFAULT_MAX_DEALS = 200
-
-
 def play_random(game: str, options: Mapping[str, Any], seed: str, *,
-                max_deals: int = DEFAULT_MAX_DEALS) -> Match:
+                max_deals: int = MAX_DEALS) -> Match:
     """Play one match with uniformly random legal actions from ``random.Random(seed)``.
 
     The match ends by the rules, or is aborted (``result.status`` "aborted")
@@ -58,13 +53,10 @@ def play_random(game: str, options: Mapping[str, Any], seed: str, *,
     Raises:
         OptionsError: bad game or options.
     """
-    match = new_match(game, options, seed=seed)
     rng = random.Random(seed)
-    while not match.is_over:
-        if len(match.finished) >= max_deals:
-            return match.abort(f"selfplay deal limit reached ({max_deals} deals)")
-        match = match.apply(rng.choice(match.legal_actions()))
-    return match
+    match = play_out(new_match(game, options, seed=seed), lambda m, _: rng.choice(m.legal_actions()),
+                     max_deals=max_deals)
+    return match if match.is_over else match.abort(f"selfplay deal limit reached ({max_deals} deals)")
 
 
 def record_text(record: Mapping[str, Any]) -> str:
@@ -82,7 +74,7 @@ def selfplay_command(
         "--option", help="Table option KEY=VALUE (value parsed as JSON when it can be); repeatable.")] = None,
     max_deals: Annotated[int, typer.Option(
         "--max-deals", min=1, help="Abort a game after this many deals (random Cinq Cents never ends).")
-    ] = DEFAULT_MAX_DEALS,
+    ] = MAX_DEALS,
 ) -> None:
     """Play complete games with uniformly random legal actions and write one record per game."""
     try:

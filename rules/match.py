@@ -8,7 +8,7 @@ The game module owns everything inside a deal and the end condition.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -19,6 +19,11 @@ from rules.game import DealState, GameConfig, GameRules, Result, Seat, SeatView
 from rules.shuffle import DeckSource, draw_first_dealer
 
 RECORD_FORMAT = "tricktable-record/1"
+
+#: Deals after which a game is stopped without a result, wherever it is played (server tables, selfplay, the
+#: ladder, tournaments): uniformly random Cinq Cents never ends, as random contracts mostly fail and rules.md 3.6
+#: puts no floor under the scores (measured: -940,000 after 4,444 deals).
+MAX_DEALS = 200
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -198,3 +203,23 @@ def _dealt(deal: DealState, scores: tuple[int, ...], players: int, *, redeal: bo
                           scores=public.scores, hand_sizes=public.hand_sizes,
                           hands={view.seat: view.hand for view in views})
     return (started, *deal.events)
+
+
+def play_out(match: Match, choose: Callable[[Match, Seat], Action], *, max_deals: int = MAX_DEALS) -> Match:
+    """The one in-process match loop: apply ``choose(match, seat)`` for the seat to act until the match is over.
+
+    It stops early once ``max_deals`` deals, redeals included, have been
+    played and returns that unfinished match: the caller aborts it
+    (:meth:`Match.abort`) or adjudicates it. ``choose`` sees the whole match
+    (a bot is asked with ``match.view(seat)``) and may raise to stop.
+
+    Raises:
+        RuleError: ``choose`` returned an action the rules refuse.
+        RuntimeError: the match is not over but no seat is to act (an engine bug).
+    """
+    while not match.is_over and len(match.finished) < max_deals:
+        seat = match.to_act
+        if seat is None:
+            raise RuntimeError("the match is not over but no seat is to act")
+        match = match.apply(choose(match, seat), seat)
+    return match

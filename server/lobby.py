@@ -25,6 +25,7 @@ from typing import Any
 import structlog
 
 from rules.game import Seat
+from rules.match import MAX_DEALS
 from rules.registry import game_rules, new_match
 from server.clocks import TimeControl
 from server.errors import (
@@ -56,7 +57,7 @@ class Limits:
     #: How long an ended table stays in memory so late or resuming streams get its last events.
     retain_seconds: float = 30.0
     #: A table is aborted after this many deals without a result (no table runs for ever).
-    max_deals: int = 200
+    max_deals: int = MAX_DEALS
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,7 +36,7 @@ from rules.actions import Action, action_from_json, action_to_json
 from rules.errors import RuleError
 from rules.events import ACTION_EVENTS
 from rules.game import Seat, SeatView
-from rules.match import Match
+from rules.match import MAX_DEALS, Match
 from rules.shuffle import seed_digest
 from server.clocks import SeatClock, TimeControl, default_action
 from server.errors import ShuttingDownError
@@ -58,10 +58,9 @@ from server.visibility import public_view
 
 T = TypeVar("T")
 
-#: A table that reaches this many actions, or deals, is aborted: guards so that no table can run for ever
-#: (rules.md 3.6 puts no floor under Cinq Cents scores, so random play may never reach the target).
+#: A table that reaches this many actions, or :data:`rules.match.MAX_DEALS` deals, is aborted: guards so that
+#: no table can run for ever (rules.md 3.6 puts no floor under Cinq Cents scores).
 MAX_ACTIONS = 50_000
-MAX_DEALS = 200
 #: Presence events (joined, disconnected) published per seat: a client that reconnects in a loop must not
 #: grow every audience's log without end (the record still counts every disconnect).
 MAX_PRESENCE_EVENTS = 100

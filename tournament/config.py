@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from rules.errors import OptionsError
+from rules.match import MAX_DEALS
 from rules.registry import GAMES, game_rules
 
 FORMATS: tuple[str, ...] = ("round_robin", "swiss", "gauntlet")
@@ -131,7 +132,7 @@ class TournamentConfig:
     decision_ms: int | None = None
     bank_ms: int | None = None
     match_timeout_s: float = 600.0
-    max_deals: int = 200
+    max_deals: int = MAX_DEALS
     sprt: SprtSpec | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -317,7 +318,7 @@ def config_from_mapping(data: Mapping[str, Any], *, default_name: str = "tournam
         decision_ms=_typed(data, "decision_ms", int, None),
         bank_ms=_typed(data, "bank_ms", int, None),
         match_timeout_s=float(_typed(data, "match_timeout_s", (int, float), 600.0)),
-        max_deals=_typed(data, "max_deals", int, 200),
+        max_deals=_typed(data, "max_deals", int, MAX_DEALS),
         sprt=sprt,
         extra=dict(_typed(data, "extra", Mapping, {})),
     )

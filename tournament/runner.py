@@ -33,6 +33,8 @@ from bots import BOTS, make_bot
 from client_sdk.bot import Bot
 from rules.actions import Action
 from rules.errors import RuleError
+from rules.game import Seat
+from rules.match import MAX_DEALS, Match, play_out
 from rules.registry import new_match
 from tournament.config import EntrantSpec
 from tournament.schedule import MatchSpec
@@ -118,6 +120,16 @@ def is_builtin(bot: str) -> bool:
     return bot in BOTS
 
 
+class _Forfeit(Exception):
+    """An entrant reached ``forfeit_after`` faults: the match stops where it stands."""
+
+    def __init__(self, match: Match, name: str, reason: str) -> None:
+        super().__init__(reason)
+        self.match = match
+        self.name = name
+        self.reason = reason
+
+
 class LocalRunner:
     """Plays a match in this process: the rules engine as the table, in-process bots at the seats.
 
@@ -126,12 +138,10 @@ class LocalRunner:
     interrupted; its late answer is replaced by the default action).
     """
 
-    def __init__(self, *, forfeit_after: int = 3, decision_ms: int | None = None, max_deals: int = 200,
-                 max_actions: int = 1_000_000) -> None:
+    def __init__(self, *, forfeit_after: int = 3, decision_ms: int | None = None, max_deals: int = MAX_DEALS) -> None:
         self.forfeit_after = forfeit_after
         self.decision_ms = decision_ms
         self.max_deals = max_deals
-        self.max_actions = max_actions
 
     def run(self, spec: MatchSpec, entrants: Mapping[str, EntrantSpec]) -> MatchOutcome:
         """Play ``spec``; see the module's fault rules."""
@@ -149,42 +159,38 @@ class LocalRunner:
                 reason = f"forfeit: {name} (seat {index}) could not start: {type(exc).__name__}: {exc}"
                 return self._forfeit(spec, match, name, reason, faults, started, count=self.forfeit_after)
         limit = None if self.decision_ms is None else self.decision_ms / 1000.0
-        for _ in range(self.max_actions):
-            if match.is_over:
-                break
-            if match.deal.number > self.max_deals:
-                return self._adjudicate(spec, match, faults, started)
-            to_act = match.to_act
-            assert to_act is not None
-            seat = to_act
+
+        def choose(state: Match, seat: Seat) -> Action:
+            """The seat's bot's action; a fault plays the lowest legal action instead, and may end the match."""
             name = spec.seats[seat]
             problem: str | None = None
             asked = time.perf_counter()
             action: Action | None = None
-            after = None
             try:
-                choice = bots[seat].choose_action(match.view(seat))
+                choice = bots[seat].choose_action(state.view(seat))
                 if inspect.isawaitable(choice):
                     raise TypeError("asynchronous bots need the server runner")
-                after = match.apply(choice, seat)  # checks first: a refused action changes nothing
+                state.check(choice, seat)
                 action = choice
             except RuleError as exc:
                 problem = f"illegal action: {exc}"
-            except Exception as exc:
+            except Exception as exc:  # a bot's bug is a fault of that bot, never the tournament's end
                 problem = f"crashed: {type(exc).__name__}: {exc}"
             if problem is None and limit is not None and time.perf_counter() - asked > limit:
                 problem = f"timed out (over {self.decision_ms} ms)"
-                action = after = None  # as on the server: the late answer is dropped, the default action plays
+                action = None  # as on the server: the late answer is dropped, the default action plays
             if problem is not None:
                 faults[name] += 1
                 if faults[name] >= self.forfeit_after:
-                    reason = f"forfeit: {name} (seat {seat}) {problem} ({faults[name]} faults)"
-                    return self._forfeit(spec, match, name, reason, faults, started)
-            if after is None or action is None:
-                after = match.apply(match.legal_actions()[0], seat)
-            match = after
-        else:
-            match = match.abort(f"no end after {self.max_actions} actions")
+                    raise _Forfeit(state, name, f"forfeit: {name} (seat {seat}) {problem} ({faults[name]} faults)")
+            return action if action is not None else state.legal_actions()[0]
+
+        try:
+            match = play_out(match, choose, max_deals=self.max_deals)
+        except _Forfeit as forfeit:
+            return self._forfeit(spec, forfeit.match, forfeit.name, forfeit.reason, faults, started)
+        if not match.is_over:
+            return self._adjudicate(spec, match, faults, started)
         record = match.to_record(seed=spec.seed, names=list(spec.seats))
         result = match.result
         assert result is not None

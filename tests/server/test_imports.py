@@ -38,7 +38,7 @@ RULES_NAMES = {
     "rules.errors": {"ErrorCode", "NotationError", "OptionsError", "RecordError", "RuleError"},
     "rules.events": {"ACTION_EVENTS", "ActionEvent", "Audience", "Event"},
     "rules.game": {"Contract", "DealState", "Result", "Seat", "SeatView", "Trick"},
-    "rules.match": {"Match"},
+    "rules.match": {"MAX_DEALS", "Match"},
     "rules.registry": {"game_rules", "new_match"},
     "rules.shuffle": {"seed_digest"},
 }
