@@ -1,7 +1,7 @@
 """Actions: the decisions a seat makes, as frozen values.
 
-Names follow game-record.md's action ``type`` column: an action serialises to
-``{"type": "play", "card": "5H"}`` and back. The acting seat is not part of
+Names follow game-record.md's action ``type`` column: an action's record form
+(:func:`rules.record.action_to_json`) is ``{"type": "play", "card": "5H"}``. The acting seat is not part of
 the action; the state knows whose turn it is and the record stores the seat
 beside it.
 """
@@ -13,10 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from math import comb
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rules.cards import Card, Suit, codes
-from rules.errors import NotationError
 
 
 class Denomination(StrEnum):
@@ -190,88 +189,6 @@ def discard_choice(actions: Sequence[Action]) -> tuple[tuple[Card, ...], int] | 
     if len(set(discards)) != len(discards) or comb(len(cards), count) != len(discards):
         return None
     return cards, count
-
-
-def action_to_json(action: Action) -> dict[str, Any]:
-    """The record form of an action, without its seat."""
-    out: dict[str, Any] = {"type": action.type}
-    if isinstance(action, Play):
-        out["card"] = action.card.code
-        if action.suit is not None:
-            out["suit"] = action.suit.value
-    elif isinstance(action, Rob):
-        out["card"] = action.card.code
-    elif isinstance(action, Run):
-        if action.exposed is not None:
-            out["exposed"] = codes(action.exposed)
-    elif isinstance(action, Bid):
-        out["tricks"] = action.tricks
-        out["suit"] = action.denomination.value
-    elif isinstance(action, Discard):
-        out["cards"] = codes(action.cards)
-    return out
-
-
-_SIMPLE: dict[str, type[Any]] = {
-    "pass_rob": PassRob,
-    "jink": Jink,
-    "pass_jink": PassJink,
-    "stand": Stand,
-    "beg": Beg,
-    "gift": Gift,
-    "pass": Pass,
-}
-
-
-def action_from_json(data: object) -> Action:
-    """Parse an action from its record form (extra keys such as ``seat`` are ignored).
-
-    Raises:
-        NotationError: naming the missing or malformed field.
-    """
-    if not isinstance(data, dict):
-        raise NotationError(f"an action must be a JSON object, not {data!r}")
-    kind = data.get("type")
-    if kind in _SIMPLE:
-        simple: Action = _SIMPLE[kind]()
-        return simple
-    if kind == "play":
-        suit = data.get("suit")
-        return Play(card=Card.parse(_field(data, "card")),
-                    suit=None if suit is None else Suit.parse(suit))
-    if kind == "rob":
-        return Rob(card=Card.parse(_field(data, "card")))
-    if kind == "run":
-        exposed = data.get("exposed")
-        if exposed is None:
-            return Run()
-        if not isinstance(exposed, list):
-            raise NotationError(f"run: 'exposed' must be a list of cards, not {exposed!r}")
-        return Run(exposed=tuple(Card.parse(c) for c in exposed))
-    if kind == "bid":
-        tricks = data.get("tricks")
-        if not isinstance(tricks, int) or isinstance(tricks, bool):
-            raise NotationError(f"bid: 'tricks' must be an integer, not {tricks!r}")
-        try:
-            denomination = Denomination(str(data.get("suit")))
-        except ValueError:
-            raise NotationError(
-                f"bid: 'suit' must be one of S, C, D, H, NT, not {data.get('suit')!r}"
-            ) from None
-        return Bid(tricks=tricks, denomination=denomination)
-    if kind == "discard":
-        items = data.get("cards")
-        if not isinstance(items, list):
-            raise NotationError(f"discard: 'cards' must be a list of cards, not {items!r}")
-        return Discard(cards=tuple(Card.parse(c) for c in items))
-    raise NotationError(f"unknown action type {kind!r}")
-
-
-def _field(data: dict[str, Any], name: str) -> str:
-    value = data.get(name)
-    if not isinstance(value, str):
-        raise NotationError(f"{data.get('type')}: field {name!r} must be a string, not {value!r}")
-    return value
 
 
 def describe(action: Action) -> str:

@@ -47,13 +47,14 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from rules.actions import Action, Beg, Gift, Play, Run, Stand, action_sort_key, action_to_json
+from rules.actions import Action, Beg, Gift, Play, Run, Stand, action_sort_key
 from rules.all_fives_config import GAME, AllFivesConfig
 from rules.cards import ACE, JACK, KING, QUEEN, Card, Suit, codes, sort_cards
 from rules.dealing import deal
 from rules.errors import ErrorCode, RecordError, RuleError
 from rules.events import DealScored, DealVoided, Event, TrickWon, TrumpSet, event_of, history_seen_by
 from rules.game import GameConfig, Result, Seat, SeatView, Trick
+from rules.record import action_to_json
 from rules.tricks import follow_suit_plays, next_to_play, remove_card, trick_winner
 
 #: Trump counting cards by rank (rules.md 2.4): A 4, K 3, Q 2, J 1, 10 10, 5 5.

@@ -70,7 +70,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from rules.actions import Action, Bid, Denomination, Discard, Pass, Play, action_to_json, discards_of
+from rules.actions import Action, Bid, Denomination, Discard, Pass, Play, discards_of
 from rules.cards import Card, Suit, cinq_cents_deck, codes
 from rules.cinq_cents_bids import GAME, LADDER, MAX_TRICKS, MIN_TRICKS, STANDARD_TABLE, BidTable, is_higher
 from rules.cinq_cents_play import led_suit, legal_plays, play_error, strength
@@ -88,6 +88,7 @@ from rules.events import (
     history_seen_by,
 )
 from rules.game import Contract, DealState, GameConfig, GameRules, Result, Seat, SeatView, Trick
+from rules.record import action_to_json
 from rules.tricks import next_to_play, remove_card, trick_winner
 
 PLAYERS = 4

@@ -25,27 +25,12 @@ Choices:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rules.actions import (
-    Action,
-    Beg,
-    Bid,
-    Denomination,
-    Discard,
-    Gift,
-    Jink,
-    Pass,
-    PassJink,
-    PassRob,
-    Play,
-    Rob,
-    Run,
-    Stand,
-)
-from rules.cards import Card, Suit
+from rules.actions import ACTION_CLASSES, Action, Bid, Denomination, Discard, Play, Rob, Run
+from rules.cards import Card, Suit, codes
 from rules.errors import NotationError, RecordError
 from rules.match import RECORD_FORMAT
 from rules.registry import GAMES
@@ -53,7 +38,8 @@ from rules.registry import GAMES
 TRUMP_VALUES: tuple[str, ...] = ("C", "D", "H", "S", "NT")
 RESULT_STATUSES: tuple[str, ...] = ("finished", "aborted")
 
-__all__ = ["RECORD_FORMAT", "GameRecord", "RecordFieldError", "parse_action", "parse_deal", "parse_record"]
+__all__ = ["RECORD_FIELDS", "RECORD_FORMAT", "GameRecord", "RecordFieldError", "action_from_json", "action_to_json",
+           "parse_action", "parse_deal", "parse_record"]
 
 
 class RecordFieldError(RecordError):
@@ -215,68 +201,104 @@ def _suit(value: object, path: str) -> Suit:
 
 
 # --- actions -----------------------------------------------------------------
+#
+# The canonical form of an action is its record form, ``{"type": ..., <fields>}``
+# (game-record.md's table): the wire carries the same fields under the same oneof
+# case (protocol.convert) and the golden files write it. One table says, per action
+# class, which attribute is written under which key and how; writing, reading and
+# the record's shape check all read it.
+
+
+@dataclass(frozen=True, slots=True)
+class RecordField:
+    """One attribute of an action and its record key: ``write`` gives the JSON value, ``read`` parses it back."""
+
+    attr: str
+    key: str
+    write: Callable[[Any], Any]
+    read: Callable[[object, str], Any]
+    #: An optional field may be absent (or null): a play naming no suit, a run whose cards are not yet known.
+    optional: bool = False
+
+
+def _denomination(value: object, path: str) -> Denomination:
+    text = _str(value, path)
+    try:
+        return Denomination(text)
+    except ValueError:
+        raise RecordFieldError(path, f"not a denomination: {text!r} (expected S, C, D, H or NT)") from None
+
+
+def _code(card: Card) -> str:
+    return card.code
+
+
+def _value(enum: Suit | Denomination) -> str:
+    return enum.value
+
+
+RECORD_FIELDS: dict[type[Action], tuple[RecordField, ...]] = {
+    Play: (RecordField("card", "card", _code, _card), RecordField("suit", "suit", _value, _suit, optional=True)),
+    Rob: (RecordField("card", "card", _code, _card),),
+    Run: (RecordField("exposed", "exposed", codes, _cards, optional=True),),
+    Bid: (RecordField("tricks", "tricks", int, _int), RecordField("denomination", "suit", _value, _denomination)),
+    Discard: (RecordField("cards", "cards", codes, _cards),),
+}
+_ACTION_CLASS: dict[str, type[Action]] = {cls.type: cls for cls in ACTION_CLASSES}
 
 #: Action type -> the fields it carries besides ``seat`` and ``type`` (game-record.md's table).
 ACTION_FIELDS: dict[str, tuple[str, ...]] = {
-    "rob": ("card",),
-    "pass_rob": (),
-    "jink": (),
-    "pass_jink": (),
-    "stand": (),
-    "beg": (),
-    "gift": (),
-    "run": ("exposed",),
-    "bid": ("tricks", "suit"),
-    "pass": (),
-    "discard": ("cards",),
-    "play": ("card", "suit"),
-}
+    cls.type: tuple(f.key for f in RECORD_FIELDS.get(cls, ())) for cls in ACTION_CLASSES}
 
-_SIMPLE_ACTIONS: dict[str, Action] = {
-    "pass_rob": PassRob(), "jink": Jink(), "pass_jink": PassJink(), "stand": Stand(), "beg": Beg(),
-    "gift": Gift(), "pass": Pass(),
-}
+
+def action_to_json(action: Action) -> dict[str, Any]:
+    """The record form of an action, without its seat."""
+    out: dict[str, Any] = {"type": action.type}
+    for f in RECORD_FIELDS.get(type(action), ()):
+        value = getattr(action, f.attr)
+        if value is not None:
+            out[f.key] = f.write(value)
+    return out
+
+
+def _read_action(obj: Mapping[str, Any], path: str) -> Action:
+    kind = _str(_require(obj, "type", path), _join(path, "type"))
+    cls = _ACTION_CLASS.get(kind)
+    if cls is None:
+        raise RecordFieldError(_join(path, "type"), f"unknown action type {kind!r} (types: {', '.join(ACTION_FIELDS)})")
+    values: dict[str, Any] = {}
+    for f in RECORD_FIELDS.get(cls, ()):
+        if f.optional and obj.get(f.key) is None:
+            continue
+        values[f.attr] = f.read(_require(obj, f.key, path), _join(path, f.key))
+    action: Action = cls(**values)
+    return action
+
+
+def action_from_json(data: object) -> Action:
+    """Parse an action from its record form (extra keys such as ``seat`` are ignored).
+
+    Raises:
+        NotationError: naming the missing or malformed field.
+    """
+    try:
+        return _read_action(_object(data, "action"), "")
+    except RecordFieldError as error:
+        raise NotationError(str(error)) from None
 
 
 def parse_action(value: object, path: str) -> RecordedAction:
-    """Parse one recorded action (with its ``seat``).
+    """Parse one recorded action (with its ``seat``): exactly the fields of its type.
 
     Raises:
         RecordFieldError: naming the bad field.
     """
     obj = _object(value, path)
     seat = _int(_require(obj, "seat", path), _join(path, "seat"))
-    kind = _str(_require(obj, "type", path), _join(path, "type"))
-    if kind not in ACTION_FIELDS:
-        raise RecordFieldError(_join(path, "type"),
-                               f"unknown action type {kind!r} (types: {', '.join(ACTION_FIELDS)})")
-    allowed = {"seat", "type", *ACTION_FIELDS[kind]}
+    action = _read_action(obj, path)
     for key in obj:
-        if key not in allowed:
-            raise RecordFieldError(_join(path, key), f"a {kind!r} action has no field {key!r}")
-    action: Action
-    if kind in _SIMPLE_ACTIONS:
-        action = _SIMPLE_ACTIONS[kind]
-    elif kind == "play":
-        suit = obj.get("suit")
-        action = Play(card=_card(_require(obj, "card", path), _join(path, "card")),
-                      suit=None if suit is None else _suit(suit, _join(path, "suit")))
-    elif kind == "rob":
-        action = Rob(card=_card(_require(obj, "card", path), _join(path, "card")))
-    elif kind == "run":
-        exposed = obj.get("exposed")
-        action = Run(exposed=None if exposed is None else _cards(exposed, _join(path, "exposed")))
-    elif kind == "bid":
-        tricks = _int(_require(obj, "tricks", path), _join(path, "tricks"))
-        suit_text = _str(_require(obj, "suit", path), _join(path, "suit"))
-        try:
-            denomination = Denomination(suit_text)
-        except ValueError:
-            raise RecordFieldError(_join(path, "suit"),
-                                   f"not a denomination: {suit_text!r} (expected S, C, D, H or NT)") from None
-        action = Bid(tricks=tricks, denomination=denomination)
-    else:  # discard
-        action = Discard(cards=_cards(_require(obj, "cards", path), _join(path, "cards")))
+        if key not in {"seat", "type", *ACTION_FIELDS[action.type]}:
+            raise RecordFieldError(_join(path, key), f"a {action.type!r} action has no field {key!r}")
     return RecordedAction(seat=seat, action=action, raw=obj)
 
 

@@ -60,12 +60,13 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from rules.actions import Action, Jink, PassJink, PassRob, Play, Rob, action_sort_key, action_to_json
+from rules.actions import Action, Jink, PassJink, PassRob, Play, Rob, action_sort_key
 from rules.cards import Card, Suit, codes
 from rules.dealing import deal as deal_cards
 from rules.errors import ErrorCode, RuleError
 from rules.events import DealScored, Event, TrickWon, TrumpSet, event_of, history_seen_by
 from rules.game import DealState, GameConfig, GameRules, Result, Seat, SeatView, Trick
+from rules.record import action_to_json
 from rules.spoil_five_config import FORTY_FIVE, TWENTY_FIVE, SpoilFiveConfig, resolve
 from rules.spoil_five_ranking import RANKINGS, Ranking, follow_error, playable
 from rules.tricks import remove_card, trick_winner

@@ -32,12 +32,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rules.actions import Action, Run, action_to_json, describe
+from rules.actions import Action, Run, describe
 from rules.cards import Card
 from rules.errors import OptionsError, RuleError
 from rules.game import DealState, GameConfig, GameRules, Result
 from rules.match import Match
-from rules.record import GameRecord, RecordedDeal, RecordFieldError, parse_record
+from rules.record import GameRecord, RecordedDeal, RecordFieldError, action_to_json, parse_record
 from rules.registry import game_rules
 
 

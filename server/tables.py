@@ -32,11 +32,12 @@ from typing import Any, TypeVar
 import structlog
 
 from protocol.reasons import RejectReason, reason_for
-from rules.actions import Action, action_from_json, action_to_json
+from rules.actions import Action
 from rules.errors import RuleError
 from rules.events import ACTION_EVENTS
 from rules.game import Seat, SeatView
 from rules.match import MAX_DEALS, Match
+from rules.record import action_from_json, action_to_json
 from rules.shuffle import seed_digest
 from server.clocks import SeatClock, TimeControl, default_action
 from server.errors import ShuttingDownError

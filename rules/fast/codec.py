@@ -26,12 +26,12 @@ from rules.actions import (
     Rob,
     Run,
     Stand,
-    action_from_json,
 )
 from rules.cards import ALL_CARDS, Card, Suit
 from rules.fast import FastState, all_fives, cinq_cents, new_fast, spoil_five
 from rules.fast.bitset import bits
 from rules.match import Match
+from rules.record import action_from_json
 
 _SUITS = "CDHS"
 _DENOMINATIONS = tuple(Denomination)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from rules.actions import Beg, Gift, Play, Run, Stand, action_from_json
+from rules.actions import Beg, Gift, Play, Run, Stand
 from rules.all_fives import RULES, AllFivesConfig, Phase
 from rules.cards import Card, Suit, card, cards, standard_deck
 from rules.errors import ErrorCode, OptionsError, RuleError
 from rules.game import DealState, GameConfig, GameRules
+from rules.record import action_from_json
 from rules.registry import game_rules, new_match
 from rules.shuffle import RecordedDecks
 from tests.rules.test_all_fives_decks import build_deck, start

@@ -10,11 +10,12 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.actions import Action, Beg, Gift, Play, Run, Stand, action_from_json
+from rules.actions import Action, Beg, Gift, Play, Run, Stand
 from rules.all_fives import AllFivesDeal
 from rules.cards import Card, card, standard_deck
 from rules.errors import RuleError
 from rules.match import Match
+from rules.record import action_from_json
 from rules.registry import new_match
 from rules.shuffle import RecordedDecks
 from rules.verify import verify_record

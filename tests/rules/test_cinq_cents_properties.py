@@ -9,10 +9,11 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.actions import Action, Bid, Discard, Pass, Play, action_from_json
+from rules.actions import Action, Bid, Discard, Pass, Play
 from rules.cards import Card, cinq_cents_deck
 from rules.cinq_cents import CinqCentsConfig, CinqCentsDeal, Phase
 from rules.errors import RuleError
+from rules.record import action_from_json
 from rules.registry import new_match
 from rules.shuffle import RecordedDecks, SeededDecks
 

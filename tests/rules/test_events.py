@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from rules.actions import Discard, Pass, Play, Rob, action_to_json
+from rules.actions import Discard, Pass, Play, Rob
 from rules.cards import card, cards
 from rules.events import (
     ACTION_EVENTS,
@@ -25,6 +25,7 @@ from rules.events import (
     TrumpSet,
     history_seen_by,
 )
+from rules.record import action_to_json
 from rules.registry import new_match
 from tests.games_support import LAYOUTS, layout_id
 from tests.rules.spoil_five_helpers import do, play_cards, start

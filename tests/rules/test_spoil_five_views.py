@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from rules.actions import action_from_json
 from rules.cards import card, codes
 from rules.events import Jinked, JinkPassed, Robbed
+from rules.record import action_from_json
 from rules.registry import new_match
 from rules.shuffle import RecordedDecks
 from rules.spoil_five import SpoilFiveDeal

@@ -23,9 +23,9 @@ from typing import Any
 
 from protocol import convert
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from rules.actions import action_from_json
 from rules.cards import ALL_CARDS, card
 from rules.match import Match
+from rules.record import action_from_json
 from rules.registry import game_rules
 from rules.shuffle import RecordedDecks
 from tests.server.clients import PlaySeat, discard

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 
 from protocol.reasons import RejectReason
-from rules.actions import Action, Play, action_from_json
+from rules.actions import Action, Play
 from rules.cards import card
 from rules.events import ACTION_EVENTS, DealScored, DealStarted, TrickWon
 from rules.match import Match
+from rules.record import action_from_json
 from rules.shuffle import RecordedDecks, SeededDecks
 from server.clocks import TimeControl
 from server.events import ActionTimedOut, DecisionRequested, TableEnded, TableStarted

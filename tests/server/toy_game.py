@@ -12,12 +12,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rules.actions import Action, Play, action_to_json
+from rules.actions import Action, Play
 from rules.cards import Card, codes, standard_deck
 from rules.dealing import deal
 from rules.errors import ErrorCode, OptionsError, RuleError
 from rules.events import DealScored, Event, TrickWon, event_of, history_seen_by
 from rules.game import Result, Seat, SeatView, Trick
+from rules.record import action_to_json
 from rules.tricks import follow_suit_plays, next_to_play, remove_card, trick_winner
 
 HAND = 3
