@@ -495,20 +495,35 @@ class CinqCentsRules:
 
     def start_deal(self, config: GameConfig, *, number: int, dealer: Seat, deck: Sequence[Card],
                    scores: Sequence[int], redeal: bool) -> CinqCentsDeal:
-        """Deal a new deal from ``deck`` (scores play no part in a Cinq Cents deal)."""
-        assert isinstance(config, CinqCentsConfig)
-        return CinqCentsDeal.start(config, number=number, dealer=dealer, deck=deck, redeal=redeal, scores=scores)
+        """Deal a new deal from ``deck`` (``scores`` are only told: they play no part in a Cinq Cents deal).
+
+        Raises:
+            TypeError: ``config`` is not a Cinq Cents config.
+        """
+        return CinqCentsDeal.start(_own(config), number=number, dealer=dealer, deck=deck, redeal=redeal,
+                                   scores=scores)
 
     def match_result(self, config: GameConfig, deal: DealState, scores: Sequence[int]) -> Result | None:
-        """rules.md 3.6: a side at the target wins; both at it, the declarer's side wins."""
-        assert isinstance(config, CinqCentsConfig) and isinstance(deal, CinqCentsDeal)
-        reached = [side for side, score in enumerate(scores) if score >= config.target]
+        """rules.md 3.6: a side at the target wins; both at it, the declarer's side wins.
+
+        Raises:
+            TypeError: ``config`` or ``deal`` is not Cinq Cents'.
+        """
+        if not isinstance(deal, CinqCentsDeal):
+            raise TypeError(f"{GAME}: expected a CinqCentsDeal, got {type(deal).__name__}")
+        reached = [side for side, score in enumerate(scores) if score >= _own(config).target]
         if not reached:
             return None
         if len(reached) > 1:
             assert deal.contract is not None
             reached = [deal.contract.seat % 2]
         return Result(status="finished", winners=tuple(reached), scores=tuple(scores), reason="target reached")
+
+
+def _own(config: GameConfig) -> CinqCentsConfig:
+    if not isinstance(config, CinqCentsConfig):
+        raise TypeError(f"{GAME}: expected a CinqCentsConfig, got {type(config).__name__}")
+    return config
 
 
 #: The game, for :func:`rules.registry.game_rules`.

@@ -150,3 +150,12 @@ def test_hands_as_dealt_are_kept_apart_from_the_kitty() -> None:
     assert card("JKB") in state.dealt[0]
     assert state.kitty == cards("AS KS QS JS TS 9S")
     assert not set(state.kitty) & {c for h in state.hands for c in h}
+
+
+def test_the_rules_refuse_another_games_config_with_a_type_error() -> None:
+    from rules.all_fives import RULES as ALL_FIVES
+    from rules.cinq_cents import RULES
+
+    with pytest.raises(TypeError, match="CinqCentsConfig"):
+        RULES.start_deal(ALL_FIVES.config({}), number=1, dealer=0, deck=cinq_cents_deck(), scores=(0, 0),
+                         redeal=False)
