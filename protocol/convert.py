@@ -79,6 +79,7 @@ from rules.events import (
 )
 from rules.events import Event as RulesEvent
 from rules.game import Contract, Result, Seat, SeatView, Trick
+from rules.record import action_to_json
 from rules.registry import GAMES
 
 #: The seat number of a spectator's view (no seat on the wire).
@@ -330,21 +331,17 @@ def seat_action_from_proto(message: game_pb2.SeatAction, *, turn_up: Card | None
 
 
 def action_id(action: Action) -> str:
-    """The stable id of a legal action: its record form in a compact, readable string.
+    """The stable id of a legal action: its record form (:func:`rules.record.action_to_json`), values joined by ``-``.
 
     ``"play-5H"``, ``"play-JKB-H"``, ``"rob-2C"``, ``"bid-7-NT"``, ``"discard-4C-5C-..."``
-    (discards sorted), ``"pass"``. The same action always has the same id, so an id
-    stays valid across a reconnect for the same decision.
+    (a discard's cards sorted: their order carries no meaning), ``"pass"``. The
+    same action always has the same id, so an id stays valid across a reconnect
+    for the same decision.
     """
-    if isinstance(action, Play):
-        return f"play-{action.card.code}" + (f"-{action.suit.value}" if action.suit else "")
-    if isinstance(action, Rob):
-        return f"rob-{action.card.code}"
-    if isinstance(action, Bid):
-        return f"bid-{action.tricks}-{action.denomination.value}"
     if isinstance(action, Discard):
-        return "discard-" + "-".join(c.code for c in sorted(action.cards, key=lambda c: c.index))
-    return action.type
+        action = Discard(cards=tuple(sorted(action.cards)))
+    return "-".join(str(v) for value in action_to_json(action).values()
+                    for v in (value if isinstance(value, list) else (value,)))
 
 
 def legal_actions_to_proto(actions: Iterable[Action]) -> list[table_service_pb2.LegalAction]:

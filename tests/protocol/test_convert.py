@@ -186,6 +186,11 @@ def test_action_ids_are_unique_and_stable() -> None:
     assert [item.id for item in legal] == ids
     assert list(convert.legal_actions_from_proto(legal).values()) == samples
     assert convert.action_id(Bid(tricks=7, denomination=Denomination.NO_TRUMP)) == "bid-7-NT"
+    assert convert.action_id(Play(card=Card.parse("JKB"), suit=Suit.HEARTS)) == "play-JKB-H"
+    assert convert.action_id(Play(card=Card.parse("5H"))) == "play-5H"
+    assert convert.action_id(Rob(card=Card.parse("2C"))) == "rob-2C"
+    assert [convert.action_id(a) for a in (PassRob(), Run(), Pass())] == ["pass_rob", "run", "pass"]
+    assert convert.action_id(Discard(cards=cards("JKB TD 4C"))) == "discard-4C-TD-JKB"
     assert convert.action_id(Discard(cards=cards("5C 4C"))) == convert.action_id(Discard(cards=cards("4C 5C")))
 
 
