@@ -256,10 +256,10 @@ def _put(message: Any, wire: str, value: Any) -> None:
     """Write one converted value: a message is copied, a list extends a repeated field, None leaves it unset."""
     if value is None:
         return
-    if isinstance(value, Message):
-        getattr(message, wire).CopyFrom(value)
-    elif isinstance(value, list):
+    if isinstance(value, list):
         getattr(message, wire).extend(value)
+    elif isinstance(value, Message):
+        getattr(message, wire).CopyFrom(value)
     else:
         setattr(message, wire, value)
 
@@ -267,11 +267,18 @@ def _put(message: Any, wire: str, value: Any) -> None:
 def action_to_proto(action: Action) -> game_pb2.Action:
     """An action as an ``Action`` message (a ``Run``'s exposed cards included when known)."""
     out = game_pb2.Action()
+    _fill_action(out, action)
+    return out
+
+
+def _fill_action(out: game_pb2.Action, action: Action) -> None:
+    """Write ``action`` into ``out`` in place (a message built inside its parent is not copied again)."""
     case = getattr(out, action.type)
     case.SetInParent()
     for f in _ACTION_FIELDS.get(type(action), ()):
-        _put(case, f.wire, f.put(getattr(action, f.attr)))
-    return out
+        value = getattr(action, f.attr)
+        if value is not None:  # unset: the field's default
+            _put(case, f.wire, f.put(value))
 
 
 def action_from_proto(message: game_pb2.Action) -> Action:
@@ -301,12 +308,18 @@ def seat_action_to_proto(event: ActionEvent) -> game_pb2.SeatAction:
     A field hidden from the recipient (another seat's buried card, the
     declarer's discards) is left empty.
     """
-    action = event.action
-    if action is not None:
-        return game_pb2.SeatAction(seat=event.seat, action=action_to_proto(action))
-    out = game_pb2.SeatAction(seat=event.seat)
-    getattr(out.action, event.action_type).SetInParent()
+    out = game_pb2.SeatAction()
+    _fill_seat_action(out, event)
     return out
+
+
+def _fill_seat_action(out: game_pb2.SeatAction, event: ActionEvent) -> None:
+    out.seat = event.seat
+    action = event.action
+    if action is None:
+        getattr(out.action, event.action_type).SetInParent()
+    else:
+        _fill_action(out.action, action)
 
 
 def seat_action_from_proto(message: game_pb2.SeatAction, *, turn_up: Card | None, dealer: Seat,
@@ -628,12 +641,13 @@ def view_to_proto(view: SeatView, *, legal_actions: Sequence[game_pb2.Action] | 
         turn_up=card_to_proto(view.turn_up),
         exposed=cards_to_proto(view.exposed),
         tricks=[trick_to_proto(t) for t in view.tricks],
-        history=[seat_action_to_proto(entry) for entry in view.history],
         buried=card_to_proto(view.buried),
         kitty=cards_to_proto(view.kitty),
         discards=cards_to_proto(view.discards),
         hand_sizes=list(view.hand_sizes),
     )
+    for event in view.history:  # built in place: each entry is new for every view
+        _fill_seat_action(out.history.add(), event)
     if choice is not None:
         out.discard_choice.CopyFrom(choice)
     if view.seat >= 0:
