@@ -23,8 +23,10 @@ import pytest
 from playwright.async_api import BrowserContext, Page, Route, ViewportSize, async_playwright, expect
 
 from bots import make_bot
-from bots.paced import PacedBot
+from client_sdk.bot import Bot, ask, current_decision
 from client_sdk.runner import create_table, run_bot_async
+from rules.actions import Action
+from rules.game import SeatView
 from server.clocks import TimeControl
 from tests.web.conftest import Site
 from tests.web.support import run_tournament
@@ -32,8 +34,36 @@ from tests.web.support import run_tournament
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots"
 PHONE: ViewportSize = {"width": 390, "height": 844}
-#: Seconds each bot waits before acting, so the page follows a game in progress, not a finished one.
-PACE = 0.02
+
+
+class Gate:
+    """Lets the bots act one decision per look at the page, so the page is seen following the game.
+
+    A fixed pace cannot promise that on a loaded machine: a slow browser saw a finished game
+    at its first look. At most one permit waits, so a slow page never lets a burst through.
+    """
+
+    def __init__(self) -> None:
+        self._permits = asyncio.Semaphore(0)
+
+    def open_once(self) -> None:
+        if self._permits.locked():
+            self._permits.release()
+
+    def gated(self, bot: Bot) -> GatedBot:
+        return GatedBot(bot, self._permits)
+
+
+class GatedBot:
+    """``bot``, answering each decision only once the gate has let one through."""
+
+    def __init__(self, bot: Bot, permits: asyncio.Semaphore) -> None:
+        self.bot = bot
+        self.permits = permits
+
+    async def choose_action(self, view: SeatView) -> Action:
+        await self.permits.acquire()
+        return await ask(self.bot, view, current_decision())
 
 
 def chromium() -> str:
@@ -110,7 +140,8 @@ async def test_lobby_live_game_replay_and_tournament_in_a_real_browser(site: Sit
         # Its live page, open before the game starts, follows the game to its end.
         await row.locator("a").click()
         await expect(page.get_by_test_id("status")).to_contain_text("waiting")
-        bots = [asyncio.create_task(run_bot_async(PacedBot(make_bot("random", f"browser-{s}"), PACE),
+        gate = Gate()
+        bots = [asyncio.create_task(run_bot_async(gate.gated(make_bot("random", f"browser-{s}")),
                                                   site.server.address, token=token))
                 for s, token in enumerate(created.tokens)]
         samples = []
@@ -121,7 +152,8 @@ async def test_lobby_live_game_replay_and_tournament_in_a_real_browser(site: Sit
             if not shot_mid_game and len(samples[-1]) >= 3:
                 await page.screenshot(path=SHOTS / "table.png", full_page=True)
                 shot_mid_game = True
-            await asyncio.sleep(0.1)
+            gate.open_once()
+            await asyncio.sleep(0.05)
         await asyncio.gather(*bots)
         record = await site.server.lobby.record(created.table_id)
         expected = record_tricks(record)
