@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from bots.first_legal import FirstLegalBot
 from bots.heuristic import HeuristicBot
+from bots.pimc import PimcBot
 from bots.random_bot import RandomBot
 from bots.search import SearchBot
 from client_sdk.bot import Bot
@@ -20,6 +21,7 @@ BOTS: dict[str, Callable[[int | str | None], Bot]] = {
     "random": lambda seed: RandomBot(seed),
     "first-legal": lambda seed: FirstLegalBot(),
     "heuristic": lambda seed: HeuristicBot(),
+    "pimc": lambda seed: PimcBot(seed),
     "search": lambda seed: SearchBot(seed),
 }
 

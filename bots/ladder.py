@@ -1,4 +1,4 @@
-"""The strength ladder: random < heuristic < search, measured on duplicate deals.
+"""The strength ladder: random < heuristic < plain PIMC < search, measured on duplicate deals.
 
 Card luck dominates these games, so two bots are compared on *duplicate*
 pairs of matches: both matches of a pair use the same seed, hence the same
@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bots.heuristic import HeuristicBot
+from bots.pimc import PimcBot
 from bots.random_bot import RandomBot
 from bots.search import DEFAULT_BUDGET, SearchBot
 from rules.actions import Action
@@ -35,8 +36,9 @@ from rules.game import SeatView
 from rules.match import MAX_DEALS, Match, play_out
 from rules.registry import new_match
 
-#: The ladder's steps, weaker bot first.
-STEPS: tuple[tuple[str, str], ...] = (("random", "heuristic"), ("heuristic", "search"))
+#: The ladder's steps, weaker bot first (and the search against the heuristic, the step before the yardstick).
+STEPS: tuple[tuple[str, str], ...] = (("random", "heuristic"), ("heuristic", "pimc"), ("pimc", "search"),
+                                     ("heuristic", "search"))
 #: z for a two-sided 95% interval.
 Z95 = 1.96
 
@@ -49,12 +51,12 @@ class Chooser(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class BotSpec:
-    """How to build a ladder bot in any process: its name and the search's settings."""
+    """How to build a ladder bot in any process: its name and the settings of the searching bots."""
 
     name: str
     simulations: int | None = None
     budget: float = DEFAULT_BUDGET
-    playout: str = "heuristic"
+    playout: str = "greedy"
     bid_search: bool = True
 
     def build(self, seed: str) -> Chooser:
@@ -68,11 +70,13 @@ class BotSpec:
             bot = RandomBot(seed)
         elif self.name == "heuristic":
             bot = HeuristicBot()
+        elif self.name == "pimc":
+            bot = PimcBot(seed, simulations=self.simulations, budget=self.budget)
         elif self.name == "search":
             bot = SearchBot(seed, simulations=self.simulations, budget=self.budget, playout=self.playout,
                             bid_search=self.bid_search)
         else:
-            raise ValueError(f"the ladder knows random, heuristic and search, not {self.name!r}")
+            raise ValueError(f"the ladder knows random, heuristic, pimc and search, not {self.name!r}")
         return bot
 
 
@@ -85,12 +89,47 @@ def play_match(game: str, options: dict[str, Any], seed: str, bots: Sequence[Cho
 
 
 @dataclass(frozen=True, slots=True)
+class Effort:
+    """Decisions a bot made and the CPU seconds they took (``time.process_time``, this process only).
+
+    The CPU time is a measurement, not an outcome: two runs of the same ladder compare equal without it.
+    """
+
+    decisions: int = 0
+    cpu: float = field(default=0.0, compare=False)
+
+    def __add__(self, other: Effort) -> Effort:
+        return Effort(self.decisions + other.decisions, self.cpu + other.cpu)
+
+    def per_decision_ms(self) -> float:
+        """CPU milliseconds per decision (0 before any decision)."""
+        return 1000 * self.cpu / self.decisions if self.decisions else 0.0
+
+
+class Timed:
+    """A bot that counts its decisions and their CPU time into a shared :class:`Effort` tally."""
+
+    def __init__(self, bot: Chooser) -> None:
+        self.bot = bot
+        self.effort = Effort()
+
+    def choose_action(self, view: SeatView) -> Action:
+        """The wrapped bot's choice, timed."""
+        start = time.process_time()
+        action = self.bot.choose_action(view)
+        self.effort = self.effort + Effort(1, time.process_time() - start)
+        return action
+
+
+@dataclass(frozen=True, slots=True)
 class PairOutcome:
-    """One duplicate pair: A's share of points and of games, and the deals played."""
+    """One duplicate pair: A's share of points and of games, the deals played, and each bot's effort."""
 
     points: float
     games: float
     deals: int
+    a_effort: Effort = Effort()
+    b_effort: Effort = Effort()
 
 
 def duplicate_pair(game: str, options: dict[str, Any], seed: str, a: BotSpec, b: BotSpec) -> PairOutcome:
@@ -98,16 +137,20 @@ def duplicate_pair(game: str, options: dict[str, Any], seed: str, a: BotSpec, b:
     a_points = b_points = 0
     a_games = 0.0
     deals = 0
+    efforts = {True: Effort(), False: Effort()}
     for swap in (False, True):
         probe = new_match(game, options, seed=seed)
         sides = probe.config.sides
         a_sides = [k for k in range(len(sides)) if (k % 2 == 0) != swap]
-        bots: list[Chooser] = []
+        bots: list[Timed] = []
         for seat in range(probe.config.players):
             side = next(k for k, members in enumerate(sides) if seat in members)
             spec = a if side in a_sides else b
-            bots.append(spec.build(f"{seed}|{spec.name}|{seat}|{swap}"))
+            bots.append(Timed(spec.build(f"{seed}|{spec.name}|{seat}|{swap}")))
         match = play_match(game, options, seed, bots)
+        for seat, bot in enumerate(bots):
+            is_a = next(k for k, members in enumerate(sides) if seat in members) in a_sides
+            efforts[is_a] = efforts[is_a] + bot.effort
         scores = match.scores
         a_points += sum(scores[k] for k in a_sides)
         b_points += sum(scores[k] for k in range(len(sides)) if k not in a_sides)
@@ -115,7 +158,8 @@ def duplicate_pair(game: str, options: dict[str, Any], seed: str, a: BotSpec, b:
         deals += len(match.finished)
     total = abs(a_points) + abs(b_points)
     points = 0.5 if total == 0 else 0.5 + (a_points - b_points) / (2 * total)
-    return PairOutcome(points=points, games=a_games / 2, deals=deals)
+    return PairOutcome(points=points, games=a_games / 2, deals=deals, a_effort=efforts[True],
+                       b_effort=efforts[False])
 
 
 def _game_share(match: Match, a_sides: list[int]) -> float:
@@ -171,6 +215,16 @@ class PairResult:
     outcomes: tuple[PairOutcome, ...] = field(default=(), repr=False)
 
     @property
+    def stronger_effort(self) -> Effort:
+        """The stronger bot's decisions and CPU time over every pair."""
+        return sum((o.a_effort for o in self.outcomes), Effort())
+
+    @property
+    def weaker_effort(self) -> Effort:
+        """The weaker bot's decisions and CPU time over every pair."""
+        return sum((o.b_effort for o in self.outcomes), Effort())
+
+    @property
     def holds(self) -> bool:
         """Both intervals lie above 50%: the stronger bot is measurably stronger."""
         return self.points.low > 0.5 and self.games.low > 0.5
@@ -213,16 +267,17 @@ def table(results: Sequence[PairResult]) -> str:
     """The results as a Markdown table (the README's)."""
     lines = [
         "| game | pair (stronger vs weaker) | duplicate pairs | deals | points share [95% CI] "
-        "| games won [95% CI] | step holds | time |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| games won [95% CI] | step holds | CPU ms per decision (stronger / weaker) | time |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in results:
         lines.append(
             f"| {r.game} | {r.stronger} vs {r.weaker} | {r.pairs} | {r.deals} | {r.points} | {r.games} "
-            f"| {'yes' if r.holds else 'no'} | {r.seconds:.0f} s |"
+            f"| {'yes' if r.holds else 'no'} | {r.stronger_effort.per_decision_ms():.2f} / "
+            f"{r.weaker_effort.per_decision_ms():.2f} | {r.seconds:.0f} s |"
         )
     return "\n".join(lines)
 
 
-__all__ = ["STEPS", "BotSpec", "Estimate", "PairOutcome", "PairResult", "duplicate_pair",
+__all__ = ["STEPS", "BotSpec", "Effort", "Estimate", "PairOutcome", "PairResult", "duplicate_pair",
            "play_match", "run_pair", "table"]

@@ -1,13 +1,16 @@
-"""The search bot: determinized Monte Carlo over the seat's view, for every game.
+"""The search bot: determinized Monte Carlo on the fast path, for every game.
 
 For each decision the bot
 
-1. samples a *world*, a whole deal consistent with everything the seat has
-   seen (:class:`bots.determinize.WorldSampler`: its hand, cards played,
+1. samples *worlds*, whole deals consistent with everything the seat has
+   seen (:class:`rules.determinize.DealSampler`: its hand, cards played,
    voids shown, the turn-up, who robbed, the kitty and discards for the
-   declarer), rebuilt and replayed by the rules engine;
-2. tries every legal action in that world and plays the deal out with a
-   fast policy (the heuristic bot by default, or uniformly random plays);
+   declarer; in Cinq Cents hands that fit the bids, :mod:`bots.bid_fit`),
+   each replayed on the fast path (:mod:`rules.fast`);
+2. tries every candidate action in each world and plays the deal out with
+   the greedy policy (:mod:`bots.playout`: lead high, win cheaply, play low
+   under a partner) instead of the plain PIMC bot's random cards, at
+   nearly the same cost;
 3. scores the outcome for its side: the deal's points for the side minus
    the best other side's, plus a bonus when the deal ends the match with the
    side winning (or losing);
@@ -15,41 +18,42 @@ For each decision the bot
    with the best mean. Every action is tried in the same worlds, so the
    comparison is paired and the noise of the deal cancels.
 
+Every decision the fast path knows goes through the same search: cards,
+the burial of a rob (a rob offered is always taken: each refusal cost 7-9
+points a pair in issue 15's measurements), the Forty-Five jink, All Fives'
+stand, beg, gift and run. On the fast path a decision sees about 3,000
+worlds per CPU second (the readable engine with heuristic playouts saw
+about 500).
+
 The budget is either time (``budget`` seconds per decision, default 0.1) or,
 for reproducible tests and ladders, a number of worlds (``simulations``).
 The generator is a private ``random.Random`` seeded from the bot's seed and
 the decision's public context, so with ``simulations`` set the same view
 always gets the same answer, whatever was asked before.
 
-In Cinq Cents the bids are searched too (:mod:`bots.search_bids`): in each
-world, passing and each plausible bid are played out, the rest of the
-auction by the heuristic bidder, and the bot bids what gains most over
-passing by a margin the noise cannot explain. A bid decision draws
-``bid_worlds`` worlds (default 20), or takes three decision budgets in time
-mode. The declarer's discard is searched among a few candidates (the
-heuristic's, and each one that voids a plain suit). The Forty-Five jink is
-left to the heuristic bot.
+In Cinq Cents the bids are searched on the readable engine
+(:mod:`bots.search_bids`): in each world, passing and each plausible bid
+are played out, the rest of the auction by the heuristic bidder and the
+play by the heuristic, and the bot bids what gains most over passing by a
+margin the noise cannot explain. A bid decision draws ``bid_worlds`` worlds
+(default 20), or takes three decision budgets in time mode. The declarer's
+discard is searched among a few candidates (the heuristic's, and each one
+that voids a plain suit) the same way.
 """
 
 from __future__ import annotations
 
-import random
 import time
-from collections.abc import Callable
 from dataclasses import replace
 
 from bots import heuristic
-from bots.determinize import WorldSampler
+from bots.bid_fit import bid_fit
+from bots.fast_worlds import DEFAULT_BUDGET, FastPlayout, WorldSearcher, decision_rng, random_playout, win_bonus
+from bots.playout import greedy_playout
 from bots.search_bids import Finish, choose_bid, choose_discard
-from rules.actions import Action, Bid, Discard, Jink, Pass, PassJink, Play
+from rules.actions import Action, Discard, Pass, Play
 from rules.game import DealState, SeatView, Trick
-from rules.registry import game_rules
 
-#: Playout policies by name: given the playout, the seat to act and a generator, an action.
-Policy = Callable[["Playout", int, random.Random], Action]
-
-#: Default time per decision, in seconds.
-DEFAULT_BUDGET = 0.1
 #: Cinq Cents: worlds a bid decision draws with a simulation count (the bid is worth most of a deal's points).
 BID_WORLDS = 20
 #: Cinq Cents: worlds a bid decision draws at most in time-budget mode.
@@ -60,8 +64,6 @@ BID_BUDGET_FACTOR = 3
 MIN_BID_WORLDS = 12
 #: Cinq Cents: worlds a discard decision draws in time-budget mode.
 DISCARD_WORLDS_TIMED = 8
-#: Draws that may fail (a world contradicting the history) before the search gives up on a decision.
-MAX_FAILED_DRAWS = 200
 
 
 class Playout:
@@ -130,35 +132,27 @@ class Playout:
             self.current = current
 
 
-def heuristic_policy(playout: Playout, seat: int, rng: random.Random) -> Action:
-    """The heuristic bot's choice, from the seat's view of the simulated deal."""
-    return heuristic.choose_action(playout.view(seat))
+def heuristic_finish(playout: Playout) -> DealState:
+    """Play a readable deal out with the heuristic bot at every seat; the final state."""
+    while not playout.state.is_over:
+        seat = playout.state.to_act
+        assert seat is not None
+        playout.apply(heuristic.choose_action(playout.view(seat)), seat)
+    return playout.state
 
 
-def random_policy(playout: Playout, seat: int, rng: random.Random) -> Action:
-    """A uniformly random card; any other decision (rob, jink, bid) by the heuristic."""
-    legal = playout.state.legal_actions()
-    if all(isinstance(a, Play) for a in legal):
-        return rng.choice(legal)
-    return heuristic.choose_action(playout.view(seat))
+#: Playouts on the fast path by name.
+POLICIES: dict[str, FastPlayout] = {"greedy": greedy_playout, "random": random_playout}
 
 
-POLICIES: dict[str, Policy] = {"heuristic": heuristic_policy, "random": random_policy}
-
-
-def _delegated(legal: tuple[Action, ...]) -> bool:
-    """Decisions left to the heuristic: bids, discards, jinks."""
-    return any(isinstance(a, Bid | Pass | Discard | Jink | PassJink) for a in legal)
-
-
-class SearchBot:
-    """Determinized Monte Carlo search (see the module docstring).
+class SearchBot(WorldSearcher):
+    """Determinized Monte Carlo search on the fast path (see the module docstring).
 
     Args:
         seed: seeds the bot's generators (with the decision's public context).
         simulations: worlds per decision; ``None`` to search for ``budget`` seconds instead.
         budget: seconds per decision when ``simulations`` is None.
-        playout: ``"heuristic"`` or ``"random"``.
+        playout: ``"greedy"`` (:mod:`bots.playout`) or ``"random"``.
         win_bonus: value of ending the match as a winner, in deal points (a loss counts the negative).
         bid_search: Cinq Cents bids by simulation (:mod:`bots.search_bids`); off: the heuristic's bids.
         bid_worlds: worlds per Cinq Cents bid decision when ``simulations`` is set.
@@ -167,26 +161,17 @@ class SearchBot:
     name = "search"
 
     def __init__(self, seed: int | str | None = None, *, simulations: int | None = None,
-                 budget: float = DEFAULT_BUDGET, playout: str = "heuristic",
+                 budget: float = DEFAULT_BUDGET, playout: str = "greedy",
                  win_bonus: float | None = None, bid_search: bool = True, bid_worlds: int = BID_WORLDS) -> None:
         if playout not in POLICIES:
             raise ValueError(f"unknown playout policy {playout!r} (policies: {', '.join(POLICIES)})")
-        if simulations is not None and simulations < 1:
-            raise ValueError("simulations must be at least 1")
         if bid_worlds < 2:
             raise ValueError("bid_worlds must be at least 2 (a bid is judged on the spread of its gains)")
-        self.seed = seed
-        self.simulations = simulations
-        self.budget = budget
+        super().__init__(seed, simulations, budget)
         self.policy = POLICIES[playout]
         self.win_bonus = win_bonus
         self.bid_search = bid_search
         self.bid_worlds = bid_worlds
-        #: Worlds searched and draws rejected at the last decision (for tests and tuning).
-        self.last_worlds = 0
-        self.last_rejected = 0
-        #: Worlds searched over the bot's life.
-        self.total_worlds = 0
 
     def choose_action(self, view: SeatView) -> Action:
         """The action with the best mean outcome over sampled worlds.
@@ -194,90 +179,32 @@ class SearchBot:
         Raises:
             ValueError: the view has no legal action.
         """
-        legal = view.legal_actions
-        if not legal:
-            raise ValueError(f"seat {view.seat} has nothing to do")
-        self.last_worlds = self.last_rejected = 0
+        legal = self._start(view)
         if len(legal) == 1:
             return legal[0]
-        rng = random.Random(f"{self.seed}|{view.game}|{view.deal_number}|{view.seat}|{view.scores}|"
-                            f"{len(view.history)}|{[c.code for c in view.hand]}")
-        if self.bid_search and view.game == "cinq_cents" and any(isinstance(a, Pass) for a in legal):
+        rng = decision_rng(self.seed, view)
+        if self.bid_search and any(isinstance(a, Pass) for a in legal):
             timed = self.simulations is None
             bid, self.last_worlds = choose_bid(view, rng, BID_WORLDS_TIMED if timed else self.bid_worlds,
-                                               self._finisher(view, rng),
+                                               self._finisher(view),
                                                time.monotonic() + BID_BUDGET_FACTOR * self.budget if timed else None,
                                                min_worlds=MIN_BID_WORLDS if timed else 1)
             self.total_worlds += self.last_worlds
             return bid if bid is not None else heuristic.choose_action(view)
         if any(isinstance(a, Discard) for a in legal):
             discard, self.last_worlds = choose_discard(view, rng, self.simulations or DISCARD_WORLDS_TIMED,
-                                                       self._finisher(view, rng))
+                                                       self._finisher(view))
             self.total_worlds += self.last_worlds
             return discard if discard is not None else heuristic.choose_action(view)
-        if _delegated(legal):
+        if any(isinstance(a, Pass) for a in legal):
             return heuristic.choose_action(view)
-        sampler = WorldSampler(view)
-        totals = [0.0] * len(legal)
-        deadline = time.monotonic() + self.budget
-        worlds = failed = 0
-        while failed < MAX_FAILED_DRAWS:
-            if self.simulations is not None:
-                if worlds >= self.simulations:
-                    break
-            elif worlds > 0 and time.monotonic() >= deadline:
-                break
-            world = sampler.sample(rng)
-            if world is None:
-                failed += 1
-                continue
-            worlds += 1
-            start = Playout(world, sampler.scores_before)
-            for i, action in enumerate(legal):
-                playout = start.copy()
-                playout.apply(action, view.seat)
-                totals[i] += self._playout(playout, sampler, rng)
-        self.last_worlds, self.last_rejected = worlds, failed
-        self.total_worlds += worlds
-        if worlds == 0:
-            return heuristic.choose_action(view)
-        best = max(range(len(legal)), key=lambda i: (totals[i], -i))
-        return legal[best]
+        bonus = self.win_bonus if self.win_bonus is not None else win_bonus(view.game)
+        return self._decide(view, rng, self.policy, bonus, fit=bid_fit(view))
 
-    def _finisher(self, view: SeatView, rng: random.Random) -> Finish:
-        """Plays a simulated deal of ``view``'s deal out with the playout policy (for bids and discards)."""
+    def _finisher(self, view: SeatView) -> Finish:
+        """Plays a simulated deal of ``view``'s deal out with the heuristic (for Cinq Cents bids and discards)."""
         scores = tuple(a - b for a, b in zip(view.scores, view.deal_points, strict=True))
-        return lambda state: self._run(Playout(state, scores), rng)
-
-    def _run(self, playout: Playout, rng: random.Random) -> DealState:
-        """Play the deal out with the playout policy; the final state."""
-        while not playout.state.is_over:
-            seat = playout.state.to_act
-            assert seat is not None
-            playout.apply(self.policy(playout, seat, rng), seat)
-        return playout.state
-
-    def _playout(self, playout: Playout, sampler: WorldSampler, rng: random.Random) -> float:
-        return self._value(self._run(playout, rng), sampler)
-
-    def _value(self, state: DealState, sampler: WorldSampler) -> float:
-        view = sampler.view
-        mine = view.side_of(view.seat)
-        points = state.points
-        others = max(p for side, p in enumerate(points) if side != mine)
-        value = float(points[mine] - others)
-        bonus = self.win_bonus if self.win_bonus is not None else _default_bonus(view.game)
-        if bonus:
-            after = tuple(a + b for a, b in zip(sampler.scores_before, points, strict=True))
-            result = game_rules(view.game).match_result(sampler.config, state, after)
-            if result is not None and result.winners:
-                value += bonus if mine in result.winners else -bonus
-        return value
+        return lambda state: heuristic_finish(Playout(state, scores))
 
 
-def _default_bonus(game: str) -> float:
-    """A match won is worth about two tricks' worth of a deal's points."""
-    return {"twenty_five": 10.0, "forty_five": 10.0, "all_fives": 5.0, "cinq_cents": 100.0}.get(game, 0.0)
-
-
-__all__ = ["DEFAULT_BUDGET", "POLICIES", "SearchBot", "heuristic_policy", "random_policy"]
+__all__ = ["DEFAULT_BUDGET", "POLICIES", "Playout", "SearchBot", "heuristic_finish"]

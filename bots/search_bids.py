@@ -1,8 +1,8 @@
 """Cinq Cents bidding by simulation: what is each bid worth, played out in worlds like ours?
 
 The heuristic counts tricks with fixed weights. The search bot instead asks
-the sampled worlds (:class:`bots.determinize.WorldSampler`, whose hands also
-fit the bids made so far). In each world it tries passing and each legal bid
+the sampled worlds (:class:`rules.determinize.DealSampler`, whose hands also
+fit the bids made so far: :func:`bots.bid_fit.bid_fit`). In each world it tries passing and each legal bid
 in the denominations its hand could play (:func:`candidate_denominations`),
 and for each it plays the rest of the auction with the heuristic bidder at
 every other seat (the opponents are often that bot, and an opponent with a
@@ -35,7 +35,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
-from bots.determinize import WorldSampler
+from bots.bid_fit import bid_fit
 from bots.heuristic.cinq_cents import PARTNER_AND_KITTY, discard_for, estimate, keep_value
 from bots.heuristic.cinq_cents import choose_action as heuristic_choose
 from rules.actions import Action, Bid, Denomination, Discard, Pass
@@ -43,6 +43,7 @@ from rules.cards import SUITS, Card, Suit
 from rules.cinq_cents import CinqCentsDeal
 from rules.cinq_cents_bids import STANDARD_TABLE, BidTable
 from rules.cinq_cents_play import suit_of
+from rules.determinize import DealSampler
 from rules.game import DealState, SeatView
 
 #: Plays a deal out from a state and returns the final state.
@@ -184,7 +185,7 @@ def choose_bid(view: SeatView, rng: random.Random, worlds: int, finish: Finish,
 
     Draws ``worlds`` worlds, or fewer when ``deadline`` (a ``time.monotonic()`` value) passes first.
     """
-    sampler = WorldSampler(view)
+    sampler = DealSampler(view, fit=bid_fit(view))
     table = getattr(sampler.config, "bid_values", STANDARD_TABLE)
     candidates = candidate_bids(view)
     worths: list[list[float]] = [[] for _ in candidates]
@@ -231,7 +232,7 @@ def choose_discard(view: SeatView, rng: random.Random, worlds: int,
     candidates = discard_candidates(view.hand, view.contract.denomination.suit)
     if len(candidates) == 1:
         return Discard(cards=candidates[0]), 0
-    sampler = WorldSampler(view)
+    sampler = DealSampler(view, fit=bid_fit(view))
     mine = view.side_of(view.seat)
     totals = [0.0] * len(candidates)
     drawn = failed = 0

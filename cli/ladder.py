@@ -1,11 +1,12 @@
-"""``tricktable ladder --game GAME --games N``: the strength ladder random < heuristic < search.
+"""``tricktable ladder --game GAME --games N``: the strength ladder random < heuristic < pimc < search.
 
 Plays each step of the ladder on ``N`` duplicate pairs of matches (the same
 decks twice, the bots' sides swapped) in-process, and prints a Markdown
 table: for each pair the stronger bot's share of the points and of the
-games won, each with a 95% confidence interval, and how long it took. The
-search bot runs with a fixed number of worlds per decision (``--sims``), so
-a ladder is reproducible; ``--sims 0`` gives it its time budget instead.
+games won, each with a 95% confidence interval, the CPU time per decision
+of each bot, and how long it took. The PIMC and search bots run with a
+fixed number of worlds per decision (``--sims``), so a ladder is
+reproducible; ``--sims 0`` gives them their time budget instead.
 """
 
 from __future__ import annotations
@@ -21,19 +22,20 @@ from cli.selfplay import parse_options
 from rules.errors import OptionsError
 from rules.registry import GAMES
 
-#: Worlds per search decision in the ladder (reproducible, and fast enough for hundreds of games).
-DEFAULT_SIMS = 12
+#: Worlds per PIMC and search decision in the ladder (reproducible; on the fast path, about 15-30 CPU ms).
+DEFAULT_SIMS = 100
 
 
 def ladder_command(
     game: Annotated[str, typer.Option("--game", help=f"One of: {', '.join(GAMES)}, or 'all'.")],
     games: Annotated[int, typer.Option("--games", min=1, help="Duplicate pairs per step (2 matches each).")],
     workers: Annotated[int, typer.Option("--workers", min=1, help="Processes playing in parallel.")] = 1,
-    sims: Annotated[int, typer.Option("--sims", min=0, help="Search: worlds per decision (0: time budget).")
+    sims: Annotated[int, typer.Option("--sims", min=0, help="PIMC and search: worlds per decision (0: time budget).")
                     ] = DEFAULT_SIMS,
-    budget: Annotated[float, typer.Option("--budget", help="Search: seconds per decision when --sims 0.")] = 0.1,
-    playout: Annotated[str, typer.Option("--playout", help="Search playout policy: heuristic or random.")
-                       ] = "heuristic",
+    budget: Annotated[float, typer.Option("--budget", help="PIMC and search: seconds per decision when --sims 0.")
+                      ] = 0.1,
+    playout: Annotated[str, typer.Option("--playout", help="Search playout policy: greedy or random.")
+                       ] = "greedy",
     bid_search: Annotated[bool, typer.Option("--bid-search/--no-bid-search",
                                              help="Search: Cinq Cents bids by simulation, or by the heuristic.")
                           ] = True,
@@ -43,7 +45,7 @@ def ladder_command(
                       ] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the results as JSON here.")] = None,
 ) -> None:
-    """Measure the ladder random < heuristic < search on duplicate deals and print the table."""
+    """Measure the ladder random < heuristic < pimc < search on duplicate deals and print the table."""
     chosen = list(GAMES) if game == "all" else [game]
     if any(g not in GAMES for g in chosen):
         typer.echo(f"error: unknown game {game!r} (games: {', '.join(GAMES)}, all)", err=True)
@@ -51,6 +53,7 @@ def ladder_command(
     specs = {
         "random": BotSpec("random"),
         "heuristic": BotSpec("heuristic"),
+        "pimc": BotSpec("pimc", simulations=sims or None, budget=budget),
         "search": BotSpec("search", simulations=sims or None, budget=budget, playout=playout,
                           bid_search=bid_search),
     }
@@ -79,6 +82,8 @@ def _as_json(r: PairResult) -> dict[str, object]:
         "points": {"mean": r.points.mean, "low": r.points.low, "high": r.points.high},
         "games": {"mean": r.games.mean, "low": r.games.low, "high": r.games.high},
         "holds": r.holds, "seconds": r.seconds,
+        "cpu_ms_per_decision": {"stronger": r.stronger_effort.per_decision_ms(),
+                                "weaker": r.weaker_effort.per_decision_ms()},
     }
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from rules.fast.bitset import DeckSource, FastMatch, bits
 
@@ -248,6 +248,15 @@ class AllFivesFast(FastMatch):
         self._start_deal()
 
     # --- simulation -------------------------------------------------------------
+
+    #: Action codes below this are card plays.
+    PLAYS_BELOW: ClassVar[int] = STAND
+
+    def play_order(self, code: int) -> tuple[int, int]:
+        """How playing ``code`` (a card) ranks now: (its strength in the current trick, 0 if it cannot win it;
+        its strength as a lead). Playout policies read it; the rules do not."""
+        own = STRENGTH[self.trump][code // 13][code]
+        return (self._row[code] if self.trick_len else own), own
 
     def random_playout(self, rng: random.Random, *, one_deal: bool = False) -> int:
         """Play uniformly random legal actions to the end of the match (``one_deal``: of a scored deal).

@@ -36,7 +36,7 @@ import itertools
 import random
 from collections.abc import Callable, Mapping, Sequence
 from math import comb
-from typing import Any
+from typing import Any, ClassVar
 
 from rules.fast.bitset import DeckSource, FastMatch, bits
 
@@ -338,6 +338,18 @@ class CinqCentsFast(FastMatch):
         self._start_deal()
 
     # --- simulation -------------------------------------------------------------
+
+    #: Action codes below this are card plays (a joker lead naming a suit included).
+    PLAYS_BELOW: ClassVar[int] = BID
+
+    def play_order(self, code: int) -> tuple[int, int]:
+        """How playing ``code`` (a card) ranks now: (its strength in the current trick, 0 if it cannot win it;
+        its strength as a lead). Playout policies read it; the rules do not."""
+        c = code if code < JOKER_LEAD else JKB + (code - JOKER_LEAD) // 4
+        tables = self.tables
+        suit = tables.suit_of[c]
+        own = tables.strength[suit][c] if suit < 4 else (200 if c == JKB else 199)
+        return (self._row_led[c] if self.trick_len else own), own
 
     def random_action(self, rnd: Callable[[], float]) -> int:
         """``legal_actions()[int(rnd() * len(...))]``, without listing the 8008 discards."""

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from rules.fast.bitset import DeckSource, FastMatch, bits
 
@@ -264,6 +264,7 @@ class SpoilFiveFast(FastMatch):
         self.robbed_by = -1
         self.jinked_by = -1
         self.trick_len = 0
+        self.leader = (dealer + 1) % n  # set again after the rob decision; a clone needs every slot
         self.lead_card = -1
         self.best = -1
         self.best_seat = -1
@@ -422,6 +423,15 @@ class SpoilFiveFast(FastMatch):
         self.to_act = -1
 
     # --- simulation ----------------------------------------------------------
+
+    #: Action codes below this are card plays.
+    PLAYS_BELOW: ClassVar[int] = ROB
+
+    def play_order(self, code: int) -> tuple[int, int]:
+        """How playing ``code`` (a card) ranks now: (its strength in the current trick, 0 if it cannot win it;
+        its strength as a lead). Playout policies read it; the rules do not."""
+        own = self._strength[code][code]
+        return (self._row[code] if self.trick_len else own), own
 
     def _random_trick(self, rnd: Callable[[], float]) -> int:
         """Play the current trick to its end with random legal cards, state in locals; return the plays made.

@@ -52,9 +52,18 @@ def test_the_ladder_command_prints_the_table(tmp_path: Path) -> None:
     run = CliRunner().invoke(app, ["ladder", "--game", "twenty_five", "--games", "1", "--sims", "1",
                                    "--json", str(out)])
     assert run.exit_code == 0, run.output
-    assert "search vs heuristic" in run.output and "heuristic vs random" in run.output
+    assert "search vs pimc" in run.output and "heuristic vs random" in run.output
     rows = json.loads(out.read_text())
-    assert [(r["stronger"], r["weaker"]) for r in rows] == [("heuristic", "random"), ("search", "heuristic")]
+    assert [(r["stronger"], r["weaker"]) for r in rows] == [("heuristic", "random"), ("pimc", "heuristic"),
+                                                            ("search", "pimc"), ("search", "heuristic")]
+    assert all(r["cpu_ms_per_decision"]["stronger"] > 0 for r in rows)
+
+
+def test_the_ladder_counts_each_bots_decisions_and_cpu_time() -> None:
+    outcome = duplicate_pair("twenty_five", {}, "effort", BotSpec("pimc", simulations=2), BotSpec("random"))
+    assert outcome.a_effort.decisions > 0 and outcome.b_effort.decisions > 0
+    assert outcome.a_effort.cpu > 0
+    assert outcome.a_effort.per_decision_ms() > outcome.b_effort.per_decision_ms(), "PIMC thinks, random does not"
 
 
 def test_the_ladder_command_refuses_an_unknown_game() -> None:

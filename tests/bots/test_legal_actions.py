@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from bots import BOTS, make_bot
 from bots.heuristic import HeuristicBot
 from bots.ladder import Chooser
+from bots.pimc import PimcBot
 from bots.random_bot import RandomBot
 from bots.search import SearchBot
 from rules.registry import new_match
@@ -19,10 +20,11 @@ from tests.bots.support import GAMES
 
 @settings(max_examples=12)
 @given(game=st.sampled_from(GAMES), seed=st.integers(0, 10**6))
-def test_heuristic_and_search_choose_only_legal_actions(game: str, seed: int) -> None:
+def test_heuristic_pimc_and_search_choose_only_legal_actions(game: str, seed: int) -> None:
     rng = random.Random(seed)
     match = new_match(game, {}, seed=f"legal-{seed}")
-    choices: list[Chooser] = [HeuristicBot(), RandomBot(seed), SearchBot(seed, simulations=2)]
+    choices: list[Chooser] = [HeuristicBot(), RandomBot(seed), SearchBot(seed, simulations=2),
+                              PimcBot(seed, simulations=2)]
     bots = [rng.choice(choices)
             for _ in range(match.config.players)]
     bots[rng.randrange(len(bots))] = SearchBot(seed + 1, simulations=2, playout="random")

@@ -6,7 +6,6 @@ import random
 
 import pytest
 
-from bots.determinize import WorldSampler, shown_voids
 from bots.search import SearchBot
 from rules.actions import Play
 from rules.cards import Card
@@ -79,43 +78,6 @@ def test_choices_are_reproducible_with_a_seed_and_simulation_count(game: str) ->
     SearchBot("other", simulations=3).choose_action(view)  # another bot in between changes nothing
     assert [SearchBot("r", simulations=5).choose_action(view) for _ in range(2)] == [choice, choice]
     assert bot.choose_action(view) == choice  # nor does the bot's own history
-
-
-@pytest.mark.parametrize("game", GAMES)
-@pytest.mark.parametrize("index", [0, 1, 2])
-def test_sampled_worlds_agree_with_the_view(game: str, index: int) -> None:
-    _, _, view = _decision(game, f"worlds-{game}-{index}", STEPS[game][index])
-    sampler = WorldSampler(view)
-    rng = random.Random(5)
-    voids = shown_voids(view)
-    worlds = [w for w in (sampler.sample(rng) for _ in range(20)) if w is not None]
-    assert len(worlds) >= 10, "most draws must give a consistent world"
-    played = {c for t in (*view.tricks, view.current_trick) if t is not None for c in t.cards}
-    seen_hands = set()
-    for world in worlds:
-        scores = sampler.scores_before
-        mine = world.view(view.seat, scores)
-        assert mine.hand == view.hand and mine.tricks == view.tricks and mine.current_trick == view.current_trick
-        assert mine.legal_actions == view.legal_actions
-        for seat in range(view.players):
-            hand = set(world.view(seat, scores).hand)
-            assert not hand & played
-            if seat != view.seat:
-                assert not hand & voids[seat], "a shown void is respected"
-                seen_hands.add((seat, frozenset(hand)))
-    assert len(seen_hands) > view.players - 1, "the hidden hands vary between worlds"
-
-
-def test_voids_are_read_from_failures_to_follow() -> None:
-    match, _ = advance("all_fives", "voids", 40)
-    for seat in range(match.config.players):
-        view = match.view(seat)
-        for trick in view.tricks:
-            lead = trick.cards[0]
-            for who, c in zip(trick.seats(view.players), trick.cards, strict=True):
-                if c.suit is not lead.suit:
-                    assert all(x.suit is lead.suit for x in shown_voids(view)[who])
-                    assert any(x.suit is lead.suit for x in shown_voids(view)[who])
 
 
 def test_search_with_a_time_budget_returns_a_legal_action() -> None:

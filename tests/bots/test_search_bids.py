@@ -28,15 +28,9 @@ def _first_bidder(hand: str) -> SeatView:
 
 
 def _heuristic_finish(state: DealState) -> DealState:
-    from bots.search import Playout, heuristic_policy
+    from bots.search import Playout, heuristic_finish
 
-    playout = Playout(state, (0, 0))
-    rng = random.Random(0)
-    while not playout.state.is_over:
-        seat = playout.state.to_act
-        assert seat is not None
-        playout.apply(heuristic_policy(playout, seat, rng), seat)
-    return playout.state
+    return heuristic_finish(Playout(state, (0, 0)))
 
 
 def test_a_hand_of_top_trumps_bids_ten_in_its_suit() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.cards import card
-from rules.fast.spoil_five import ROB, SpoilFiveFast
+from rules.fast.spoil_five import PASS_ROB, ROB, SpoilFiveFast
 
 
 def _deck(hands: dict[int, str], turn_up: str, dealer: int = 0, players: int = 4) -> list[int]:
@@ -84,6 +84,14 @@ def test_fast_holder_robs_at_first_turn_then_plays() -> None:
     assert state.to_act == 2
     assert card("7S").index in state.legal_actions()  # the turn-up is now in hand
     assert all(code < ROB for code in state.legal_actions())
+
+
+def test_fast_state_clones_at_the_dealers_rob_decision() -> None:
+    state = _state("forty_five", _deck(HANDS, "AS"))  # an ace turned up: the dealer decides first
+    twin = state.clone()
+    twin.apply(ROB + card("KC").index)
+    assert twin.robbed_by == 0 and state.robbed_by == -1
+    assert state.legal_actions()[-1] == PASS_ROB, "the original still waits for the dealer's decision"
 
 
 def test_fast_twenty_five_ends_the_moment_a_side_reaches_the_target() -> None:
