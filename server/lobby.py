@@ -16,7 +16,6 @@ start (with a journal) or aborts them with reason "server shutdown"
 from __future__ import annotations
 
 import asyncio
-import functools
 import secrets
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -36,7 +35,7 @@ from server.errors import (
     TableNotOverError,
     TooManyTablesError,
 )
-from server.journal import Journal, Opening
+from server.journal import Journal, Opening, TableJournal
 from server.seats import TokenBook, clean_name, token_digest
 from server.storage import Storage, TableMeta
 from server.tables import Table, TableStatus
@@ -145,7 +144,7 @@ class Lobby:
                 table_id=table_id, game=game, options=asked, seed=secret, time_control=asdict(control),
                 names=table.names, token_digests=[s.token_digest for s in table.seats],
                 created_at=table.created_at, client=client))
-            table.journal = functools.partial(self.journal.append, table_id)
+            table.journal = TableJournal(self.journal, table_id)
         log.info("table created", table=table_id, game=game, players=table.players, client=client)
         return table, tokens
 
@@ -187,7 +186,7 @@ class Lobby:
                 log.exception("journaled table can not be replayed", table=o.table_id, game=o.game)
                 table.abort(f"could not resume after a restart: {error}")
             if not table.is_over:
-                table.journal = functools.partial(self.journal.append, table.id)
+                table.journal = TableJournal(self.journal, table.id)
             resumed.append(table)
         log.info("tables resumed from the journal", tables=len(resumed),
                  running=sum(t.status is TableStatus.RUNNING for t in resumed))

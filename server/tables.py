@@ -53,7 +53,7 @@ from server.events import (
     TableEnded,
     TableStarted,
 )
-from server.journal import Step
+from server.journal import Step, TableJournal
 from server.seats import SeatState, clean_name
 from server.visibility import public_view
 
@@ -160,7 +160,7 @@ class Table:
         self.record: dict[str, Any] | None = None
         self.ended = asyncio.Event()
         #: Where the table writes its steps (``server.journal``); None: not journaled (or suspended).
-        self.journal: Callable[[Step], None] | None = None
+        self.journal: TableJournal | None = None
         #: Frozen for a restart (:meth:`suspend`): nothing changes any more in this process.
         self.suspended = False
         self.log = structlog.get_logger("tricktable.table").bind(table=table_id, game=self.game)
@@ -206,6 +206,7 @@ class Table:
         While the table waits for its seats nobody may act, so the view offers no turn and no legal action
         (the first deal is dealt already: a seat sees its hand).
         """
+        self._flush()
         view = self.view(audience)
         if self.status is TableStatus.WAITING:
             view = replace(view, to_act=None, legal_actions=())
@@ -229,6 +230,7 @@ class Table:
         index = max(0, min(after_seq, len(log)))
         sent = 0
         while True:
+            self._flush()
             while inbox:
                 yield inbox.popleft()
             while index < len(log):
@@ -258,6 +260,7 @@ class Table:
         index = max(0, min(after_seq, len(log)))
         sent = 0
         while True:
+            self._flush()
             batch: list[Event | DecisionRequested | T] = []
             while inbox:
                 batch.append(inbox.popleft())
@@ -523,7 +526,12 @@ class Table:
             return
         step["c"] = [[s.timeouts, s.rejected, s.disconnects, s.defaults] for s in self.seats]
         step["b"] = [clock.bank for clock in self._clocks]
-        self.journal(step)
+        self.journal.write(step)
+
+    def _flush(self) -> None:
+        """Commit the journal's open group before anything of this table is handed out (``server.journal``)."""
+        if self.journal is not None:
+            self.journal.flush()
 
     def replay(self, steps: Sequence[Step]) -> None:
         """Rebuild this new table from its journaled ``steps``: logs, pending decision, counters, banks.
@@ -558,6 +566,8 @@ class Table:
                 self._publish_all(SeatJoined(seat=step["s"], name=step["name"], rejoined=step["r"]))
             elif kind == "left":
                 self._publish_all(SeatDisconnected(seat=step["s"], grace_until=step["g"]))
+            elif kind == "abort":
+                self.abort(step["reason"])
             else:
                 raise ValueError(f"journal step {step} does not fit a {self.status.value} table")
         if self.status is TableStatus.RUNNING:
@@ -589,6 +599,7 @@ class Table:
         """End the table now as aborted with ``reason`` (no-op once over)."""
         if self.is_over:
             return
+        self._write_step({"k": "abort", "reason": reason})
         self.log.warning("table aborted", reason=reason)
         try:
             self.match = self.match.abort(reason)

@@ -114,13 +114,19 @@ def test_a_closed_table_leaves_no_row_in_the_journal(data_dir: Path) -> None:
 
 def test_a_failed_journal_write_drops_the_table_rather_than_keep_part_of_it(data_dir: Path) -> None:
     journal = Journal(data_dir).open()
-    journal.open_table(opening())
+    journal.open_table(opening("t-1"))
+    journal.open_table(opening("t-2"))
     journal.append("t-1", {"k": "start"})
-    journal._next["t-1"] = 0  # the next insert collides with step 0: a write error
-    journal.append("t-1", {"k": "play"})
-    assert "t-1" in journal.broken and journal.tables() == []
+    journal.append("t-2", {"k": "start"})
+    with sqlite3.connect(data_dir / JOURNAL_NAME) as db:  # a write that fails, as a full disk would
+        db.execute("CREATE TRIGGER fail BEFORE INSERT ON steps WHEN NEW.step LIKE '%boom%'"
+                   " BEGIN SELECT RAISE(ABORT, 'boom'); END")
+    journal.append("t-1", {"k": "play", "x": "boom"})
+    assert journal.broken == {"t-1"}
+    assert [e.opening.table_id for e in journal.tables()] == ["t-2"]  # nothing of t-1 is left to resume
     journal.append("t-1", {"k": "play"})  # later steps of a dropped table are not written
-    assert journal.count() == 0
+    with sqlite3.connect(data_dir / JOURNAL_NAME) as db:
+        assert db.execute("SELECT COUNT(*) FROM steps WHERE table_id = 't-1'").fetchone() == (0,)
     journal.close()
 
 
@@ -170,7 +176,7 @@ async def test_a_resumed_table_plays_on_to_the_record_of_an_uninterrupted_game(d
     table, _ = await started_table(server, game="cinq_cents", seed="uninterrupted", players=4)
     play_moves(table, 17)
     server.crash()
-    for _ in range(3):  # crash after crash: every start replays what the last one journaled
+    for _ in range(2):  # crash after crash: every start replays what the last one journaled
         again = Server(data_dir)
         (table,) = again.lobby.resume()
         play_moves(table, 11)
@@ -198,10 +204,10 @@ async def test_a_journaled_table_that_can_not_be_replayed_is_aborted_with_the_re
     play_moves(table, 2)
     server.crash()
     with sqlite3.connect(data_dir / JOURNAL_NAME) as db:
-        (n, text), = db.execute("SELECT n, step FROM steps ORDER BY n DESC LIMIT 1").fetchall()
+        (n, text), = db.execute("SELECT seq, step FROM steps ORDER BY seq DESC LIMIT 1").fetchall()
         step = json.loads(text)
         step["d"] = 99
-        db.execute("UPDATE steps SET step = ? WHERE n = ?", (json.dumps(step), n))
+        db.execute("UPDATE steps SET step = ? WHERE seq = ?", (json.dumps(step), n))
     again = Server(data_dir)
     (resumed,) = again.lobby.resume()
     assert resumed.status is TableStatus.ABORTED
@@ -262,3 +268,45 @@ async def _drain_follow(table: Table, seat: int) -> None:
 async def _until(condition: Any) -> None:
     while not condition():
         await asyncio.sleep(0.02)
+
+
+async def test_moves_of_one_loop_turn_share_one_commit_made_before_anything_is_sent(data_dir: Path) -> None:
+    server = Server(data_dir)
+    first, _ = await started_table(server, seed="group-1")
+    second, _ = await started_table(server, seed="group-2")
+    await asyncio.sleep(0)  # what the starts wrote is committed
+
+    def journaled() -> int:
+        with sqlite3.connect(data_dir / JOURNAL_NAME) as reader:
+            return int(reader.execute("SELECT COUNT(*) FROM steps").fetchone()[0])
+
+    before = journaled()
+    play_moves(first, 2)
+    play_moves(second, 1)
+    assert journaled() == before  # three moves in one open group, none committed yet
+    to_act = first.match.to_act or 0
+    follower = first.follow(to_act, first.snapshot(to_act).seq)  # a snapshot commits the group before it is handed out
+    assert journaled() == before + 3
+    play_moves(second, 1)
+    assert journaled() == before + 3
+    assert isinstance(await anext(follower), DecisionRequested)  # so does a follower before it sends
+    assert journaled() == before + 4
+    play_moves(first, 1)
+    await asyncio.sleep(0)  # and the loop's next turn, at the latest
+    assert journaled() == before + 5
+    await follower.aclose()
+    server.crash()
+
+
+async def test_a_table_cancelled_for_a_missing_seat_stays_cancelled_after_a_restart(data_dir: Path) -> None:
+    clocks = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=5.0, join_seconds=0.1)
+    server = Server(data_dir, clocks)
+    table, _ = server.lobby.create_table(game="all_fives", seed="cancelled")
+    table.connect(0)
+    await asyncio.wait_for(table.ended.wait(), 5)
+    server.crash()  # before the record is stored and the table leaves the journal
+    again = Server(data_dir, clocks)
+    (resumed,) = again.lobby.resume()
+    assert resumed.status is TableStatus.ABORTED and resumed.match.result is not None
+    assert "did not join" in resumed.match.result.reason
+    again.crash()
