@@ -17,7 +17,10 @@ Measures, in one run (every server and every bot in its own process, all on 127.
 4. **open tables held**: first tables nobody joined, then tables with every
    seat joined and idle on its decision (4 open Play streams per table, up to
    5,000 tables by default); the server process's resident memory (``VmRSS``)
-   at each step, memory per table from the slope.
+   at each step, memory per table from the slope;
+5. **the journal's cost per move** (crash survival, :mod:`bench.journal_cost`): CPU
+   spent in the journal's writes and commits per move, in process, with one and with
+   20 tables moving per loop turn, and its share of the server CPU per move of (3).
 
 Timestamps that cross processes are CLOCK_MONOTONIC (``time.monotonic_ns``),
 one clock for the whole machine. Results go to ``bench/results/server.json``
@@ -49,6 +52,8 @@ from typing import IO, Any
 
 import grpc
 
+from bench import journal_cost
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results" / "server.json"
 GOAL_TURNAROUND_RATIO = 2.0
@@ -79,6 +84,9 @@ class Sizes:
     load_clients: int = 2
     load_warmup: float = 3.0
     load_seconds: float = 10.0
+    #: Journal cost (``bench.journal_cost``): tables played per round, and alternating rounds with it on and off.
+    journal_games: int = 20
+    journal_rounds: int = 5
     #: Memory: tables nobody joined, then tables every seat joined: totals at each step.
     hold_waiting_steps: tuple[int, ...] = (100, 1100)
     hold_steps: tuple[int, ...] = (100, 1000, 3000, 5000)
@@ -87,7 +95,7 @@ class Sizes:
 FULL = Sizes()
 QUICK = Sizes(ping_count=200, ping_sizes=(64,), rounds=1, turnaround_tables=1, sdk_turnaround_tables=1,
               load_games=("twenty_five",), load_tables=4, load_clients=1, load_warmup=0.5, load_seconds=1.5,
-              hold_waiting_steps=(5, 15), hold_steps=(5, 15))
+              hold_waiting_steps=(5, 15), hold_steps=(5, 15), journal_games=2, journal_rounds=1)
 
 
 # --- processes ---------------------------------------------------------------------------------
@@ -505,6 +513,10 @@ def run(*, quick: bool = False, sizes: Sizes | None = None, out: Path | None = R
                 report["load"][game] = measure_load(server, sizes, game)
         say("open tables held ...", flush=True)
         report["hold"] = measure_hold(folder / "hold", sizes)
+    say("journal cost per move ...", flush=True)
+    game = sizes.load_games[0]
+    report["journal"] = journal_cost.measure(game, sizes.journal_games, sizes.journal_rounds,
+                                             server_cpu_us_per_move=report["load"][game]["server_cpu_us_per_move"])
     report["ratios"] = ratios(report)
     report["goals"] = goals(report)
     if out is not None:
@@ -595,6 +607,14 @@ def render(report: dict[str, Any]) -> str:
             entry["moves_per_second"], entry["server_cpu_cores"], entry["server_cpu_us_per_move"] or "-",
             f"{entry['projected_moves_per_second_one_core'] or 0:,}", "+".join(map(str, entry["client_cpu_cores"])),
             entry["messages_per_move"]))
+    journal = report["journal"]
+    lines.append("")
+    lines.append(f"journal (crash survival), {journal['game']}, CPU per move in its writes and commits:")
+    for entry in journal["runs"]:
+        share = entry.get("journal_share_of_server_cpu")
+        of_server = f", {share:.1%} of the server's {journal['server_cpu_us_per_move']} us per move" if share else ""
+        lines.append(f"  {entry['tables_at_once']:>3} table(s) moving per loop turn: {entry['journal_us_per_move']} us"
+                     f" (all extra CPU {entry['extra_us_per_move']} us){of_server}")
     hold = report["hold"]
     lines.append("")
     lines.append(f"open tables held ({hold['game']}): server idle RSS {hold['rss_idle_server_mib']} MiB; "
