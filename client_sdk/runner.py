@@ -57,6 +57,8 @@ class Backoff:
     ``attempts`` failed attempts in a row (without a successful join between
     them) give up with :class:`ConnectionLost`. Each delay gets up to
     ``jitter`` of itself added at random so that many bots do not reconnect in step.
+    The defaults keep trying for at least :meth:`patience` (36.3 s), so a seat
+    rides out a server restart (docs/protocol.md, "Across a server restart").
     """
 
     initial: float = 0.1
@@ -64,6 +66,10 @@ class Backoff:
     maximum: float = 5.0
     attempts: int = 12
     jitter: float = 0.2
+
+    def patience(self) -> float:
+        """Seconds of waiting, at the least (no jitter), before the schedule gives up."""
+        return sum(min(self.maximum, self.initial * self.factor ** (n - 1)) for n in range(1, self.attempts + 1))
 
     def delay(self, attempt: int, rng: random.Random) -> float:
         """Seconds to wait before reconnect attempt ``attempt`` (1-based)."""

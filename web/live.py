@@ -18,7 +18,7 @@ from typing import Any
 
 from aiohttp import web
 
-from server.errors import InvalidRequestError
+from server.errors import InvalidRequestError, ShuttingDownError
 from server.events import Event
 from server.service import check_resume_point
 from server.tables import Table
@@ -85,6 +85,8 @@ async def stream(request: web.Request, table: Table) -> web.StreamResponse:
             await _send(response, "batch", seq, message(table, events))
         await _send(response, "end", seq, message(table, []))
     except ConnectionResetError:  # the page was closed: nothing more to send
+        pass
+    except ShuttingDownError:  # suspended for a restart: the browser's EventSource resumes from the last id
         pass
     return response
 

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -28,6 +29,15 @@ from protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
 from rules.verify import verify_record
 from server.app import GameServer, ServerConfig
 from tests.conformance.helpers import ROOT, run_checks_in_every_game, verdict_lines
+from tests.server.clients import create
+from tests.server.restarts import (
+    fleet_outcomes,
+    killed_at_exit,
+    running_tables,
+    serve,
+    start_fleet,
+    uninterrupted_record,
+)
 
 NODE_DIR = ROOT / "examples" / "node"
 BOT = str(NODE_DIR / "bot.js")
@@ -202,3 +212,30 @@ def test_node_reads_field_presence_as_the_guide_says(node):
     assert seen["absent"] == {"has_to_act": False, "keys": ["_seat"], "to_act": "undefined", "discard_choice": None,
                               "has_discard_choice": False}
     assert seen["present"] == {"has_to_act": True, "oneof": "to_act", "to_act": 0, "has_discard_choice": True}
+
+
+async def test_the_node_bot_keeps_reconnecting_across_a_server_restart(node: str, tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    processes: list[asyncio.subprocess.Process] = []
+    with killed_at_exit(processes):
+        async with serve(data_dir) as first, grpc.aio.insecure_channel(first.address) as channel:
+            stub = pb_grpc.TableServiceStub(channel)
+            created = await create(stub, "all_fives", seed="node-restart")
+            tokens = [t.token for t in created.seat_tokens]
+            processes.append(await asyncio.create_subprocess_exec(
+                node, BOT, "--server", first.address, "--token", tokens[0], "--name", "seat-0", "--strategy",
+                "first", "--quiet", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE))
+            processes.append(await start_fleet(first.address, tokens[1:]))
+            while not any(t.deal_number >= 3 for t in await running_tables(stub)):
+                assert all(p.returncode is None for p in processes)
+                await asyncio.sleep(0.05)
+            await first.signal(signal.SIGKILL)
+            port = first.port
+        async with serve(data_dir, port) as second, grpc.aio.insecure_channel(second.address) as channel:
+            out, err = await asyncio.wait_for(processes[0].communicate(), 120)
+            (seat_1,) = await fleet_outcomes(processes[1])
+            record = json.loads((await pb_grpc.TableServiceStub(channel).GetRecord(
+                pb.GetRecordRequest(table_id=created.table_id))).record_json)
+    assert processes[0].returncode == 0, out.decode() + err.decode()
+    assert _result(out.decode())["status"] == "RESULT_STATUS_FINISHED" and seat_1["status"] == "finished"
+    assert record == uninterrupted_record("all_fives", {}, "node-restart")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 
 import pytest
 
@@ -173,3 +174,10 @@ def test_bot_registry_names_the_reference_bots() -> None:
     assert isinstance(make_bot("random", 1), RandomBot)
     with pytest.raises(KeyError, match="unknown bot"):
         make_bot("nobody")
+
+
+def test_the_default_reconnect_schedule_outlasts_a_server_restart() -> None:
+    # docs/protocol.md promises a client keeps reconnecting for at least 30 s ("Across a server restart").
+    assert Backoff().patience() == pytest.approx(36.3)
+    rng = random.Random(1)
+    assert sum(Backoff().delay(n, rng) for n in range(1, Backoff().attempts + 1)) >= Backoff().patience()

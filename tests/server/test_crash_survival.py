@@ -9,11 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
-import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +17,21 @@ import grpc
 
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from protocol.generated.tricktable.v1 import table_service_pb2_grpc
-from rules.registry import new_match
 from rules.verify import verify_record
 from server.journal import Journal
 from server.storage import Storage
 from tests.server.clients import PlaySeat, create, first_legal, result_of
+from tests.server.restarts import (
+    CLI,
+    ROOT,
+    fleet_outcomes,
+    killed_at_exit,
+    running_tables,
+    serve,
+    start_fleet,
+    uninterrupted_record,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "cli.main"]
 #: Tables of the kill -9 test: (game, options, how many). First-legal All Fives and Cinq Cents games last
 #: 130-310 moves over 3-24 deals; Forty-Five's 45-60 and Twenty-Five's about 30 (these may end before the kill).
 GAMES: tuple[tuple[str, dict[str, Any], int], ...] = (
@@ -37,80 +40,6 @@ GAMES: tuple[tuple[str, dict[str, Any], int], ...] = (
 #: The kill comes once this many tables are running past their first deal.
 MID_PLAY = 20
 BOT_PROCESSES = 3
-#: Clocks that a loaded machine never runs out of: a timeout would make a record differ.
-SERVE_FLAGS = ("--decision-ms", "60000", "--grace-ms", "60000", "--log-level", "WARNING", "--no-http")
-ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}
-
-
-class Served:
-    """A ``tricktable serve`` process."""
-
-    def __init__(self, process: asyncio.subprocess.Process, address: str) -> None:
-        self.process = process
-        self.address = address
-        self.port = int(address.rpartition(":")[2])
-
-    async def signal(self, sig: signal.Signals) -> int:
-        self.process.send_signal(sig)
-        return await asyncio.wait_for(self.process.wait(), 60)
-
-
-@asynccontextmanager
-async def serve(data_dir: Path, port: int = 0, *flags: str) -> AsyncIterator[Served]:
-    """A server on ``data_dir`` at ``port`` (0: a free one), killed at the end if still running."""
-    process = await asyncio.create_subprocess_exec(
-        *CLI, "serve", "--port", str(port), "--data-dir", str(data_dir), *SERVE_FLAGS, *flags, cwd=ROOT,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=ENV)
-    try:
-        assert process.stdout is not None
-        line = (await asyncio.wait_for(process.stdout.readline(), 60)).decode().strip()
-        assert line.startswith("listening on "), line
-        yield Served(process, line.removeprefix("listening on "))
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-
-
-@contextmanager
-def fleets_killed_at_exit(fleets: list[asyncio.subprocess.Process]) -> Iterator[None]:
-    try:
-        yield
-    finally:
-        for fleet in fleets:
-            if fleet.returncode is None:
-                fleet.kill()
-
-
-async def start_fleet(address: str, tokens: list[str]) -> asyncio.subprocess.Process:
-    fleet = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tests.server.bot_fleet", address, cwd=ROOT, stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=ENV)
-    assert fleet.stdin is not None
-    fleet.stdin.write(json.dumps(tokens).encode())
-    fleet.stdin.close()
-    return fleet
-
-
-async def fleet_outcomes(fleet: asyncio.subprocess.Process) -> list[dict[str, Any]]:
-    out, _ = await asyncio.wait_for(fleet.communicate(), 120)
-    return [json.loads(line) for line in out.decode().splitlines()]
-
-
-def uninterrupted_record(game: str, options: dict[str, Any], seed: str) -> dict[str, Any]:
-    """The record a server writes for first-legal seats that play the game through without a hitch."""
-    match = new_match(game, options, seed=seed)
-    while not match.is_over:
-        match = match.apply(match.legal_actions()[0])
-    record = match.to_record(seed=seed, names=[f"seat-{s}" for s in range(match.config.players)])
-    for entry in record["seats"]:
-        entry.update({"timeouts": 0, "rejected": 0, "disconnects": 0, "default_actions": 0})
-    return record
-
-
-async def running_tables(stub: Any) -> list[pb.TableInfo]:
-    listed = await stub.ListTables(pb.ListTablesRequest(status=pb.TABLE_STATUS_PLAYING))
-    return list(listed.tables)
 
 
 async def test_kill_9_mid_play_then_a_restart_finishes_every_table_with_the_uninterrupted_record(
@@ -119,7 +48,7 @@ async def test_kill_9_mid_play_then_a_restart_finishes_every_table_with_the_unin
     tables: dict[str, tuple[str, dict[str, Any], str]] = {}
     tokens: list[str] = []
     fleets: list[asyncio.subprocess.Process] = []
-    with fleets_killed_at_exit(fleets):
+    with killed_at_exit(fleets):
         async with serve(data_dir) as first, grpc.aio.insecure_channel(first.address) as channel:
             stub = table_service_pb2_grpc.TableServiceStub(channel)
             for game, options, count in GAMES:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -212,3 +213,21 @@ async def test_a_replay_is_built_off_the_event_loop_that_runs_the_tables(site: S
     async with site.http.get(f"/api/replay/{table.id}") as response:
         assert response.status == 200
     assert threads and threads[0] is not threading.main_thread()
+
+
+async def test_live_stream_of_a_table_suspended_for_a_restart_ends_cleanly_so_the_browser_resumes(site: Site) -> None:
+    table, _ = site.server.lobby.create_table(game="all_fives", seed="suspended")
+    for seat in range(2):
+        table.connect(seat)
+    play(table, 4)
+    async with site.http.get(f"/api/tables/{table.id}/events") as response:
+        messages = sse_messages(response)
+        assert (await anext(messages))[0] == "state"
+        assert (await anext(messages))[0] == "batch"
+        table.suspend()  # the server is stopping: the table waits in the journal for the next start
+        rest = await asyncio.wait_for(_names(messages), 10)  # the stream ends, no error (EventSource reconnects)
+    assert "end" not in rest
+
+
+async def _names(messages: Any) -> list[str]:
+    return [name async for name, _ in messages]
