@@ -65,12 +65,13 @@ buf-lint:
 golden: venv
 	$(PY) -m tests.golden --regenerate
 
-# The README's ladder table (about two hours on two cores; WORKERS=n to change the processes).
+# The README's ladder: four steps per game (random < heuristic < pimc < search, and search vs heuristic).
+# Several CPU hours on two cores; WORKERS=n to change the processes.
 ladder: venv
-	$(BIN)/tricktable ladder --game twenty_five --games 200 --workers $(or $(WORKERS),2)
-	$(BIN)/tricktable ladder --game forty_five --games 150 --workers $(or $(WORKERS),2)
-	$(BIN)/tricktable ladder --game all_fives --games 200 --seed ladder2 --workers $(or $(WORKERS),2)
-	$(BIN)/tricktable ladder --game cinq_cents --games 200 --sims 6 --workers $(or $(WORKERS),2)
+	$(BIN)/tricktable ladder --game twenty_five --games 100 --workers $(or $(WORKERS),2)
+	$(BIN)/tricktable ladder --game forty_five --games 100 --workers $(or $(WORKERS),2)
+	$(BIN)/tricktable ladder --game all_fives --games 40 --sims 30 --workers $(or $(WORKERS),2)
+	$(BIN)/tricktable ladder --game cinq_cents --games 20 --sims 20 --option target=500 --workers $(or $(WORKERS),2)
 
 bench: venv
 	-$(PY) -m pip install --quiet -e '.[bench]'

@@ -105,6 +105,11 @@ class Effort:
         """CPU milliseconds per decision (0 before any decision)."""
         return 1000 * self.cpu / self.decisions if self.decisions else 0.0
 
+    def __str__(self) -> str:
+        ms = self.per_decision_ms()
+        rate = f"{1000 / ms:,.0f}/s" if ms > 0 else "-"
+        return f"{ms:.2f} ms ({rate})"
+
 
 class Timed:
     """A bot that counts its decisions and their CPU time into a shared :class:`Effort` tally."""
@@ -267,14 +272,14 @@ def table(results: Sequence[PairResult]) -> str:
     """The results as a Markdown table (the README's)."""
     lines = [
         "| game | pair (stronger vs weaker) | duplicate pairs | deals | points share [95% CI] "
-        "| games won [95% CI] | step holds | CPU ms per decision (stronger / weaker) | time |",
+        "| games won [95% CI] | step holds | CPU per decision (decisions per CPU second), stronger / weaker "
+        "| time |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in results:
         lines.append(
             f"| {r.game} | {r.stronger} vs {r.weaker} | {r.pairs} | {r.deals} | {r.points} | {r.games} "
-            f"| {'yes' if r.holds else 'no'} | {r.stronger_effort.per_decision_ms():.2f} / "
-            f"{r.weaker_effort.per_decision_ms():.2f} | {r.seconds:.0f} s |"
+            f"| {'yes' if r.holds else 'no'} | {r.stronger_effort} / {r.weaker_effort} | {r.seconds:.0f} s |"
         )
     return "\n".join(lines)
 
