@@ -170,25 +170,34 @@ def shown_voids(view: SeatView) -> dict[Seat, frozenset[Card]]:
 # --- sampling ----------------------------------------------------------------
 
 def assign(slots: list[Slot], pool: list[Card], rng: random.Random) -> dict[str, list[Card]] | None:
-    """Deal ``pool`` into ``slots`` (sizes must add up), respecting each slot's forbidden cards; None if stuck."""
+    """Deal ``pool`` into ``slots`` (sizes must add up), respecting each slot's forbidden cards; None if stuck.
+
+    Cards with the fewest allowed slots go first, each to an open allowed
+    slot drawn in proportion to its room; a dead end starts again (at most
+    :data:`ASSIGN_TRIES` times). This is the cost of a world, so the
+    allowed slots are worked out once per call, not once per try.
+    """
+    allowed = {c: [i for i, s in enumerate(slots) if c not in s.forbidden] for c in pool}
+    rnd = rng.random
     for _ in range(ASSIGN_TRIES):
-        room = {s.name: s.size - len(s.cards) for s in slots}
-        out = {s.name: list(s.cards) for s in slots}
+        room = [s.size - len(s.cards) for s in slots]
+        out = [list(s.cards) for s in slots]
         cards = list(pool)
         rng.shuffle(cards)
-        allowed = {c: [s for s in slots if c not in s.forbidden] for c in cards}
         cards.sort(key=lambda c: len(allowed[c]))
-        ok = True
         for c in cards:
-            open_slots = [s for s in allowed[c] if room[s.name] > 0]
+            open_slots = [i for i in allowed[c] if room[i] > 0]
             if not open_slots:
-                ok = False
                 break
-            pick = rng.choices(open_slots, weights=[room[s.name] for s in open_slots])[0]
-            out[pick.name].append(c)
-            room[pick.name] -= 1
-        if ok:
-            return out
+            pick = rnd() * sum(room[i] for i in open_slots)
+            for i in open_slots:
+                pick -= room[i]
+                if pick < 0:
+                    break
+            out[i].append(c)
+            room[i] -= 1
+        else:
+            return {s.name: cards for s, cards in zip(slots, out, strict=True)}
     return None
 
 
