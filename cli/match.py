@@ -128,7 +128,7 @@ async def _match(console: Console, game: str, options: dict[str, Any], bots: lis
             console.print(f"table [bold]{created.table_id}[/bold]: {game}, seed SHA-256 {created.seed_sha256[:16]}...")
             if viewer is not None:
                 console.print(f"watch it in your browser: [bold]{viewer.url}table/{created.table_id}[/bold]")
-            watching = asyncio.ensure_future(_show(console, stub, created.table_id, quiet))
+            watching = asyncio.ensure_future(_show(console, stub, created.table_id, created.owner_token, quiet))
             processes: list[asyncio.subprocess.Process] = []
             try:
                 for name, t in zip(bots, created.seat_tokens, strict=True):
@@ -141,7 +141,8 @@ async def _match(console: Console, game: str, options: dict[str, Any], bots: lis
                     if process.returncode is None:
                         with contextlib.suppress(ProcessLookupError):
                             process.kill()
-            record = json.loads((await stub.GetRecord(pb.GetRecordRequest(table_id=created.table_id))).record_json)
+            record = json.loads((await stub.GetRecord(pb.GetRecordRequest(
+                table_id=created.table_id, owner_token=created.owner_token))).record_json)
         path = folder / "records" / f"{created.table_id}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(record, indent=1) + "\n")
@@ -193,12 +194,13 @@ async def _reap(console: Console, processes: list[asyncio.subprocess.Process]) -
                           f"{err.decode(errors='replace').strip()[-300:]}[/yellow]")
 
 
-async def _show(console: Console, stub: Any, table_id: str, quiet: bool) -> Any:
+async def _show(console: Console, stub: Any, table_id: str, owner_token: str, quiet: bool) -> Any:
     """Print the table's public events until the game ends; return the result message."""
     names: list[str] = []
     result = None
     # From sequence 0: every event of the table, however late this stream connects.
-    async for response in stub.Spectate(pb.SpectateRequest(table_id=table_id, last_seen_sequence=0)):
+    async for response in stub.Spectate(pb.SpectateRequest(table_id=table_id, last_seen_sequence=0,
+                                                           owner_token=owner_token)):
         if response.WhichOneof("kind") != "event":
             continue
         event = response.event

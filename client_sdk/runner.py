@@ -111,11 +111,13 @@ class _Pending:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CreatedTable:
-    """What CreateTable returns: the table id, one token per seat (seat order) and the seed's hash."""
+    """What CreateTable returns: the table id, one token per seat (seat order), the seed's commitment
+    and the creator's owner token (reads the record and spectates while they are withheld)."""
 
     table_id: str
     tokens: tuple[str, ...]
     seed_sha256: str
+    owner_token: str = ""
 
 
 def open_channel(address: str, *, root_certificates: bytes | None = None) -> grpc.aio.Channel:
@@ -546,8 +548,12 @@ async def create_table(
     seed: str | None = None,
     seat_names: Sequence[str] = (),
     root_certificates: bytes | None = None,
+    sealed: bool = False,
 ) -> CreatedTable:
     """Create a table of ``game`` and return its id and one join token per seat.
+
+    ``sealed``: the record, spectating and progress are for the owner token only (tournaments: later
+    tables may deal from the same seed).
 
     Raises:
         InvalidRequest: bad game or options.
@@ -558,6 +564,7 @@ async def create_table(
         game=convert.game_to_proto(game),
         options=convert.options_to_proto(game, options or {}),
         seat_names=list(seat_names),
+        sealed=sealed,
     )
     if decision_ms is not None:
         request.time_control.decision_ms = decision_ms
@@ -573,21 +580,26 @@ async def create_table(
     finally:
         await channel.close(None)
     tokens = [t.token for t in sorted(response.seat_tokens, key=lambda t: t.seat)]
-    return CreatedTable(table_id=response.table_id, tokens=tuple(tokens), seed_sha256=response.seed_sha256)
+    return CreatedTable(table_id=response.table_id, tokens=tuple(tokens), seed_sha256=response.seed_sha256,
+                        owner_token=response.owner_token)
 
 
-async def get_record(address: str, table_id: str, *, root_certificates: bytes | None = None) -> str:
+async def get_record(address: str, table_id: str, *, root_certificates: bytes | None = None,
+                     owner_token: str = "") -> str:
     """The record JSON (game-record.md) of a finished or aborted table.
+
+    ``owner_token`` (from :func:`create_table`) reads a record that is withheld from others.
 
     Raises:
         TableNotFound: no such table.
         TableNotPlayable: the table has not ended yet.
+        PermissionDenied: the record is withheld (sealed, or a twin table is not over) and no owner token.
         SdkError: any other status.
     """
     channel = open_channel(address, root_certificates=root_certificates)
     try:
         response = await table_service_pb2_grpc.TableServiceStub(channel).GetRecord(
-            table_service_pb2.GetRecordRequest(table_id=table_id))
+            table_service_pb2.GetRecordRequest(table_id=table_id, owner_token=owner_token))
     except grpc.aio.AioRpcError as exc:
         raise error_from_rpc(exc) from None
     finally:
@@ -601,6 +613,7 @@ async def spectate(
     *,
     last_seen_sequence: int | None = None,
     root_certificates: bytes | None = None,
+    owner_token: str = "",
 ) -> AsyncIterator[table_service_pb2.SpectateResponse]:
     """Follow a table's public events: first a ``started`` message (public view), then each event.
 
@@ -611,7 +624,7 @@ async def spectate(
         TableNotFound: no such table.
         SdkError: any other status.
     """
-    request = table_service_pb2.SpectateRequest(table_id=table_id)
+    request = table_service_pb2.SpectateRequest(table_id=table_id, owner_token=owner_token)
     if last_seen_sequence is not None:
         request.last_seen_sequence = last_seen_sequence
     channel = open_channel(address, root_certificates=root_certificates)

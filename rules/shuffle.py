@@ -58,6 +58,13 @@ def draw_first_dealer(seed: str, players: int) -> int:
     return _rng(seed, "first_dealer").randrange(players)
 
 
-def seed_digest(seed: str) -> str:
-    """SHA-256 of the seed in hex: published at a table's start, so the seed can be checked after the end."""
-    return hashlib.sha256(seed.encode()).hexdigest()
+def seed_commitment(seed: str, salt: str) -> str:
+    """A table's commitment to its seed: SHA-256 (hex) of ``salt + seed``, UTF-8.
+
+    Published when the table is created; ``salt`` (fresh server randomness)
+    and ``seed`` are revealed together in the record, so anyone can check the
+    decks were fixed before the first deal. Why the salt: an unsalted hash of
+    a short seed chosen by a person is reversed by trying candidates, and
+    tables dealt from one seed (duplicate deals) would share one hash.
+    """
+    return hashlib.sha256((salt + seed).encode()).hexdigest()

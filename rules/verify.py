@@ -39,6 +39,7 @@ from rules.game import DealState, GameConfig, GameRules, Result
 from rules.match import Match
 from rules.record import GameRecord, RecordedDeal, RecordFieldError, action_to_json, parse_record
 from rules.registry import game_rules
+from rules.shuffle import SeededDecks, seed_commitment
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -332,7 +333,7 @@ def verify_record(data: object) -> Discrepancy | None:
         return _found("options", f"invalid options: {exc}", show=False)
     except (ValueError, IndexError) as exc:
         return _found("deals[0].deck", f"the first deal cannot be dealt: {exc}", show=False)
-    found = _check_top(record, rules, config, match.first_dealer)
+    found = _check_top(record, rules, config, match.first_dealer) or _check_commitment(data, record)
     if found is not None:
         return found
     aborted = record.result.status == "aborted"
@@ -345,6 +346,30 @@ def verify_record(data: object) -> Discrepancy | None:
         if found is not None:
             return found
     return _check_result(record, match)
+
+
+def _check_commitment(data: object, record: GameRecord) -> Discrepancy | None:
+    """A record that carries the table's commitment (``seed_sha256``, the server's): check it and the decks.
+
+    The commitment must be :func:`rules.shuffle.seed_commitment` of the
+    recorded ``seed`` and ``salt``, and every deck must be the one the seed
+    deals; otherwise the commitment would prove nothing about the cards.
+    Records without ``seed_sha256`` (selfplay, explicit decks) are not checked here.
+    """
+    if not isinstance(data, Mapping) or "seed_sha256" not in data:
+        return None
+    salt, committed = data.get("salt"), data["seed_sha256"]
+    if not isinstance(salt, str) or not isinstance(committed, str) or record.seed is None:
+        return _found("salt", "a record with a seed_sha256 needs the salt and the seed it commits to (strings)",
+                      show=False)
+    found = _diff(seed_commitment(record.seed, salt), committed, "seed_sha256")
+    if found is not None:
+        return found
+    decks = SeededDecks(record.seed)
+    for index, deal in enumerate(record.deals):
+        if tuple(deal.deck) != decks.deck(index, deal.deck):
+            return _found(f"deals[{index}].deck", "not the deck the recorded seed deals", show=False)
+    return None
 
 
 def _check_result(record: GameRecord, match: Match) -> Discrepancy | None:

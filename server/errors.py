@@ -51,6 +51,10 @@ class TableNotOverError(ServerError):
     """The record of a table that is still running was asked for."""
 
 
+class WithheldError(ServerError):
+    """A record or a table's cards asked for while withheld (fair play), without the creator's owner token."""
+
+
 class AlreadyJoinedError(ServerError):
     """A stream tried to join twice."""
 
@@ -66,6 +70,7 @@ STATUS_CODES: dict[type[Exception], grpc.StatusCode] = {
     ShuttingDownError: grpc.StatusCode.UNAVAILABLE,
     TableNotOverError: grpc.StatusCode.FAILED_PRECONDITION,
     AlreadyJoinedError: grpc.StatusCode.FAILED_PRECONDITION,
+    WithheldError: grpc.StatusCode.PERMISSION_DENIED,
     OptionsError: grpc.StatusCode.INVALID_ARGUMENT,
     NotationError: grpc.StatusCode.INVALID_ARGUMENT,
     RecordError: grpc.StatusCode.INVALID_ARGUMENT,

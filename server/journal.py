@@ -87,6 +87,12 @@ class Opening:
     created_at: float
     #: The address that created the table (its per-client limit counts it).
     client: str = ""
+    #: The table's salt (its published commitment must stay the same across a restart), whether the creator
+    #: chose the seed or sealed the table, and the digest of the creator's owner token (docs/protocol.md, 19).
+    salt: str = ""
+    seed_chosen: bool = False
+    sealed: bool = False
+    owner_digest: str = ""
 
     def to_json(self) -> str:
         """The stored form."""

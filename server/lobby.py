@@ -1,7 +1,8 @@
 """The set of tables: creation with limits, join tokens, seek, storage of ended tables, shutdown.
 
 The lobby creates each table from a fresh secret seed (or the creator's),
-hands out one join token per seat, seats seekers once enough wait for the
+hands out one join token per seat and one owner token to the creator, seats
+seekers once enough wait for the
 same game and player count, and stores every ended table's record. With a
 journal (:mod:`server.journal`) it journals each table from its creation,
 resumes the journaled tables on start (:meth:`Lobby.resume`) and forgets a
@@ -11,6 +12,13 @@ On shutdown it stops accepting tables and seekers, lets the running tables
 play on for up to ``drain_seconds``, then suspends the rest for the next
 start (with a journal) or aborts them with reason "server shutdown"
 (without), and waits until every ended table's record is stored.
+
+What is withheld (docs/protocol.md, section 19): a table whose seed the
+creator chose may share its decks with other tables (a tournament plays each
+deck set several times). While another table dealt from the same seed is not
+over - or for good when the creator sealed the table - its record, its
+spectating and its progress are withheld from anyone without its owner
+token, so nothing about a running table's cards leaks through its twin.
 """
 
 from __future__ import annotations
@@ -34,9 +42,10 @@ from server.errors import (
     TableNotFoundError,
     TableNotOverError,
     TooManyTablesError,
+    WithheldError,
 )
 from server.journal import Journal, Opening, TableJournal
-from server.seats import TokenBook, clean_name, token_digest
+from server.seats import TokenBook, clean_name, new_token, token_digest
 from server.storage import Storage, TableMeta
 from server.tables import Table, TableStatus
 
@@ -93,6 +102,10 @@ class Lobby:
         #: Per (game, players): an event set when the number of waiting seekers changes.
         self._seek_changed: dict[tuple[str, int], asyncio.Event] = {}
         self._storing: set[asyncio.Task[None]] = set()
+        #: The seed of every table with a creator-chosen seed this process created (its twins are found by seed).
+        self._seed_of: dict[str, str] = {}
+        #: Chosen seed -> ids of its tables not over yet: while there are two, each withholds its cards.
+        self._open_seeds: dict[str, set[str]] = {}
         self.closing = False
 
     # --- tables ----------------------------------------------------------
@@ -111,8 +124,9 @@ class Lobby:
         seed: str | None = None,
         names: list[str] | None = None,
         client: str = "",
+        sealed: bool = False,
     ) -> tuple[Table, list[str]]:
-        """A new table and one join token per seat.
+        """A new table and one join token per seat (the creator's owner token is ``table.owner_token``).
 
         Raises:
             ShuttingDownError, TooManyTablesError, InvalidRequestError, OptionsError.
@@ -136,26 +150,33 @@ class Lobby:
                                       f"table")
         table_id = "t-" + secrets.token_hex(6)
         table = Table(table_id=table_id, match=match, seed=secret, time_control=control, names=names,
-                      on_end=self._table_ended, max_deals=self.limits.max_deals)
+                      on_end=self._table_ended, max_deals=self.limits.max_deals, seed_chosen=bool(seed),
+                      sealed=sealed)
+        owner = new_token()
+        table.owner_token, table.owner_digest = owner, token_digest(owner)
         tokens = [self.tokens.issue(table_id, state.seat) for state in table.seats]
-        self._add(table, [token_digest(t) for t in tokens], client)
+        self._add(table, [token_digest(t) for t in tokens], client, secret)
         if self.journal is not None:
             self.journal.open_table(Opening(
                 table_id=table_id, game=game, options=asked, seed=secret, time_control=asdict(control),
                 names=table.names, token_digests=[s.token_digest for s in table.seats],
-                created_at=table.created_at, client=client))
+                created_at=table.created_at, client=client, salt=table.salt, seed_chosen=table.seed_chosen,
+                sealed=sealed, owner_digest=table.owner_digest))
             table.journal = TableJournal(self.journal, table_id)
         log.info("table created", table=table_id, game=game, players=table.players, client=client)
         return table, tokens
 
-    def _add(self, table: Table, digests: list[str], client: str) -> None:
-        """Hold ``table`` open, its seats bound to the tokens of ``digests``."""
+    def _add(self, table: Table, digests: list[str], client: str, seed: str) -> None:
+        """Hold ``table`` (dealt from ``seed``) open, its seats bound to the tokens of ``digests``."""
         for state, digest in zip(table.seats, digests, strict=True):
             state.token_digest = digest
             self.tokens.restore(table.id, state.seat, digest)
         self._tables[table.id] = table
         self._open[table.id] = table
         self._owners[table.id] = client
+        if table.seed_chosen:
+            self._seed_of[table.id] = seed
+            self._open_seeds.setdefault(seed, set()).add(table.id)
 
     def resume(self) -> list[Table]:
         """Rebuild every table of the journal (at start-up, before serving) and return them.
@@ -173,13 +194,15 @@ class Lobby:
                 match = new_match(o.game, o.options, seed=o.seed)
                 table = Table(table_id=o.table_id, match=match, seed=o.seed,
                               time_control=TimeControl(**o.time_control).validate(), names=o.names,
-                              on_end=self._table_ended, max_deals=self.limits.max_deals)
+                              on_end=self._table_ended, max_deals=self.limits.max_deals, salt=o.salt or None,
+                              seed_chosen=o.seed_chosen, sealed=o.sealed)
+                table.owner_digest = o.owner_digest
             except Exception:
                 log.exception("journaled table can not be rebuilt; dropped", table=o.table_id, game=o.game)
                 self.journal.close_table(o.table_id)
                 continue
             table.created_at = o.created_at
-            self._add(table, o.token_digests, o.client)
+            self._add(table, o.token_digests, o.client, o.seed)
             try:
                 table.replay(entry.steps)
             except Exception as error:
@@ -284,6 +307,11 @@ class Lobby:
 
     def _table_ended(self, table: Table) -> None:
         self._open.pop(table.id, None)
+        twins = self._open_seeds.get(self._seed_of.get(table.id, ""))
+        if twins is not None:
+            twins.discard(table.id)
+            if not twins:
+                del self._open_seeds[self._seed_of[table.id]]
         task = asyncio.get_running_loop().create_task(self._store(table))
         self._storing.add(task)
         task.add_done_callback(self._storing.discard)
@@ -305,22 +333,63 @@ class Lobby:
         if table is not None:
             self.tokens.revoke([s.token_digest for s in table.seats])
 
-    async def record(self, table_id: str) -> dict[str, Any]:
-        """The stored record of an ended table.
+    async def record(self, table_id: str, owner_token: str = "") -> dict[str, Any]:
+        """The stored record of an ended table (a withheld one only for its owner token).
 
         Raises:
             TableNotOverError: the table is still open.
             TableNotFoundError: no such table.
+            WithheldError: the record is withheld and ``owner_token`` is not the table's.
         """
         table = self._tables.get(table_id)
         if table is not None and not table.is_over:
             raise TableNotOverError(f"table {table_id!r} is still {table.status.value}; its record comes at the end")
         found = await asyncio.to_thread(self.storage.record, table_id)
+        if found is None and table is not None:
+            found = table.record
         if found is None:
-            if table is not None and table.record is not None:
-                return table.record
             raise TableNotFoundError(f"no table {table_id!r}")
+        if table is not None:
+            self.check_reveal(table, owner_token)
+        else:
+            meta = await self.stored_meta(table_id)
+            seed = found.get("seed")
+            if self._withheld(table_id, seed if isinstance(seed, str) else None, meta.seed_chosen, meta.sealed) \
+                    and not _owner_matches(owner_token, meta.owner_sha256):
+                raise WithheldError(_WITHHELD)
         return found
+
+    def withheld(self, table: Table) -> bool:
+        """Whether ``table``'s record, spectating and progress are withheld from anyone without its owner token."""
+        return self._withheld(table.id, self._seed_of.get(table.id), table.seed_chosen, table.sealed)
+
+    async def withheld_meta(self, meta: TableMeta) -> bool:
+        """:meth:`withheld` for a stored table (its seed is read from its record only when a twin could be open)."""
+        if meta.sealed:
+            return True
+        if not meta.seed_chosen or not self._open_seeds:
+            return False
+        seed = self._seed_of.get(meta.id)
+        if seed is None:  # stored by an earlier run of the server
+            record = await asyncio.to_thread(self.storage.record, meta.id)
+            seed = record.get("seed") if record else None
+        return self._withheld(meta.id, seed if isinstance(seed, str) else None, True, False)
+
+    def check_reveal(self, table: Table, owner_token: str) -> None:
+        """Pass when ``table`` is not withheld or ``owner_token`` is its creator's.
+
+        Raises:
+            WithheldError
+        """
+        if self.withheld(table) and not _owner_matches(owner_token, table.owner_digest):
+            raise WithheldError(_WITHHELD)
+
+    def _withheld(self, table_id: str, seed: str | None, chosen: bool, sealed: bool) -> bool:
+        if sealed:
+            return True
+        if not chosen or seed is None:
+            return False
+        return bool(self._open_seeds.get(seed, set()) - {table_id})
 
     async def stored(self, *, game: str | None = None, limit: int = 100) -> list[TableMeta]:
         """Stored (ended) tables, newest first."""
@@ -373,6 +442,14 @@ class Lobby:
         log.info("lobby closed", tables=len(self._tables), suspended=len(left) if self.journal is not None else 0)
 
 
+_WITHHELD = ("withheld: the table is sealed, or a table dealt from the same seed is not over yet; "
+             "only its creator's owner token reads it now")
+
+
+def _owner_matches(token: str, digest: str) -> bool:
+    return bool(token and digest) and secrets.compare_digest(token_digest(token), digest)
+
+
 def meta_of(table: Table) -> TableMeta:
     """The metadata the store keeps for ``table``."""
     result = table.match.result
@@ -383,4 +460,5 @@ def meta_of(table: Table) -> TableMeta:
         time_control=asdict(table.time_control), seed_sha256=table.seed_sha256,
         winners=list(result.winners) if result else [], scores=list(result.scores) if result else [],
         actions=table.actions_played, created_at=table.created_at, started_at=table.started_at,
-        ended_at=table.ended_at)
+        ended_at=table.ended_at, seed_chosen=table.seed_chosen, sealed=table.sealed,
+        owner_sha256=table.owner_digest)

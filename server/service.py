@@ -31,6 +31,7 @@ from server.errors import InvalidRequestError
 from server.events import Audience, DecisionRequested, Event
 from server.interceptors import client_of
 from server.lobby import Lobby
+from server.storage import TableMeta as StoredMeta
 from server.tables import Outcome, Table
 from server.wire import decision_to_proto, event_to_proto, stored_table_info, table_info
 
@@ -55,10 +56,10 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         table, tokens = self.lobby.create_table(
             game=game, options=options, time_control=control,
             seed=request.seed if request.HasField("seed") else None,
-            names=list(request.seat_names), client=client_of(context))
+            names=list(request.seat_names), client=client_of(context), sealed=request.sealed)
         return pb.CreateTableResponse(
             table_id=table.id, seed_sha256=table.seed_sha256, table=table_info(table),
-            seat_tokens=[pb.SeatToken(seat=s, token=t) for s, t in enumerate(tokens)])
+            seat_tokens=[pb.SeatToken(seat=s, token=t) for s, t in enumerate(tokens)], owner_token=table.owner_token)
 
     async def SeekGame(self, request: pb.SeekGameRequest, context: Context) -> AsyncIterator[pb.SeekGameResponse]:
         game = convert.game_from_proto(request.game)
@@ -83,9 +84,9 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
 
     async def ListTables(self, request: pb.ListTablesRequest, context: Context) -> pb.ListTablesResponse:
         game = convert.game_from_proto(request.game) if request.game else None
-        infos = [table_info(t) for t in self.lobby.tables()]
+        infos = [self._info(t) for t in self.lobby.tables()]
         known = {i.table_id for i in infos}
-        infos += [stored_table_info(m) for m in await self.lobby.stored(game=game) if m.id not in known]
+        infos += [await self._stored_info(m) for m in await self.lobby.stored(game=game) if m.id not in known]
         infos = [i for i in infos if (game is None or i.game == request.game)
                  and (not request.status or i.status == request.status)]
         infos.sort(key=lambda i: i.created_unix_ms)
@@ -94,11 +95,20 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
     async def GetTable(self, request: pb.GetTableRequest, context: Context) -> pb.GetTableResponse:
         table = self.lobby.find(request.table_id)
         if table is not None:
-            return pb.GetTableResponse(table=table_info(table))
-        return pb.GetTableResponse(table=stored_table_info(await self.lobby.stored_meta(request.table_id)))
+            return pb.GetTableResponse(table=self._info(table))
+        return pb.GetTableResponse(table=await self._stored_info(await self.lobby.stored_meta(request.table_id)))
+
+    def _info(self, table: Table) -> pb.TableInfo:
+        """The table's public facts, its progress left out while withheld (fair play: a twin may be running)."""
+        info = table_info(table)
+        return _without_progress(info) if self.lobby.withheld(table) else info
+
+    async def _stored_info(self, meta: StoredMeta) -> pb.TableInfo:
+        info = stored_table_info(meta)
+        return _without_progress(info) if await self.lobby.withheld_meta(meta) else info
 
     async def GetRecord(self, request: pb.GetRecordRequest, context: Context) -> pb.GetRecordResponse:
-        record = await self.lobby.record(request.table_id)
+        record = await self.lobby.record(request.table_id, request.owner_token)
         return pb.GetRecordResponse(record_json=json.dumps(record))
 
     # --- playing ---------------------------------------------------------
@@ -158,6 +168,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
     async def Spectate(self, request: pb.SpectateRequest,
                        context: Context) -> AsyncIterator[pb.SpectateResponse]:
         table = self.lobby.table(request.table_id)
+        self.lobby.check_reveal(table, request.owner_token)  # first: even a refused resume point tells progress
         last_seen = request.last_seen_sequence if request.HasField("last_seen_sequence") else None
         check_resume_point(table, None, last_seen)
         snap = table.snapshot(None)
@@ -182,6 +193,14 @@ def check_resume_point(table: Table, audience: Audience, last_seen: int | None) 
         whose = "the spectators'" if audience is None else f"seat {audience}'s"
         raise InvalidRequestError(f"last_seen_sequence {last_seen} is beyond the last event of {whose} log "
                                   f"({last}); resume with the last sequence received, or leave it unset")
+
+
+def _without_progress(info: pb.TableInfo) -> pb.TableInfo:
+    """``info`` without what tells how the deals went (deal number, scores, result)."""
+    info.deal_number = 0
+    del info.scores[:]
+    info.ClearField("result")
+    return info
 
 
 #: The fields of a wire ``TimeControl`` (milliseconds) and the limits they set (seconds).

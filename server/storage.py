@@ -41,6 +41,12 @@ CREATE TABLE IF NOT EXISTS tables (
 );
 CREATE INDEX IF NOT EXISTS tables_ended ON tables (ended_at);
 """
+#: Columns added after the first schema, with their definitions: :meth:`Storage.open` adds those missing.
+_ADDED_COLUMNS = {
+    "seed_chosen": "INTEGER NOT NULL DEFAULT 0",
+    "sealed": "INTEGER NOT NULL DEFAULT 0",
+    "owner_sha256": "TEXT NOT NULL DEFAULT ''",
+}
 
 
 def resolve_data_dir(flag: str | os.PathLike[str] | None = None) -> Path:
@@ -75,6 +81,12 @@ class TableMeta:
     created_at: float
     started_at: float | None
     ended_at: float | None
+    #: The creator chose the seed (other tables may deal the same decks).
+    seed_chosen: bool = False
+    #: The creator sealed the table: its record is for the owner token only.
+    sealed: bool = False
+    #: SHA-256 (hex) of the creator's owner token; the token itself is never stored.
+    owner_sha256: str = ""
 
 
 class Storage:
@@ -94,6 +106,10 @@ class Storage:
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA busy_timeout=5000")
         db.executescript(_SCHEMA)
+        present = {row[1] for row in db.execute("PRAGMA table_info(tables)")}
+        for column, definition in _ADDED_COLUMNS.items():
+            if column not in present:  # a database from an older version
+                db.execute(f"ALTER TABLE tables ADD COLUMN {column} {definition}")
         self._db = db
         return self
 
@@ -116,12 +132,13 @@ class Storage:
         row = (meta.id, meta.game, meta.players, meta.status, meta.reason, json.dumps(meta.options),
                json.dumps(meta.names), json.dumps(meta.time_control), meta.seed_sha256,
                json.dumps(meta.winners), json.dumps(meta.scores), meta.actions, meta.created_at,
-               meta.started_at, meta.ended_at, json.dumps(record, separators=(",", ":")))
+               meta.started_at, meta.ended_at, json.dumps(record, separators=(",", ":")), int(meta.seed_chosen),
+               int(meta.sealed), meta.owner_sha256)
         with self._lock:
             self._conn().execute(
                 "INSERT OR REPLACE INTO tables (id, game, players, status, reason, options, names, time_control,"
-                " seed_sha256, winners, scores, actions, created_at, started_at, ended_at, record)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+                " seed_sha256, winners, scores, actions, created_at, started_at, ended_at, record, seed_chosen,"
+                " sealed, owner_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
 
     async def save_async(self, meta: TableMeta, record: dict[str, Any]) -> None:
         """:meth:`save` in a worker thread."""
@@ -155,8 +172,10 @@ class Storage:
         with self._lock:
             rows = self._conn().execute(
                 "SELECT id, game, players, status, reason, options, names, time_control, seed_sha256, winners,"
-                f" scores, actions, created_at, started_at, ended_at FROM tables {where}", params).fetchall()
+                " scores, actions, created_at, started_at, ended_at, seed_chosen, sealed, owner_sha256"
+                f" FROM tables {where}", params).fetchall()
         return [TableMeta(id=r[0], game=r[1], players=r[2], status=r[3], reason=r[4], options=json.loads(r[5]),
                           names=json.loads(r[6]), time_control=json.loads(r[7]), seed_sha256=r[8],
                           winners=json.loads(r[9]), scores=json.loads(r[10]), actions=r[11], created_at=r[12],
-                          started_at=r[13], ended_at=r[14]) for r in rows]
+                          started_at=r[13], ended_at=r[14], seed_chosen=bool(r[15]), sealed=bool(r[16]),
+                          owner_sha256=r[17]) for r in rows]

@@ -22,6 +22,7 @@ resume (the server is stopping).
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Sequence
@@ -38,7 +39,7 @@ from rules.events import ACTION_EVENTS
 from rules.game import Seat, SeatView
 from rules.match import MAX_DEALS, Match
 from rules.record import action_from_json, action_to_json
-from rules.shuffle import seed_digest
+from rules.shuffle import seed_commitment
 from server.clocks import SeatClock, TimeControl, default_action
 from server.errors import ShuttingDownError
 from server.events import (
@@ -65,6 +66,8 @@ MAX_ACTIONS = 50_000
 #: Presence events (joined, disconnected) published per seat: a client that reconnects in a loop must not
 #: grow every audience's log without end (the record still counts every disconnect).
 MAX_PRESENCE_EVENTS = 100
+#: Bytes of server randomness in each table's salt (given when a table is rebuilt, else drawn).
+SALT_BYTES = 16
 #: Events at most in one batch (:meth:`Table.follow_batches`): a client resuming far back gets several.
 MAX_BATCH_EVENTS = 200
 
@@ -121,6 +124,9 @@ class Table:
         on_end: Callable[[Table], None] | None = None,
         max_actions: int = MAX_ACTIONS,
         max_deals: int = MAX_DEALS,
+        salt: str | None = None,
+        seed_chosen: bool = False,
+        sealed: bool = False,
     ) -> None:
         self.id = table_id
         self.match = match
@@ -129,7 +135,18 @@ class Table:
         #: The resolved options, the first dealer included (drawn from the seed when unset; who deals is public).
         self.options = match.config.to_options()
         self._seed = seed
-        self.seed_sha256 = seed_digest(seed)
+        #: Fresh server randomness per table, revealed with the seed in the record (a journal keeps it to resume).
+        self.salt = secrets.token_hex(SALT_BYTES) if salt is None else salt
+        #: The commitment published at creation: SHA-256 of salt + seed.
+        self.seed_sha256 = seed_commitment(seed, self.salt)
+        #: The creator chose the seed (tests, tournaments), so other tables may deal the same decks.
+        self.seed_chosen = seed_chosen
+        #: The creator sealed the table: record, spectating and progress only with its owner token.
+        self.sealed = sealed
+        #: The creator's credential (set by the lobby; in memory only until CreateTable returns it) and its
+        #: digest, which is what is kept: it reads what is withheld from everyone else.
+        self.owner_token = ""
+        self.owner_digest = ""
         self.time_control = time_control
         self.created_at = time.time()
         self.started_at: float | None = None
@@ -640,6 +657,8 @@ class Table:
             self.log.exception("record assembly failed")
             record = {"format": "tricktable-record/1", "game": self.game, "options": self.options,
                       "seed": self._seed, "error": f"record assembly failed: {error}"}
+        # The commitment and what opens it (rules.verify checks them), and whether the creator chose the seed.
+        record.update(seed_sha256=self.seed_sha256, salt=self.salt, seed_chosen=self.seed_chosen)
         for entry in record.get("seats", []):
             entry.update(self.seats[entry["seat"]].counters())
         return record

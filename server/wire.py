@@ -103,7 +103,7 @@ def table_info(table: Table) -> table_service_pb2.TableInfo:
                                                    bank_ms=ms(table.time_control.bank_seconds)),
         seed_sha256=table.seed_sha256, created_unix_ms=ms(table.created_at),
         deal_number=match.deal.number if table.status is not TableStatus.WAITING else 0,
-        scores=list(match.scores))
+        scores=list(match.scores), seed_chosen=table.seed_chosen, sealed=table.sealed)
     if match.result is not None:
         info.result.CopyFrom(convert.result_to_proto(match.result))
     return info
@@ -118,7 +118,8 @@ def stored_table_info(meta: TableMeta) -> table_service_pb2.TableInfo:
                for i, n in enumerate(meta.names)],
         time_control=table_service_pb2.TimeControl(decision_ms=ms(meta.time_control.get("decision_seconds", 0)),
                                                    bank_ms=ms(meta.time_control.get("bank_seconds", 0))),
-        seed_sha256=meta.seed_sha256, created_unix_ms=ms(meta.created_at), scores=list(meta.scores))
+        seed_sha256=meta.seed_sha256, created_unix_ms=ms(meta.created_at), scores=list(meta.scores),
+        seed_chosen=meta.seed_chosen, sealed=meta.sealed)
     info.result.CopyFrom(game_pb2.Result(
         status=game_pb2.RESULT_STATUS_FINISHED if meta.status == "finished" else game_pb2.RESULT_STATUS_ABORTED,
         winners=meta.winners, scores=meta.scores, reason=meta.reason))

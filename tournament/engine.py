@@ -234,7 +234,7 @@ class Tournament:
                     self.stats.byes[r] = bye
                 else:
                     groups = fixed_groups(self.config)
-                specs = round_matches(self.config, r, groups)
+                specs = round_matches(self.config, r, groups, self.store.deck_key(tid))
                 self._scheduled.extend(specs)
                 for spec in specs:
                     self._note_sprt(spec, _NO_OUTCOME, scheduled=True)

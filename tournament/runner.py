@@ -22,6 +22,7 @@ forfeits it.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import inspect
 import time
@@ -91,8 +92,12 @@ def forfeit_winners(spec: MatchSpec, loser: str) -> tuple[int, ...]:
 
 
 def bot_seed(spec: MatchSpec, seat: int) -> str:
-    """The seed of a seat's own choices: fixed by the match, so a rerun plays the same."""
-    return f"{spec.seed}/{spec.match_id}/seat{seat}"
+    """The seed of a seat's own choices: fixed by the match, so a rerun plays the same.
+
+    A one-way hash of the deck seed: a bot is handed its seed (a command line),
+    and must not learn the decks from it.
+    """
+    return hashlib.sha256(f"tricktable-bot|{spec.seed}|{spec.match_id}|{seat}".encode()).hexdigest()[:32]
 
 
 def load_bot(spec: str, seed: str) -> Bot:

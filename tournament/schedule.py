@@ -2,9 +2,11 @@
 
 A *group* is the set of entrants at one table: one per side, or one per
 seat when partners rotate (``partners = "rotate"``). Every group plays the
-same deck sets of its round (deck set ``d`` of round ``r`` is the seed
-``f"{seed}/r{r}/d{d}"``: the same decks and first dealer wherever it is
-played), and each deck set is played in every *arrangement* of the group:
+same deck sets of its round (deck set ``d`` of round ``r`` has the seed
+HMAC-SHA256(deck key, ``f"{seed}/r{r}/d{d}"``): the same decks and first
+dealer wherever it is played; the deck key is the tournament's secret, drawn
+when it begins and kept in its store, so no entrant can compute a deck set
+from the config), and each deck set is played in every *arrangement* of the group:
 
 - duplicate rotation: entrant ``i`` of the group sits on side ``(i + t) mod S``
   for ``t = 0..S-1``, so each entrant holds every side's cards once (with two
@@ -26,6 +28,7 @@ what lets an interrupted tournament resume without playing a match twice.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 import random
 from collections.abc import Iterable, Mapping, Sequence
@@ -141,9 +144,15 @@ def deck_sets_per_group(config: TournamentConfig) -> int:
     return -(-config.games // per)
 
 
-def deck_seed(config: TournamentConfig, round_index: int, deck_set: int) -> str:
-    """The seed of deck set ``deck_set`` of round ``round_index``."""
-    return f"{config.seed}/r{round_index}/d{deck_set}"
+def deck_seed(config: TournamentConfig, round_index: int, deck_set: int, deck_key: str = "") -> str:
+    """The seed of deck set ``deck_set`` of round ``round_index``: an HMAC of the deck-set id under ``deck_key``.
+
+    Why an HMAC: the id is public (config seed, round, deck set), the key is
+    not, so the decks stay unknown to the entrants until the tournament
+    reveals the key; an empty key (tests) makes them derivable from the config.
+    """
+    deck_set_id = f"{config.seed}/r{round_index}/d{deck_set}"
+    return hmac.new(deck_key.encode(), deck_set_id.encode(), hashlib.sha256).hexdigest()
 
 
 # --- formats -----------------------------------------------------------------------
@@ -235,13 +244,14 @@ def groups_met(groups: Iterable[Sequence[str]]) -> set[frozenset[str]]:
     return met
 
 
-def round_matches(config: TournamentConfig, round_index: int, groups: Sequence[Sequence[str]]) -> list[MatchSpec]:
+def round_matches(config: TournamentConfig, round_index: int, groups: Sequence[Sequence[str]],
+                  deck_key: str = "") -> list[MatchSpec]:
     """Every match of one round: each group on each deck set in each arrangement, in schedule order."""
     sides = config.sides
     players = config.players
     out: list[MatchSpec] = []
     for deck_set in range(deck_sets_per_group(config)):
-        seed = deck_seed(config, round_index, deck_set)
+        seed = deck_seed(config, round_index, deck_set, deck_key)
         for g, group in enumerate(groups):
             for a, seats in enumerate(arrangements(group, sides, players, rotate_partners=config.rotating_partners)):
                 out.append(MatchSpec(

@@ -153,9 +153,11 @@ class ServerDispatcher:
 
     async def _play(self, spec: MatchSpec) -> MatchOutcome:
         started = time.perf_counter()
+        # Sealed: the record and the table's progress are this dispatcher's alone (its owner token), since
+        # other tables of the deck set may start later and deal the same cards.
         table = await create_table(self.address, game=spec.game, options=spec.options, seed=spec.seed,
                                    decision_ms=self.config.decision_ms, bank_ms=self.config.bank_ms,
-                                   seat_names=list(spec.seats))
+                                   seat_names=list(spec.seats), sealed=True)
         seats = [_Seat(seat=s, entrant=self.entrants[name], token=table.tokens[s],
                        argv=bot_argv(self.entrants[name], address=self.address, token=table.tokens[s], seat=s,
                                      seed=bot_seed(spec, s)))
@@ -163,7 +165,7 @@ class ServerDispatcher:
         faults = {name: 0 for name in spec.seats}
         forfeit: tuple[str, str] | None = None
         substitutes: list[asyncio.Task[Any]] = []
-        ended = asyncio.ensure_future(self._wait_record(table.table_id))
+        ended = asyncio.ensure_future(self._wait_record(table.table_id, table.owner_token))
 
         def substitute(seat: _Seat) -> None:
             substitutes.append(asyncio.ensure_future(run_bot_async(
@@ -202,7 +204,7 @@ class ServerDispatcher:
                     if seat.reader is not None:
                         with contextlib.suppress(Exception):
                             stderr = await seat.reader
-                    if await self._has_ended(table.table_id):
+                    if await self._has_ended(table.table_id, table.owner_token):
                         # Its game is over (the server writes the record before it tells the seats).
                         del running[seat.seat]
                         continue
@@ -235,25 +237,25 @@ class ServerDispatcher:
             ended.cancel()
         return self._outcome(spec, table.table_id, record, faults, forfeit, started)
 
-    async def _has_ended(self, table_id: str) -> bool:
+    async def _has_ended(self, table_id: str, owner_token: str) -> bool:
         try:
-            await get_record(self.address, table_id)
+            await get_record(self.address, table_id, owner_token=owner_token)
         except TableNotPlayable:
             return False
         except SdkError:  # a transient failure (a loaded server): ask the table itself once more
             await asyncio.sleep(0.2)
             try:
-                await get_record(self.address, table_id)
+                await get_record(self.address, table_id, owner_token=owner_token)
             except SdkError:
                 return False
         return True
 
-    async def _wait_record(self, table_id: str) -> dict[str, Any]:
+    async def _wait_record(self, table_id: str, owner_token: str) -> dict[str, Any]:
         """The table's record once it has ended (polled: the bots may hang or die after the end)."""
         delay = 0.05
         while True:
             try:
-                return dict(json.loads(await get_record(self.address, table_id)))
+                return dict(json.loads(await get_record(self.address, table_id, owner_token=owner_token)))
             except TableNotPlayable:  # still being played
                 await asyncio.sleep(delay)
             except (ConnectionLost, LimitExceeded):  # transient: the match timeout bounds the retries

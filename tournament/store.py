@@ -13,6 +13,8 @@ ids.
 from __future__ import annotations
 
 import json
+import os
+import secrets
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping
@@ -31,7 +33,8 @@ CREATE TABLE IF NOT EXISTS tournaments (
     fingerprint TEXT NOT NULL,
     status TEXT NOT NULL,
     created_at REAL NOT NULL,
-    finished_at REAL
+    finished_at REAL,
+    deck_key TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS tournament_matches (
     tournament_id TEXT NOT NULL,
@@ -55,6 +58,14 @@ CREATE TABLE IF NOT EXISTS tournament_matches (
     PRIMARY KEY (tournament_id, match_id)
 );
 """
+
+
+#: Bytes of randomness in a tournament's deck key (tournament.schedule.deck_seed).
+DECK_KEY_BYTES = 32
+#: Environment variable that sets a new tournament's deck key instead of a random one: for reproducible
+#: runs (the same key and config deal the same decks). An environment variable, not a flag, so it does
+#: not show in the process list.
+DECK_KEY_ENV = "TRICKTABLE_DECK_KEY"
 
 
 class StoreError(RuntimeError):
@@ -89,6 +100,9 @@ class TournamentStore:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA busy_timeout=10000")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(tournaments)")}
+        if "deck_key" not in columns:  # a database from an older version
+            self._db.execute("ALTER TABLE tournaments ADD COLUMN deck_key TEXT NOT NULL DEFAULT ''")
 
     def close(self) -> None:
         """Close the connection."""
@@ -115,9 +129,10 @@ class TournamentStore:
             if resume:
                 raise StoreError(f"no tournament {config.name!r} in {self.path} to resume")
             self._db.execute(
-                "INSERT INTO tournaments (id, config, fingerprint, status, created_at) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO tournaments (id, config, fingerprint, status, created_at, deck_key)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
                 (config.name, json.dumps(config.to_json(), sort_keys=True), config.fingerprint(), "running",
-                 time.time()))
+                 time.time(), os.environ.get(DECK_KEY_ENV) or secrets.token_hex(DECK_KEY_BYTES)))
             return 0
         if not resume:
             raise StoreError(f"tournament {config.name!r} already exists in {self.path}: "
@@ -133,6 +148,11 @@ class TournamentStore:
         finished = time.time() if status == "finished" else None
         self._db.execute("UPDATE tournaments SET status = ?, finished_at = ? WHERE id = ?",
                          (status, finished, tournament_id))
+
+    def deck_key(self, tournament_id: str) -> str:
+        """The tournament's secret deck key (drawn at :meth:`begin`; '' for one begun by an older version)."""
+        row = self._db.execute("SELECT deck_key FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
+        return "" if row is None else str(row[0])
 
     def status(self, tournament_id: str) -> str | None:
         """The stored status, or None for an unknown tournament."""

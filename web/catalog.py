@@ -133,15 +133,21 @@ class ServerCatalog(DatabaseCatalog):
         return rows
 
     def table(self, table_id: str) -> Table | None:
-        return self.lobby.find(table_id)
+        table = self.lobby.find(table_id)
+        # Fair play (docs/protocol.md, section 19): a withheld table is not shown live, as Spectate refuses it.
+        return None if table is None or self.lobby.withheld(table) else table
 
     async def record(self, table_id: str) -> dict[str, Any] | None:
         table = self.lobby.find(table_id)
-        if table is not None and not table.is_over:
+        if table is not None and (not table.is_over or self.lobby.withheld(table)):
             return None
         found = await asyncio.to_thread(self.lobby.storage.record, table_id)
         if found is None and table is not None:
             return table.record
+        if found is not None and table is None:
+            meta = await asyncio.to_thread(self.lobby.storage.meta, table_id)
+            if meta is not None and await self.lobby.withheld_meta(meta):  # as GetRecord withholds it
+                return None
         return found
 
 

@@ -83,8 +83,9 @@ def record_from_database(db: Path, name: str, match_id: str) -> dict[str, Any] |
         return None
     store = TournamentStore(db, read_only=True)
     try:
-        if all(stored != name for stored, _, _ in store.tournaments()):  # also: no tournament tables at all
-            return None
+        statuses = {stored: status for stored, _, status in store.tournaments()}  # none: no tournament tables
+        if statuses.get(name) not in ("finished", "stopped by sprt"):
+            return None  # fair play: a tournament still to (re)run may deal this game's decks again
         found = store.record(name, match_id)
         return dict(found) if found else None
     finally:

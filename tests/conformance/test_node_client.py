@@ -33,6 +33,7 @@ from tests.server.clients import create
 from tests.server.restarts import (
     fleet_outcomes,
     killed_at_exit,
+    opened,
     running_tables,
     serve,
     start_fleet,
@@ -238,4 +239,4 @@ async def test_the_node_bot_keeps_reconnecting_across_a_server_restart(node: str
                 pb.GetRecordRequest(table_id=created.table_id))).record_json)
     assert processes[0].returncode == 0, out.decode() + err.decode()
     assert _result(out.decode())["status"] == "RESULT_STATUS_FINISHED" and seat_1["status"] == "finished"
-    assert record == uninterrupted_record("all_fives", {}, "node-restart")
+    assert opened(record) == uninterrupted_record("all_fives", {}, "node-restart")

@@ -15,6 +15,7 @@ from typing import Any
 
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from rules.registry import new_match
+from rules.shuffle import seed_commitment
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "cli.main"]
@@ -90,6 +91,12 @@ def uninterrupted_record(game: str, options: dict[str, Any], seed: str) -> dict[
     for entry in record["seats"]:
         entry.update({"timeouts": 0, "rejected": 0, "disconnects": 0, "default_actions": 0})
     return record
+
+
+def opened(record: dict[str, Any]) -> dict[str, Any]:
+    """The record without the table's own commitment fields, once they check out (the salt is drawn per table)."""
+    assert record["seed_sha256"] == seed_commitment(record["seed"], record["salt"])
+    return {k: v for k, v in record.items() if k not in ("seed_sha256", "salt", "seed_chosen")}
 
 
 async def running_tables(stub: Any) -> list[pb.TableInfo]:

@@ -41,7 +41,7 @@ RULES_NAMES = {
     "rules.game": {"Contract", "DealState", "Result", "Seat", "SeatView", "Trick"},
     "rules.match": {"MAX_DEALS", "Match"},
     "rules.registry": {"game_rules", "new_match"},
-    "rules.shuffle": {"seed_digest"},
+    "rules.shuffle": {"seed_commitment"},
 }
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from protocol.reasons import RejectReason
 from rules.registry import new_match
+from rules.shuffle import seed_commitment
 from server.clocks import TimeControl
 from server.errors import ShuttingDownError
 from server.events import DecisionRequested, Event
@@ -174,6 +175,7 @@ async def test_a_resumed_table_has_the_same_logs_pending_decision_counters_and_t
 async def test_a_resumed_table_plays_on_to_the_record_of_an_uninterrupted_game(data_dir: Path) -> None:
     server = Server(data_dir)
     table, _ = await started_table(server, game="cinq_cents", seed="uninterrupted", players=4)
+    published = table.seed_sha256
     play_moves(table, 17)
     server.crash()
     for _ in range(2):  # crash after crash: every start replays what the last one journaled
@@ -191,8 +193,11 @@ async def test_a_resumed_table_plays_on_to_the_record_of_an_uninterrupted_game(d
         match = match.apply(match.legal_actions()[0])
     expected = match.to_record(seed="uninterrupted", names=["bot-0", "bot-1", "bot-2", "bot-3"])
     assert table.record is not None and table.record["deals"] == expected["deals"]
-    assert {k: v for k, v in table.record.items() if k != "seats"} == {k: v for k, v in expected.items()
-                                                                      if k != "seats"}
+    # The commitment published before the crashes still opens with the record's salt (the journal kept it).
+    assert table.record["seed_sha256"] == published == seed_commitment("uninterrupted", table.record["salt"])
+    server_only = {"seats", "seed_sha256", "salt", "seed_chosen"}
+    assert {k: v for k, v in table.record.items() if k not in server_only} == {
+        k: v for k, v in expected.items() if k not in server_only}
     assert again.storage.record(table.id) == table.record
     assert again.journal.count() == 0  # a finished table leaves the journal once its record is stored
     again.crash()

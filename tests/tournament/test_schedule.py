@@ -149,3 +149,26 @@ def test_swiss_groups_of_three_avoid_repeated_meetings_when_they_can():
 def test_gauntlet_at_a_three_player_table():
     cfg = config(entrants=["c", "x", "y", "z"], options={"players": 3}, format="gauntlet")
     assert fixed_groups(cfg) == [("c", "x", "y"), ("c", "x", "z"), ("c", "y", "z")]
+
+
+def test_deck_seeds_are_hmacs_of_a_secret_deck_key_and_bot_seeds_do_not_reveal_them(tmp_path, monkeypatch):
+    import hashlib
+    import hmac
+
+    from tournament.runner import bot_seed
+    from tournament.store import DECK_KEY_ENV, TournamentStore
+
+    cfg = config(games=2)
+    keyed = round_matches(cfg, 0, fixed_groups(cfg), "k1")
+    assert keyed[0].seed == hmac.new(b"k1", f"{cfg.seed}/r0/d0".encode(), hashlib.sha256).hexdigest()
+    assert cfg.seed not in keyed[0].seed  # the deck-set id alone (public in the config) gives nothing
+    assert {s.seed for s in round_matches(cfg, 0, fixed_groups(cfg), "k2")}.isdisjoint({s.seed for s in keyed})
+    assert keyed[0].seed not in bot_seed(keyed[0], 0)  # a bot's own seed is handed to it: one-way
+    monkeypatch.delenv(DECK_KEY_ENV)
+    keys = set()
+    for name in ("a", "b"):  # each new tournament draws its own secret key
+        store = TournamentStore(tmp_path / f"{name}.sqlite3")
+        store.begin(cfg, resume=False)
+        keys.add(store.deck_key(cfg.name))
+        store.close()
+    assert len(keys) == 2 and all(len(k) == 64 for k in keys)

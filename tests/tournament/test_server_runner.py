@@ -50,7 +50,9 @@ def test_matches_over_the_server_store_server_records_with_the_decks_seed(tmp_pa
 
     with sqlite3.connect(tmp_path / "tricktable.sqlite3") as con:
         ids = {r[0] for r in con.execute("SELECT id FROM tables")}
+        sealed = {r[0] for r in con.execute("SELECT id FROM tables WHERE sealed = 1 AND seed_chosen = 1")}
     assert {o.table_id for _, o in games} <= ids
+    assert {o.table_id for _, o in games} <= sealed  # records for the tournament's owner token only
     store.close()
 
 

@@ -23,6 +23,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from protocol.generated.tricktable.v1 import game_pb2 as _game_pb2
 import builtins as _builtins
 import sys
@@ -34,6 +35,34 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _DefaultReason:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _DefaultReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DefaultReason.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    DEFAULT_REASON_UNSPECIFIED: _DefaultReason.ValueType  # 0
+    """Not set."""
+    DEFAULT_REASON_TIMEOUT: _DefaultReason.ValueType  # 1
+    """The seat's decision time and bank ran out."""
+    DEFAULT_REASON_AWAY: _DefaultReason.ValueType  # 2
+    """The seat is away (disconnected past its grace period, or timed out several decisions in a row):
+    its defaults are played at once until it answers again.
+    """
+
+class DefaultReason(_DefaultReason, metaclass=_DefaultReasonEnumTypeWrapper):
+    """Why the server played a seat's default action."""
+
+DEFAULT_REASON_UNSPECIFIED: DefaultReason.ValueType  # 0
+"""Not set."""
+DEFAULT_REASON_TIMEOUT: DefaultReason.ValueType  # 1
+"""The seat's decision time and bank ran out."""
+DEFAULT_REASON_AWAY: DefaultReason.ValueType  # 2
+"""The seat is away (disconnected past its grace period, or timed out several decisions in a row):
+its defaults are played at once until it answers again.
+"""
+Global___DefaultReason: _TypeAlias = DefaultReason  # noqa: Y015
 
 @_typing.final
 class TableStarted(_message.Message):
@@ -725,20 +754,26 @@ Global___SeatDisconnected: _TypeAlias = SeatDisconnected  # noqa: Y015
 
 @_typing.final
 class ActionTimedOut(_message.Message):
-    """A seat's decision timed out and the server played the default action for it."""
+    """The server played the default action for a seat (docs/protocol.md, "Default actions"): sent to
+    every seat and spectator just before the ActionTaken event of the same action, so a default can
+    be told from a real move.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     SEAT_FIELD_NUMBER: _builtins.int
     DECISION_ID_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat."""
     decision_id: _builtins.str
-    """The decision that timed out."""
+    """The decision the default answered."""
+    reason: Global___DefaultReason.ValueType
+    """Why the default was played."""
     @_builtins.property
     def action(self) -> _game_pb2.Action:
-        """The action played for the seat (the lowest legal action), as this recipient may see it."""
+        """The default action played for the seat, as this recipient may see it."""
 
     def __init__(
         self,
@@ -746,10 +781,11 @@ class ActionTimedOut(_message.Message):
         seat: _builtins.int = ...,
         decision_id: _builtins.str = ...,
         action: _game_pb2.Action | None = ...,
+        reason: Global___DefaultReason.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "decision_id", b"decision_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "decision_id", b"decision_id", "reason", b"reason", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -881,7 +917,7 @@ class Event(_message.Message):
 
     @_builtins.property
     def action_timed_out(self) -> Global___ActionTimedOut:
-        """A seat's decision timed out."""
+        """The server played a seat's default action (timeout or away)."""
 
     @_builtins.property
     def table_started(self) -> Global___TableStarted:

@@ -296,6 +296,8 @@ class TableInfo(_message.Message):
     DEAL_NUMBER_FIELD_NUMBER: _builtins.int
     SCORES_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
+    SEED_CHOSEN_FIELD_NUMBER: _builtins.int
+    SEALED_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The table's id."""
     game: _game_pb2.Game.ValueType
@@ -303,11 +305,22 @@ class TableInfo(_message.Message):
     status: Global___TableStatus.ValueType
     """Where the table is in its life."""
     seed_sha256: _builtins.str
-    """SHA-256 of the seed, hex, published at the start."""
+    """The table's commitment to its seed, hex: SHA-256 of salt + seed, where the salt is fresh server
+    randomness revealed with the seed in the record (so tables dealt from one seed look unrelated).
+    """
     created_unix_ms: _builtins.int
     """When the table was created, Unix time in milliseconds."""
     deal_number: _builtins.int
     """The current deal number (0 before the first deal)."""
+    seed_chosen: _builtins.bool
+    """True when the table's creator chose its seed (CreateTableRequest.seed): meant for reproducible
+    tests and for tournaments run by the server's operator; a contest of outside bots never lets a
+    player choose it. Such a table may share its decks with other tables (duplicate deals): while one
+    of them is not over (or for good when sealed), deal number, scores and result are left out here,
+    and its record and spectating are withheld from anyone without the creator's owner_token.
+    """
+    sealed: _builtins.bool
+    """True when the creator sealed the table (CreateTableRequest.sealed)."""
     @_builtins.property
     def options(self) -> _game_pb2.TableOptions:
         """The resolved options."""
@@ -342,10 +355,12 @@ class TableInfo(_message.Message):
         deal_number: _builtins.int = ...,
         scores: _abc.Iterable[_builtins.int] | None = ...,
         result: _game_pb2.Result | None = ...,
+        seed_chosen: _builtins.bool = ...,
+        sealed: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "result", b"result", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_unix_ms", b"created_unix_ms", "deal_number", b"deal_number", "game", b"game", "options", b"options", "result", b"result", "scores", b"scores", "seats", b"seats", "seed_sha256", b"seed_sha256", "status", b"status", "table_id", b"table_id", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_unix_ms", b"created_unix_ms", "deal_number", b"deal_number", "game", b"game", "options", b"options", "result", b"result", "scores", b"scores", "sealed", b"sealed", "seats", b"seats", "seed_chosen", b"seed_chosen", "seed_sha256", b"seed_sha256", "status", b"status", "table_id", b"table_id", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -362,10 +377,16 @@ class CreateTableRequest(_message.Message):
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     SEAT_NAMES_FIELD_NUMBER: _builtins.int
+    SEALED_FIELD_NUMBER: _builtins.int
     game: _game_pb2.Game.ValueType
     """The game."""
     seed: _builtins.str
     """A secret seed for the decks; unset: the server draws one."""
+    sealed: _builtins.bool
+    """Seal the table: its record, spectating and progress (deal number, scores, result) are only for
+    the holder of CreateTableResponse.owner_token, for good. For tournaments, whose later tables may
+    deal from the same seed (duplicate deals): the server can not know of a table not yet created.
+    """
     @_builtins.property
     def options(self) -> _game_pb2.TableOptions:
         """Its options; unset fields take the rules' defaults. Must match `game` when set."""
@@ -386,10 +407,11 @@ class CreateTableRequest(_message.Message):
         time_control: Global___TimeControl | None = ...,
         seed: _builtins.str | None = ...,
         seat_names: _abc.Iterable[_builtins.str] | None = ...,
+        sealed: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "options", b"options", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "game", b"game", "options", b"options", "seat_names", b"seat_names", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "game", b"game", "options", b"options", "sealed", b"sealed", "seat_names", b"seat_names", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -407,10 +429,15 @@ class CreateTableResponse(_message.Message):
     SEAT_TOKENS_FIELD_NUMBER: _builtins.int
     SEED_SHA256_FIELD_NUMBER: _builtins.int
     TABLE_FIELD_NUMBER: _builtins.int
+    OWNER_TOKEN_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The new table's id."""
     seed_sha256: _builtins.str
     """SHA-256 of the seed, hex."""
+    owner_token: _builtins.str
+    """Secret credential of the creator: reads the record and spectates while they are withheld (a
+    sealed table, or one dealt from the same seed as a table not over yet).
+    """
     @_builtins.property
     def seat_tokens(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatToken]:
         """One token per seat, in seat order."""
@@ -426,10 +453,11 @@ class CreateTableResponse(_message.Message):
         seat_tokens: _abc.Iterable[Global___SeatToken] | None = ...,
         seed_sha256: _builtins.str = ...,
         table: Global___TableInfo | None = ...,
+        owner_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat_tokens", b"seat_tokens", "seed_sha256", b"seed_sha256", "table", b"table", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["owner_token", b"owner_token", "seat_tokens", b"seat_tokens", "seed_sha256", b"seed_sha256", "table", b"table", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -660,16 +688,22 @@ class GetRecordRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
+    OWNER_TOKEN_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The table's id."""
+    owner_token: _builtins.str
+    """The creator's credential (CreateTableResponse.owner_token): needed only while the record is
+    withheld (a sealed table, or a table dealt from the same seed is not over yet).
+    """
     def __init__(
         self,
         *,
         table_id: _builtins.str = ...,
+        owner_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["owner_token", b"owner_token", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1229,19 +1263,25 @@ class SpectateRequest(_message.Message):
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     LAST_SEEN_SEQUENCE_FIELD_NUMBER: _builtins.int
+    OWNER_TOKEN_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The table's id."""
     last_seen_sequence: _builtins.int
     """The last event sequence seen, when resuming; unset: start from the current public view."""
+    owner_token: _builtins.str
+    """The creator's credential (CreateTableResponse.owner_token): needed only while the table is
+    withheld (sealed, or a table dealt from the same seed is not over yet).
+    """
     def __init__(
         self,
         *,
         table_id: _builtins.str = ...,
         last_seen_sequence: _builtins.int | None = ...,
+        owner_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "last_seen_sequence", b"last_seen_sequence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "last_seen_sequence", b"last_seen_sequence", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "last_seen_sequence", b"last_seen_sequence", "owner_token", b"owner_token", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__last_seen_sequence: _TypeAlias = _typing.Literal["last_seen_sequence"]  # noqa: Y015
     _WhichOneofArgType__last_seen_sequence: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence"]  # noqa: Y015

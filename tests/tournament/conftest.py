@@ -1,0 +1,13 @@
+"""Tournament tests compare runs over separate stores: they share one deck key, so equal configs deal equal decks."""
+
+from __future__ import annotations
+
+import pytest
+
+from tournament.store import DECK_KEY_ENV
+
+
+@pytest.fixture(autouse=True)
+def shared_deck_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every tournament begun by these tests (in-process or a child process) draws the same deck key."""
+    monkeypatch.setenv(DECK_KEY_ENV, "tests-deck-key")
