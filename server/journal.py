@@ -42,6 +42,8 @@ from typing import Any
 
 import structlog
 
+from server.storage import open_wal
+
 log = structlog.get_logger("tricktable.journal")
 
 JOURNAL_NAME = "journal.sqlite3"
@@ -154,10 +156,7 @@ class Journal:
     def open(self) -> Journal:
         """Create the file and schema if needed; start the background checkpoints."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.execute("PRAGMA busy_timeout=5000")
+        db = open_wal(self.path)
         db.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints fsync: the background thread does them
         db.executescript(_SCHEMA)
         self._db = db

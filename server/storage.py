@@ -62,6 +62,18 @@ def database_path(data_dir: str | os.PathLike[str] | None = None) -> Path:
     return resolve_data_dir(data_dir) / DB_NAME
 
 
+def open_wal(path: Path) -> sqlite3.Connection:
+    """A connection to the SQLite file ``path`` in WAL mode, autocommit, usable from any thread (one at a time).
+
+    ``synchronous=NORMAL``: a commit survives the process's crash; only a checkpoint waits for the disk.
+    """
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA busy_timeout=5000")
+    return db
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableMeta:
     """What the server keeps about an ended table besides its record."""
@@ -101,10 +113,7 @@ class Storage:
     def open(self) -> Storage:
         """Create the directory and the schema if needed; switch the database to WAL."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.execute("PRAGMA busy_timeout=5000")
+        db = open_wal(self.path)
         db.executescript(_SCHEMA)
         present = {row[1] for row in db.execute("PRAGMA table_info(tables)")}
         for column, definition in _ADDED_COLUMNS.items():
