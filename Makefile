@@ -43,7 +43,7 @@ lint: venv
 	$(BIN)/ruff check .
 
 types: venv
-	$(BIN)/mypy rules protocol cli bots client_sdk server tournament bench web tests
+	$(BIN)/mypy rules protocol cli bots client_sdk server tournament bench web analysis tests
 
 check: lint types protos-check buf-lint test
 

@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "cli.match",
     "cli.ladder",
     "cli.view",
+    "cli.replay",
 )
 
 for _name in COMMAND_MODULES:

@@ -1,0 +1,1 @@
+"""Tools that study recorded games: counterfactual replay (:mod:`analysis.counterfactual`) and move analysis."""
