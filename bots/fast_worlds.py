@@ -100,6 +100,17 @@ def search(view: SeatView, actions: Sequence[Action], worlds: WorldStream, playo
     Every action is tried in the same worlds, so the comparison is paired
     and the luck of the deal cancels. 0 when no world could be drawn.
     """
+    return best_index(action_totals(view, actions, worlds, playout, bonus))
+
+
+def action_totals(view: SeatView, actions: Sequence[Action], worlds: WorldStream, playout: FastPlayout,
+                  bonus: float) -> list[float]:
+    """Each action's value summed over ``worlds`` (the search's comparison; divide by ``worlds.drawn``).
+
+    Apart from :func:`search` so that a tool can read the estimates
+    themselves: ``tricktable analyse`` values the action a seat played
+    against the search's own choice (:meth:`bots.search.SearchBot.action_values`).
+    """
     codes = [encode(view.game, a) for a in actions]
     sides = tuple(view.side_of(s) for s in range(view.players))
     side = sides[view.seat]
@@ -112,7 +123,7 @@ def search(view: SeatView, actions: Sequence[Action], worlds: WorldStream, playo
             child.apply(code)
             playout(child, rng, sides)
             totals[i] += deal_value(before, child, side, bonus)
-    return best_index(totals)
+    return totals
 
 
 class WorldSearcher:
@@ -186,6 +197,7 @@ __all__ = [
     "FastPlayout",
     "WorldSearcher",
     "WorldStream",
+    "action_totals",
     "best_index",
     "candidates",
     "deal_value",

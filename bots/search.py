@@ -48,7 +48,16 @@ from dataclasses import replace
 
 from bots import heuristic
 from bots.bid_fit import bid_fit
-from bots.fast_worlds import DEFAULT_BUDGET, FastPlayout, WorldSearcher, decision_rng, random_playout, win_bonus
+from bots.fast_worlds import (
+    DEFAULT_BUDGET,
+    FastPlayout,
+    WorldSearcher,
+    WorldStream,
+    action_totals,
+    decision_rng,
+    random_playout,
+    win_bonus,
+)
 from bots.playout import greedy_playout
 from bots.search_bids import Finish, choose_bid, choose_discard
 from rules.actions import Action, Discard, Pass, Play
@@ -200,6 +209,31 @@ class SearchBot(WorldSearcher):
             return heuristic.choose_action(view)
         bonus = self.win_bonus if self.win_bonus is not None else win_bonus(view.game)
         return self._decide(view, rng, self.policy, bonus, fit=bid_fit(view))
+
+    def action_values(self, view: SeatView) -> dict[Action, float] | None:
+        """The mean value of every legal action over the same sampled worlds, as a card decision searches them.
+
+        For analysis tools (``tricktable analyse``): the values are the ones
+        :meth:`choose_action` compares (the side's deal points minus the best
+        other side's, +- the win bonus), for every legal action, not only the
+        candidates it searches; ``last_worlds`` says how many worlds. None for
+        the decisions searched otherwise (Cinq Cents bids and discards) or
+        when no world could be drawn.
+
+        Raises:
+            ValueError: the view has no legal action.
+        """
+        legal = self._start(view)
+        if any(isinstance(a, Pass | Discard) for a in legal):
+            return None
+        worlds = WorldStream(view, decision_rng(self.seed, view), self.simulations, self.budget, fit=bid_fit(view))
+        bonus = self.win_bonus if self.win_bonus is not None else win_bonus(view.game)
+        totals = action_totals(view, legal, worlds, self.policy, bonus)
+        self.last_worlds, self.last_rejected = worlds.drawn, worlds.failed
+        self.total_worlds += worlds.drawn
+        if not worlds.drawn:
+            return None
+        return {action: total / worlds.drawn for action, total in zip(legal, totals, strict=True)}
 
     def _finisher(self, view: SeatView) -> Finish:
         """Plays a simulated deal of ``view``'s deal out with the heuristic (for Cinq Cents bids and discards)."""
