@@ -31,6 +31,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "cli.ladder",
     "cli.view",
     "cli.replay",
+    "cli.analyse",
 )
 
 for _name in COMMAND_MODULES:
