@@ -169,7 +169,8 @@ def replay(record: GameRecord, seat: Seat, bot: str, *, stand_in: str = DEFAULT_
     """Replay ``record`` with ``bot`` at ``seat`` (see the module docstring).
 
     Raises:
-        ValueError: no such seat, deal or bot (``bots.make_bot``'s message), or a bot returned a refused action.
+        ValueError: no such seat, deal or bot (``bots.make_bot``'s message), or a bot failed or chose a
+            refused action.
         OptionsError: the record's options are not valid for its game.
     """
     players = len(record.seats)
@@ -189,7 +190,9 @@ def replay(record: GameRecord, seat: Seat, bot: str, *, stand_in: str = DEFAULT_
     try:
         match = play_out(match, chooser)
     except RuleError as exc:
-        raise ValueError(f"bot {bot!r} chose an action the rules refuse: {exc}") from None
+        raise ValueError(f"a bot chose an action the rules refuse: {exc}") from None
+    except Exception as exc:  # a bot's crash ends this replay, never the others of the run
+        raise ValueError(f"a bot failed: {type(exc).__name__}: {exc}") from None
     if not match.is_over:
         match = match.abort("counterfactual replay: deal limit reached")
     result = match.result

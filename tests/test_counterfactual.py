@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from analysis.counterfactual import ContinuedDecks, mirror_seat, replay
@@ -107,3 +108,17 @@ def test_replay_command_reports_bad_records_and_unknown_bots_in_one_line_and_exi
     assert "Traceback" not in out
     code, out = _run(str(good), "--seat", "7", "--bot", "random")
     assert code == 1 and "no seat 7" in out
+
+
+class _Crashing:
+    def choose_action(self, view: object) -> object:
+        raise RuntimeError("boom")
+
+
+def test_a_bot_that_crashes_ends_its_replay_with_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import bots
+
+    monkeypatch.setitem(bots.BOTS, "crashing", lambda seed: _Crashing())
+    data = _heuristic_record("twenty_five", {"players": 4}, "g1")
+    with pytest.raises(ValueError, match="a bot failed: RuntimeError: boom"):
+        replay(parse_record(data), 0, "crashing")
