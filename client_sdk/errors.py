@@ -65,6 +65,10 @@ RETRYABLE: frozenset[grpc.StatusCode] = frozenset({
     grpc.StatusCode.CANCELLED,
 })
 
+#: Status codes after which the runner tries again with backoff: :data:`RETRYABLE`, and a server limit
+#: (RESOURCE_EXHAUSTED: too many streams or seekers now, which frees up as other streams close).
+RETRY_WITH_BACKOFF: frozenset[grpc.StatusCode] = RETRYABLE | {grpc.StatusCode.RESOURCE_EXHAUSTED}
+
 _BY_CODE: dict[grpc.StatusCode, type[SdkError]] = {
     grpc.StatusCode.UNAUTHENTICATED: JoinRejected,
     grpc.StatusCode.PERMISSION_DENIED: PermissionDenied,

@@ -34,7 +34,7 @@ from typing import Any
 import grpc
 
 from client_sdk.bot import Bot, DecisionInfo, ask_awaitable, choose_now
-from client_sdk.errors import RETRYABLE, ConnectionLost, ProtocolError, SdkError, error_from_rpc
+from client_sdk.errors import RETRY_WITH_BACKOFF, ConnectionLost, ProtocolError, SdkError, error_from_rpc
 from protocol import convert
 from protocol.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
 from rules.actions import Action
@@ -188,15 +188,15 @@ async def run_bot_async(
                     return done
                 error: SdkError = ConnectionLost("the server closed the stream before the game ended")
             except grpc.aio.AioRpcError as exc:
-                if exc.code() not in RETRYABLE:
+                if exc.code() not in RETRY_WITH_BACKOFF:
                     raise error_from_rpc(exc) from None
                 error = error_from_rpc(exc)
             if session.joins > joins_before:
                 failures = 0  # the last attempt joined: start the schedule again
             failures += 1
             if failures > schedule.attempts:
-                raise ConnectionLost(f"gave up after {schedule.attempts} reconnect attempts: {error.message}",
-                                     error.code)
+                raise type(error)(f"gave up after {schedule.attempts} reconnect attempts: {error.message}",
+                                  error.code)
             wait = schedule.delay(failures, rng)
             session.reconnects += 1
             log.warning("connection lost (%s); reconnecting in %.2fs (attempt %d, last event %s)",
@@ -481,11 +481,11 @@ async def seek_async(
                     log.info("seeking %s: %d of %d waiting", game, update.waiting.waiting, update.waiting.needed)
                 error: SdkError = ConnectionLost("the server ended the seek without seating this client")
             except grpc.aio.AioRpcError as exc:
-                if exc.code() not in RETRYABLE:
+                if exc.code() not in RETRY_WITH_BACKOFF:
                     raise error_from_rpc(exc) from None
                 error = error_from_rpc(exc)
             if attempt > schedule.attempts:
-                raise ConnectionLost(f"gave up seeking after {schedule.attempts} retries: {error.message}", error.code)
+                raise type(error)(f"gave up seeking after {schedule.attempts} retries: {error.message}", error.code)
             wait = schedule.delay(attempt, rng)
             log.warning("seek interrupted (%s); seeking again in %.2fs", error.message, wait)
             await asyncio.sleep(wait)

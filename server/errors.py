@@ -14,6 +14,17 @@ import grpc
 
 from rules.errors import NotationError, OptionsError, RecordError
 
+#: Characters at most of a message the server sends (status details, rejection messages): a message may
+#: quote the client's input, and an unbounded quote would grow past the client's metadata limit.
+MAX_MESSAGE_CHARS = 500
+
+
+def bounded(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters)"
+
 
 class ServerError(Exception):
     """Base of the server's domain errors; ``message`` is what the client reads."""
@@ -51,6 +62,18 @@ class TableNotOverError(ServerError):
     """The record of a table that is still running was asked for."""
 
 
+class UndecodableRequestError(InvalidRequestError):
+    """A request on a stream could not be decoded as the RPC's message: the stream ends (INVALID_ARGUMENT)."""
+
+
+class JoinDeadlineError(ServerError):
+    """A Play stream sent no join within the join deadline: the stream ends (DEADLINE_EXCEEDED)."""
+
+
+class TooManyRejectionsError(ServerError):
+    """A stream's messages were refused faster than its rejection budget allows: the stream ends."""
+
+
 class WithheldError(ServerError):
     """A record or a table's cards asked for while withheld (fair play), without the creator's owner token."""
 
@@ -67,6 +90,8 @@ STATUS_CODES: dict[type[Exception], grpc.StatusCode] = {
     InvalidRequestError: grpc.StatusCode.INVALID_ARGUMENT,
     TooManyTablesError: grpc.StatusCode.RESOURCE_EXHAUSTED,
     TooManyStreamsError: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    TooManyRejectionsError: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    JoinDeadlineError: grpc.StatusCode.DEADLINE_EXCEEDED,
     ShuttingDownError: grpc.StatusCode.UNAVAILABLE,
     TableNotOverError: grpc.StatusCode.FAILED_PRECONDITION,
     AlreadyJoinedError: grpc.StatusCode.FAILED_PRECONDITION,

@@ -17,7 +17,7 @@ from typing import Any
 import grpc
 import structlog
 
-from server.errors import TooManyStreamsError, status_for
+from server.errors import TooManyStreamsError, bounded, status_for
 
 log = structlog.get_logger("tricktable.rpc")
 
@@ -72,7 +72,7 @@ async def _abort_for(error: Exception, context: Context, method: str) -> None:
     if code is None:
         log.exception("unexpected error", method=method)
         await context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(error).__name__}")
-    await context.abort(code, str(error))
+    await context.abort(code, bounded(str(error)))
 
 
 class ErrorInterceptor(_Wrapping):

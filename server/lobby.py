@@ -24,8 +24,10 @@ token, so nothing about a running table's cards leaks through its twin.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -41,6 +43,7 @@ from server.errors import (
     ShuttingDownError,
     TableNotFoundError,
     TableNotOverError,
+    TooManyStreamsError,
     TooManyTablesError,
     WithheldError,
 )
@@ -62,6 +65,15 @@ class Limits:
     max_tables_per_client: int = 500
     max_streams_per_client: int = 2000
     max_seekers: int = 2000
+    #: Open streams at once per seat token (Play and Watch): a client reconnecting in a loop can not pile them up.
+    max_streams_per_seat: int = 4
+    #: Spectators at once per table.
+    max_spectators_per_table: int = 200
+    #: Seconds a Play stream has to send its join; then it ends with DEADLINE_EXCEEDED.
+    join_deadline_seconds: float = 10.0
+    #: Refused messages a stream may send at once, then per second, before it ends with RESOURCE_EXHAUSTED.
+    max_rejections_burst: int = 100
+    max_rejections_per_second: float = 10.0
     #: How long an ended table stays in memory so late or resuming streams get its last events.
     retain_seconds: float = 30.0
     #: A table is aborted after this many deals without a result (no table runs for ever).
@@ -106,6 +118,8 @@ class Lobby:
         self._seed_of: dict[str, str] = {}
         #: Chosen seed -> ids of its tables not over yet: while there are two, each withholds its cards.
         self._open_seeds: dict[str, set[str]] = {}
+        #: Spectate streams open per table id.
+        self._spectators: Counter[str] = Counter()
         self.closing = False
 
     # --- tables ----------------------------------------------------------
@@ -245,6 +259,33 @@ class Lobby:
         if table is None:
             raise BadTokenError("the token's table is closed")
         return table, seat
+
+    def check_seat_streams(self, table: Table, seat: Seat) -> None:
+        """Pass while ``seat`` holds fewer open streams than the limit.
+
+        Raises:
+            TooManyStreamsError
+        """
+        if table.seats[seat].connections >= self.limits.max_streams_per_seat:
+            raise TooManyStreamsError(f"this seat holds its limit of {self.limits.max_streams_per_seat} open streams")
+
+    @contextlib.contextmanager
+    def spectating(self, table: Table) -> Iterator[None]:
+        """Count one spectator of ``table`` for the block.
+
+        Raises:
+            TooManyStreamsError: the table has its limit of spectators.
+        """
+        if self._spectators[table.id] >= self.limits.max_spectators_per_table:
+            raise TooManyStreamsError(
+                f"this table has its limit of {self.limits.max_spectators_per_table} spectators")
+        self._spectators[table.id] += 1
+        try:
+            yield
+        finally:
+            self._spectators[table.id] -= 1
+            if not self._spectators[table.id]:
+                del self._spectators[table.id]
 
     # --- seek ------------------------------------------------------------
 

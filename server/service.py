@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections import deque
 from collections.abc import AsyncIterator, Coroutine
 from dataclasses import replace
 from typing import Any, Literal
@@ -27,11 +26,18 @@ from rules.actions import Action
 from rules.game import Seat
 from rules.registry import game_rules
 from server.clocks import LIMITS, TimeControl
-from server.errors import InvalidRequestError
+from server.errors import (
+    InvalidRequestError,
+    JoinDeadlineError,
+    TooManyRejectionsError,
+    UndecodableRequestError,
+    bounded,
+)
 from server.events import Audience, DecisionRequested, Event
 from server.interceptors import client_of
 from server.lobby import Lobby
 from server.storage import TableMeta as StoredMeta
+from server.stream_guard import Inbox, RejectionBudget, StreamFailure, decoded
 from server.tables import Outcome, Table
 from server.wire import decision_to_proto, event_to_proto, stored_table_info, table_info
 
@@ -115,36 +121,65 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
 
     async def Play(self, request_iterator: AsyncIterator[pb.PlayRequest],
                    context: Context) -> AsyncIterator[pb.PlayResponse]:
-        requests = request_iterator.__aiter__()
+        limits = self.lobby.limits
+        loop = asyncio.get_running_loop()
+        requests = decoded(request_iterator.__aiter__())
+        budget = RejectionBudget(limits.max_rejections_burst, limits.max_rejections_per_second)
+        deadline = loop.time() + limits.join_deadline_seconds
         join: pb.Join | None = None
-        async for request in requests:
+        while join is None:
+            try:
+                request = await asyncio.wait_for(anext(requests, None), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                raise JoinDeadlineError(f"no join within {limits.join_deadline_seconds:g} s of opening the stream; "
+                                        "send join first") from None
+            if request is None:
+                return
             if request.WhichOneof("kind") == "join":
                 join = request.join
                 break
+            if not budget.spend(loop.time()):
+                raise TooManyRejectionsError(_too_many_rejections(limits.max_rejections_burst))
             yield pb.PlayResponse(rejection=pb.Rejection(
-                decision_id=request.decide.decision_id, reason=convert.rejection_reason_to_proto("NOT_JOINED"),
-                message="join with a token first"))
-        if join is None:
-            return
+                decision_id=_bounded(request.decide.decision_id),
+                reason=convert.rejection_reason_to_proto("NOT_JOINED"), message="join with a token first"))
         table, seat = self.lobby.resolve(join.token)
+        self.lobby.check_seat_streams(table, seat)
         last_seen = join.last_seen_sequence if join.HasField("last_seen_sequence") else None
-        inbox: deque[pb.PlayResponse] = deque()
+        inbox = Inbox()
 
         async def read() -> None:
-            async for request in requests:
-                if request.WhichOneof("kind") == "decide":
-                    try:
-                        outcome = decide(table, seat, request.decide)
-                    except Exception as error:  # never leave the stream without a reader
-                        log.exception("decide failed", table=table.id, game=table.game, seat=seat)
-                        outcome = table.reject(seat, RejectReason.MALFORMED_ACTION, f"refused: {error}")
-                    inbox.append(_outcome_response(pb.PlayResponse, request.decide.decision_id, outcome))
-                else:
-                    table.reject(seat, RejectReason.ALREADY_JOINED, "this stream has already joined")
-                    inbox.append(pb.PlayResponse(rejection=pb.Rejection(
-                        reason=convert.rejection_reason_to_proto("ALREADY_JOINED"),
-                        message="this stream has already joined")))
+            """Answer each decide into ``inbox``; an undecodable request or a flood of refusals ends the stream."""
+            try:
+                async for request in requests:
+                    if request.WhichOneof("kind") == "decide":
+                        try:
+                            outcome = decide(table, seat, request.decide)
+                        except Exception as error:  # never leave the stream without a reader
+                            log.exception("decide failed", table=table.id, game=table.game, seat=seat)
+                            outcome = table.reject(seat, RejectReason.MALFORMED_ACTION,
+                                                   f"refused: {type(error).__name__}")
+                        response = _outcome_response(pb.PlayResponse, request.decide.decision_id, outcome)
+                    else:
+                        outcome = table.reject(seat, RejectReason.ALREADY_JOINED, "this stream has already joined")
+                        response = pb.PlayResponse(rejection=pb.Rejection(
+                            reason=convert.rejection_reason_to_proto("ALREADY_JOINED"),
+                            message="this stream has already joined"))
+                    if not outcome.accepted and not budget.spend(loop.time()):
+                        raise TooManyRejectionsError(_too_many_rejections(limits.max_rejections_burst))
+                    await inbox.room()  # a client that does not read is no longer read either
+                    inbox.append(response)
+                    table.wake()
+            except (UndecodableRequestError, TooManyRejectionsError) as error:
+                event = "undecodable request" if isinstance(error, UndecodableRequestError) else "stream flooded"
+                log.warning(event, table=table.id, game=table.game, seat=seat, error=error.message)
+                inbox.append(StreamFailure(error))
                 table.wake()
+                # Read on (dropping everything) until the writer ends the call: a call ended while the client's
+                # messages lie unread fails on the client as INTERNAL instead of carrying this status.
+                with contextlib.suppress(Exception):
+                    async for _ in requests:
+                        pass
 
         async for response in _seat_stream(table, seat, join.name, last_seen, pb.PlayResponse, inbox, read(),
                                            join.accept_batches, join.enumerate_discards):
@@ -152,8 +187,9 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
 
     async def Watch(self, request: pb.WatchRequest, context: Context) -> AsyncIterator[pb.WatchResponse]:
         table, seat = self.lobby.resolve(request.token)
+        self.lobby.check_seat_streams(table, seat)
         last_seen = request.last_seen_sequence if request.HasField("last_seen_sequence") else None
-        async for response in _seat_stream(table, seat, request.name, last_seen, pb.WatchResponse, deque(), None,
+        async for response in _seat_stream(table, seat, request.name, last_seen, pb.WatchResponse, Inbox(), None,
                                            enumerate_discards=request.enumerate_discards):
             yield response
 
@@ -171,13 +207,19 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         self.lobby.check_reveal(table, request.owner_token)  # first: even a refused resume point tells progress
         last_seen = request.last_seen_sequence if request.HasField("last_seen_sequence") else None
         check_resume_point(table, None, last_seen)
-        snap = table.snapshot(None)
-        yield pb.SpectateResponse(started=pb.SpectateStarted(table=table_info(table), sequence=snap.seq,
-                                                             view=convert.view_to_proto(snap.view)))
-        after = snap.seq if last_seen is None else last_seen
-        async for item in table.follow(None, after):
-            if isinstance(item, Event):
-                yield pb.SpectateResponse(event=event_to_proto(item))
+        with self.lobby.spectating(table):
+            snap = table.snapshot(None)
+            yield pb.SpectateResponse(started=pb.SpectateStarted(table=table_info(table), sequence=snap.seq,
+                                                                 view=convert.view_to_proto(snap.view)))
+            after = snap.seq if last_seen is None else last_seen
+            async for item in table.follow(None, after):
+                if isinstance(item, Event):
+                    yield pb.SpectateResponse(event=event_to_proto(item))
+
+
+def _too_many_rejections(burst: int) -> str:
+    return (f"this stream sent refused messages faster than its budget ({burst} at once); "
+            "the stream is closed: reconnect, join, and answer only pending decisions")
 
 
 def check_resume_point(table: Table, audience: Audience, last_seen: int | None) -> None:
@@ -250,15 +292,25 @@ def decide(table: Table, seat: Seat, message: pb.Decide) -> Outcome:
         action = next((a for a in legal if convert.action_id(a) == message.action_id), None)
         if action is None:
             return table.reject(seat, RejectReason.UNKNOWN_ACTION_ID,
-                                f"action_id {message.action_id!r} is not a legal action id of decision {decision_id}")
+                                f"action_id {_bounded(message.action_id)!r} is not a legal action id of decision "
+                                f"{decision_id}")
         return table.submit(seat, decision_id, action)
     if choice != "action":
         return table.reject(seat, RejectReason.MALFORMED_ACTION, "a decide needs an action or an action_id")
     try:
         action = convert.action_from_proto(message.action)
     except Exception as error:  # NotationError for bad notation; anything else is still the client's input
-        return table.reject(seat, RejectReason.MALFORMED_ACTION, str(error) or type(error).__name__)
+        return table.reject(seat, RejectReason.MALFORMED_ACTION, bounded(str(error)) or type(error).__name__)
     return table.submit(seat, decision_id, action)
+
+
+#: Characters at most of a client's id (decision or action) quoted back: the ids the server issues are shorter.
+MAX_ID_CHARS = 64
+
+
+def _bounded(client_id: str) -> str:
+    """A client's id as it may be quoted back (cut to :data:`MAX_ID_CHARS`)."""
+    return client_id[:MAX_ID_CHARS]
 
 
 def _decision_number(text: str) -> int | None:
@@ -286,12 +338,13 @@ def _outcome_response(kind: Any, decision_id: str, outcome: Outcome) -> Any:
     if outcome.accepted:
         return kind(accepted=pb.Accepted(decision_id=decision_id, duplicate=outcome.duplicate))
     reason = outcome.reason or RejectReason.MALFORMED_ACTION
-    return kind(rejection=pb.Rejection(decision_id=decision_id, reason=convert.rejection_reason_to_proto(reason.value),
-                                       message=outcome.message))
+    return kind(rejection=pb.Rejection(decision_id=_bounded(decision_id),
+                                       reason=convert.rejection_reason_to_proto(reason.value),
+                                       message=bounded(outcome.message)))
 
 
 async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | None, kind: Any,
-                       inbox: deque[Any], reader: Coroutine[Any, Any, None] | None,
+                       inbox: Inbox, reader: Coroutine[Any, Any, None] | None,
                        batches: bool = False, enumerate_discards: bool = False) -> AsyncIterator[Any]:
     """Joined, then the seat's events, decisions and the reader's answers (from ``inbox``) until the table ends.
 
@@ -336,6 +389,8 @@ def _seat_message(kind: Any, item: Any, options: game_pb2.TableOptions, enumerat
     """One item a seat's stream follows as a message of ``kind``: an event, a decision, or an answer as it is."""
     if isinstance(item, Event):
         return kind(event=event_to_proto(item))
+    if isinstance(item, StreamFailure):
+        raise item.error  # the reader ended the stream: its status reaches the client by the error interceptor
     if isinstance(item, DecisionRequested):
         return kind(decision=decision_to_proto(item, options, enumerate_discards=enumerate_discards))
     return item

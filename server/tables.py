@@ -441,8 +441,13 @@ class Table:
         return self._reject(seat, reason, message)
 
     def _reject(self, seat: Seat, reason: RejectReason, message: str) -> Outcome:
-        self.seats[seat].rejected += 1
-        self.log.info("action rejected", seat=seat, reason=reason.value, message=message)
+        state = self.seats[seat]
+        state.rejected += 1
+        if state.rejected & (state.rejected - 1) == 0:
+            # Sampled: the 1st, 2nd, 4th, 8th ... refusal of a seat, each with the running count, so a client
+            # flooding refused messages costs a few log lines, not one per message (the record has the total).
+            self.log.info("action rejected", seat=seat, reason=reason.value, message=message[:200],
+                          rejected=state.rejected)
         return Outcome(accepted=False, reason=reason, message=message)
 
     def _start(self) -> None:

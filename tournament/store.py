@@ -34,7 +34,8 @@ CREATE TABLE IF NOT EXISTS tournaments (
     status TEXT NOT NULL,
     created_at REAL NOT NULL,
     finished_at REAL,
-    deck_key TEXT NOT NULL DEFAULT ''
+    deck_key TEXT NOT NULL DEFAULT '',
+    runner_pid INTEGER
 );
 CREATE TABLE IF NOT EXISTS tournament_matches (
     tournament_id TEXT NOT NULL,
@@ -66,6 +67,19 @@ DECK_KEY_BYTES = 32
 #: runs (the same key and config deal the same decks). An environment variable, not a flag, so it does
 #: not show in the process list.
 DECK_KEY_ENV = "TRICKTABLE_DECK_KEY"
+
+
+def _alive(pid: int | None) -> bool:
+    """Whether process ``pid`` runs on this machine (None, from an older version: assume it is gone)."""
+    if pid is None:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it runs, as another user
+        return True
+    return True
 
 
 class StoreError(RuntimeError):
@@ -101,8 +115,10 @@ class TournamentStore:
         self._db.execute("PRAGMA busy_timeout=10000")
         self._db.executescript(_SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(tournaments)")}
-        if "deck_key" not in columns:  # a database from an older version
-            self._db.execute("ALTER TABLE tournaments ADD COLUMN deck_key TEXT NOT NULL DEFAULT ''")
+        for column, definition in (("deck_key", "TEXT NOT NULL DEFAULT ''"), ("runner_pid", "INTEGER")):
+            if column not in columns:  # a database from an older version
+                self._db.execute(f"ALTER TABLE tournaments ADD COLUMN {column} {definition}")
+        self._mark_interrupted()
 
     def close(self) -> None:
         """Close the connection."""
@@ -129,10 +145,10 @@ class TournamentStore:
             if resume:
                 raise StoreError(f"no tournament {config.name!r} in {self.path} to resume")
             self._db.execute(
-                "INSERT INTO tournaments (id, config, fingerprint, status, created_at, deck_key)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO tournaments (id, config, fingerprint, status, created_at, deck_key, runner_pid)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (config.name, json.dumps(config.to_json(), sort_keys=True), config.fingerprint(), "running",
-                 time.time(), os.environ.get(DECK_KEY_ENV) or secrets.token_hex(DECK_KEY_BYTES)))
+                 time.time(), os.environ.get(DECK_KEY_ENV) or secrets.token_hex(DECK_KEY_BYTES), os.getpid()))
             return 0
         if not resume:
             raise StoreError(f"tournament {config.name!r} already exists in {self.path}: "
@@ -140,8 +156,21 @@ class TournamentStore:
         if row[0] != config.fingerprint():
             raise StoreError(f"tournament {config.name!r} in {self.path} was started with a different config; "
                              "only concurrency may change on --resume")
-        self._db.execute("UPDATE tournaments SET status = 'running' WHERE id = ?", (config.name,))
+        self._db.execute("UPDATE tournaments SET status = 'running', runner_pid = ? WHERE id = ?",
+                         (os.getpid(), config.name))
         return self.count(config.name)
+
+    def _mark_interrupted(self) -> None:
+        """Mark ``interrupted`` every tournament left ``running`` by a process that is gone (killed with -9).
+
+        Why at open: a killed process can not mark itself; the next command that opens the database does.
+        A tournament whose process still runs (this machine) keeps ``running``.
+        """
+        rows = self._db.execute("SELECT id, runner_pid FROM tournaments WHERE status = 'running'").fetchall()
+        for tournament_id, pid in rows:
+            if not _alive(pid):
+                self._db.execute("UPDATE tournaments SET status = 'interrupted' WHERE id = ? AND status = 'running'",
+                                 (tournament_id,))
 
     def set_status(self, tournament_id: str, status: str) -> None:
         """Mark the tournament ``running``, ``interrupted`` or ``finished``."""

@@ -1,0 +1,100 @@
+"""What keeps one client stream from wedging its seat or the server (docs/protocol.md, section 19).
+
+- :func:`decoded`: a request the server can not decode ends the stream with
+  ``INVALID_ARGUMENT`` (:class:`UndecodableRequestError`), instead of killing
+  the reader while the stream stays open and the seat looks connected.
+- :class:`Inbox`: a stream's replies waiting to be written, bounded: a
+  client that sends without reading stops being read (HTTP/2 flow control
+  then holds it back) instead of growing the server.
+- :class:`RejectionBudget`: a token bucket of refusals; a stream that spends
+  it ends with ``RESOURCE_EXHAUSTED``.
+- :class:`StreamFailure`: how the reader task hands such an end to the one
+  writer of the stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from google.protobuf.message import DecodeError
+
+from server.errors import ServerError, UndecodableRequestError
+
+T = TypeVar("T")
+
+#: Replies at most waiting in one stream's inbox before its reader pauses.
+MAX_INBOX = 64
+
+
+async def decoded(requests: AsyncIterator[T]) -> AsyncIterator[T]:
+    """The stream's requests; one that can not be decoded raises :class:`UndecodableRequestError`.
+
+    The protobuf message is not echoed: only its length is told.
+    """
+    try:
+        async for request in requests:
+            yield request
+    except DecodeError:
+        raise UndecodableRequestError("a request on this stream could not be decoded as the RPC's message; "
+                                      "the stream is closed") from None
+
+
+@dataclass(frozen=True, slots=True)
+class StreamFailure:
+    """Put in a stream's inbox by its reader: the writer raises ``error`` and the stream ends with its status."""
+
+    error: ServerError
+
+
+class Inbox(deque[Any]):
+    """A stream's replies waiting for its writer, with a wait for room (at most :data:`MAX_INBOX`).
+
+    The writer pops with ``popleft`` (as :meth:`server.tables.Table.follow` does), which lets a paused
+    reader go on.
+    """
+
+    def __init__(self, limit: int = MAX_INBOX) -> None:
+        super().__init__()
+        self.limit = limit
+        self._room = asyncio.Event()
+
+    def popleft(self) -> Any:
+        item = super().popleft()
+        self._room.set()
+        return item
+
+    async def room(self) -> None:
+        """Return once the inbox holds fewer than ``limit`` replies."""
+        while len(self) >= self.limit:
+            self._room.clear()
+            await self._room.wait()
+
+
+class RejectionBudget:
+    """A token bucket of refusals: ``burst`` at once, refilled at ``per_second``.
+
+    Why a bucket and not a count: a bot that errs now and then never runs
+    out, while one that floods refused messages does within ``burst``.
+    """
+
+    __slots__ = ("_last", "_tokens", "burst", "per_second")
+
+    def __init__(self, burst: int, per_second: float) -> None:
+        self.burst = burst
+        self.per_second = per_second
+        self._tokens = float(burst)
+        self._last: float | None = None
+
+    def spend(self, now: float) -> bool:
+        """Take one refusal at ``now`` (a monotonic time); False once the budget is spent."""
+        if self._last is not None:
+            self._tokens = min(float(self.burst), self._tokens + (now - self._last) * self.per_second)
+        self._last = now
+        if self._tokens < 1.0:
+            return False
+        self._tokens -= 1.0
+        return True
