@@ -1,20 +1,20 @@
-"""Clocks: a per-decision limit plus a time bank, and the default action.
+"""Clocks: a per-decision limit plus a time bank, and the away rule.
 
 A seat has ``decision_seconds`` for each decision; time beyond it is drawn
 from its bank. When both are spent the server plays the default action for
-the seat and counts a timeout; the bank is then empty, so later decisions
-have only the per-decision limit.
-
-The default action is documented and boring on purpose: the lowest legal
-action, i.e. the first of the engine's sorted ``legal_actions()``.
+the seat (:func:`rules.defaults.default_action`: what a careful absent
+player would do) and counts a timeout; the bank is then empty, so later
+decisions have only the per-decision limit. After
+:data:`AWAY_AFTER_TIMEOUTS` timeouts in a row the seat is *away*: its
+defaults are played at once (after :data:`AWAY_ANSWER_SECONDS` while it is
+connected, so a client that is back can answer), without waiting out the
+clock, until it answers again (any decide) or rejoins.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules.actions import Action
-from rules.match import Match
 from server.errors import InvalidRequestError
 
 #: Each time limit's allowed range in seconds, low and high included.
@@ -22,6 +22,12 @@ LIMITS: dict[str, tuple[float, float]] = {
     "decision_seconds": (0.01, 3600.0), "bank_seconds": (0.0, 86400.0),
     "grace_seconds": (0.0, 3600.0), "join_seconds": (0.01, 86400.0),
 }
+#: Timeouts in a row after which a seat is away (docs/protocol.md, section 19): a connected client that
+#: never answers then costs one clock per decision twice, not at every decision of the game.
+AWAY_AFTER_TIMEOUTS = 2
+#: Seconds an away seat that is still connected gets to answer before its default: enough for a client that
+#: is back to show it, far below a clock (a disconnected away seat gets its default with no wait at all).
+AWAY_ANSWER_SECONDS = 0.25
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -44,14 +50,6 @@ class TimeControl:
             if not low <= value <= high:
                 raise InvalidRequestError(f"time control: {name} must be between {low:g} and {high:g}, not {value:g}")
         return self
-
-
-def default_action(match: Match) -> Action:
-    """The action the server plays for a seat that timed out or is away: the lowest legal action."""
-    legal = match.legal_actions()
-    if not legal:
-        raise RuntimeError("the engine offers no legal action to default to")
-    return legal[0]
 
 
 class SeatClock:

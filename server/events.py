@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from rules.actions import Action
@@ -61,13 +62,23 @@ class SeatDisconnected:
     grace_until: float
 
 
+class DefaultReason(StrEnum):
+    """Why the server played a seat's default action."""
+
+    #: The decision's time and the seat's bank ran out.
+    TIMEOUT = "timeout"
+    #: The seat is away (disconnected past its grace period, or timed out several decisions in a row).
+    AWAY = "away"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ActionTimedOut:
-    """A seat's clock ran out; ``action`` (as the audience sees it) is played for it next."""
+    """The server plays ``action`` (as the audience sees it) for ``seat`` next, as its default, for ``reason``."""
 
     seat: Seat
     decision_id: int
     action: ActionEvent
+    reason: DefaultReason = DefaultReason.TIMEOUT
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

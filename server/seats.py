@@ -56,6 +56,8 @@ class SeatState:
     rejected: int = 0
     disconnects: int = 0
     defaults: int = 0
+    #: Timeouts since the seat last answered: at ``clocks.AWAY_AFTER_TIMEOUTS`` the seat is away.
+    timeouts_in_a_row: int = 0
     grace: asyncio.TimerHandle | None = field(default=None, repr=False)
 
     @property

@@ -34,18 +34,20 @@ import structlog
 
 from protocol.reasons import RejectReason, reason_for
 from rules.actions import Action
+from rules.defaults import default_action
 from rules.errors import RuleError
 from rules.events import ACTION_EVENTS
 from rules.game import Seat, SeatView
 from rules.match import MAX_DEALS, Match
 from rules.record import action_from_json, action_to_json
 from rules.shuffle import seed_commitment
-from server.clocks import SeatClock, TimeControl, default_action
+from server.clocks import AWAY_AFTER_TIMEOUTS, AWAY_ANSWER_SECONDS, SeatClock, TimeControl
 from server.errors import ShuttingDownError
 from server.events import (
     ActionTimedOut,
     Audience,
     DecisionRequested,
+    DefaultReason,
     Event,
     EventBody,
     GameEvent,
@@ -367,7 +369,7 @@ class Table:
         self.log.info("seat away after grace period", seat=seat)
         p = self._pending
         if p is not None and p.seat == seat:
-            self._loop.call_soon(self._guarded_default, p.decision_id, False)
+            self._loop.call_soon(self._guarded_default, p.decision_id, DefaultReason.AWAY)
 
     def _join_expired(self) -> None:
         self._join_timer = None
@@ -386,6 +388,7 @@ class Table:
         answer to an already played decision is accepted as a duplicate and
         plays nothing.
         """
+        self._heard_from(seat)
         done = self._resolved.get(decision_id)
         if done is not None and done == (seat, action):
             return Outcome(accepted=True, duplicate=True, message=f"decision {decision_id} was already played")
@@ -402,8 +405,16 @@ class Table:
             self.log.exception("engine failed to check an action", seat=seat, action=repr(action))
             return self._reject(seat, RejectReason.MALFORMED_ACTION, f"the action could not be checked: {error}")
         self._clocks[seat].stop(self._loop.time())
-        self._guard(self._play, p, action, False, after)
+        self._guard(self._play, p, action, None, after)
         return Outcome(accepted=True)
+
+    def _heard_from(self, seat: Seat) -> None:
+        """``seat`` answered (any decide): its timeouts in a row start again, and it is no longer away."""
+        state = self.seats[seat]
+        state.timeouts_in_a_row = 0
+        if state.away and state.connections:
+            state.away = False
+            self.log.info("seat answers again: no longer away", seat=seat)
 
     def refuse(self, seat: Seat, decision_id: int | None) -> Outcome | None:
         """The refusal (counted) of any answer by ``seat`` to ``decision_id``; None for its pending decision.
@@ -438,6 +449,7 @@ class Table:
 
     def reject(self, seat: Seat, reason: RejectReason, message: str) -> Outcome:
         """Refuse a seat's message for a reason found outside the table (malformed, unknown action id)."""
+        self._heard_from(seat)
         return self._reject(seat, reason, message)
 
     def _reject(self, seat: Seat, reason: RejectReason, message: str) -> Outcome:
@@ -474,13 +486,18 @@ class Table:
         expiry = self._clocks[seat].start(now)
         decision_id = self._next_decision
         self._next_decision += 1
+        state = self.seats[seat]
+        # An away seat's default comes at once: when nothing is connected, or after a short window in which a
+        # connected client that is back can still answer (the request must reach it to be answered).
+        away = min(AWAY_ANSWER_SECONDS, self.time_control.decision_seconds) if state.connections else 0.0
         p = _Pending(decision_id=decision_id, seat=seat, legal=legal,
-                     deadline_wall=time.time() + self.time_control.decision_seconds, timer=None)
+                     deadline_wall=time.time() + (away if state.away else self.time_control.decision_seconds),
+                     timer=None)
         self._pending = p
-        if self.seats[seat].away:
-            self._loop.call_soon(self._guarded_default, decision_id, False)
+        if state.away:
+            p.timer = self._loop.call_later(away, self._guarded_default, decision_id, DefaultReason.AWAY)
         else:
-            p.timer = self._loop.call_at(expiry, self._guarded_default, decision_id, True)
+            p.timer = self._loop.call_at(expiry, self._guarded_default, decision_id, DefaultReason.TIMEOUT)
 
     def _decision_body(self, p: _Pending) -> DecisionRequested:
         if p.body is None:
@@ -489,22 +506,27 @@ class Table:
                                        bank_seconds=self._clocks[p.seat].bank)
         return p.body
 
-    def _guarded_default(self, decision_id: int, timed_out: bool) -> None:
-        self._guard(self._play_default, decision_id, timed_out)
+    def _guarded_default(self, decision_id: int, reason: DefaultReason) -> None:
+        self._guard(self._play_default, decision_id, reason)
 
-    def _play_default(self, decision_id: int, timed_out: bool) -> None:
+    def _play_default(self, decision_id: int, reason: DefaultReason) -> None:
         p = self._pending
         if p is None or p.decision_id != decision_id or self.is_over:
             return
         state = self.seats[p.seat]
-        if timed_out:
+        if reason is DefaultReason.TIMEOUT:
             self._clocks[p.seat].expire()
             state.timeouts += 1
-            self.log.info("seat timed out", seat=p.seat, decision=decision_id)
+            state.timeouts_in_a_row += 1
+            self.log.info("seat timed out", seat=p.seat, decision=decision_id, in_a_row=state.timeouts_in_a_row)
+            if state.timeouts_in_a_row >= AWAY_AFTER_TIMEOUTS and not state.away:
+                state.away = True  # the away rule: its next decisions get their defaults at once
+                self.log.info("seat away after timeouts in a row", seat=p.seat, timeouts=state.timeouts_in_a_row)
         state.defaults += 1
-        self._play(p, default_action(self.match), timed_out)
+        self._play(p, default_action(self._seat_view(p.seat)), reason)
 
-    def _play(self, p: _Pending, action: Action, timed_out: bool, after: Match | None = None) -> None:
+    def _play(self, p: _Pending, action: Action, default: DefaultReason | None, after: Match | None = None) -> None:
+        """Play ``action`` for ``p`` (``default``: why the server chose it, None for the seat's own move)."""
         if p.timer is not None:
             p.timer.cancel()
         self._pending = None
@@ -514,12 +536,13 @@ class Table:
             after = before.apply(action, p.seat)
         self.match = after
         self._actions += 1
-        self._write_step({"k": "play", "d": p.decision_id, "s": p.seat, "a": action_to_json(action), "t": timed_out})
-        if timed_out:
+        self._write_step({"k": "play", "d": p.decision_id, "s": p.seat, "a": action_to_json(action),
+                          "t": None if default is None else default.value})
+        if default is not None:  # marked, so every audience can tell a default from a real move
             done = next(e for e in after.events if isinstance(e, ACTION_EVENTS))  # the action's own event
             for audience in self._audiences():
                 self._publish(audience, ActionTimedOut(seat=p.seat, decision_id=p.decision_id,
-                                                       action=done.seen_by(audience)))
+                                                       action=done.seen_by(audience), reason=default))
         self._forward(after.events)
         if after.is_over:
             self._end()
@@ -582,7 +605,7 @@ class Table:
                 p = self._pending
                 if p is None or (p.decision_id, p.seat) != (step["d"], step["s"]):
                     raise ValueError(f"journal step {step} does not answer the pending decision")
-                self._play(p, action_from_json(step["a"]), step["t"])
+                self._play(p, action_from_json(step["a"]), _default_of(step["t"]))
             elif kind == "joined":
                 self.seats[step["s"]].name = step["name"]
                 self._publish_all(SeatJoined(seat=step["s"], name=step["name"], rejoined=step["r"]))
@@ -704,3 +727,10 @@ class Table:
         for waker in self._wakers:
             if not waker.is_set():
                 waker.set()
+
+
+def _default_of(journaled: object) -> DefaultReason | None:
+    """A journal step's default reason (a bool in journals written before the away rule: True was a timeout)."""
+    if isinstance(journaled, str):
+        return DefaultReason(journaled)
+    return DefaultReason.TIMEOUT if journaled else None

@@ -12,6 +12,7 @@ from protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service
 from server.events import (
     ActionTimedOut,
     DecisionRequested,
+    DefaultReason,
     Event,
     EventBody,
     SeatDisconnected,
@@ -27,6 +28,13 @@ _STATUSES: dict[str, table_service_pb2.TableStatus.ValueType] = {
     TableStatus.RUNNING.value: table_service_pb2.TABLE_STATUS_PLAYING,
     TableStatus.FINISHED.value: table_service_pb2.TABLE_STATUS_FINISHED,
     TableStatus.ABORTED.value: table_service_pb2.TABLE_STATUS_ABORTED,
+}
+
+
+#: Why a default was played, on the wire.
+_DEFAULT_REASONS: dict[DefaultReason, events_pb2.DefaultReason.ValueType] = {
+    DefaultReason.TIMEOUT: events_pb2.DEFAULT_REASON_TIMEOUT,
+    DefaultReason.AWAY: events_pb2.DEFAULT_REASON_AWAY,
 }
 
 
@@ -64,7 +72,7 @@ def _body_to_proto(body: EventBody) -> events_pb2.Event:
     elif isinstance(body, ActionTimedOut):
         out.action_timed_out.CopyFrom(events_pb2.ActionTimedOut(
             seat=body.seat, decision_id=str(body.decision_id),
-            action=convert.seat_action_to_proto(body.action).action))
+            action=convert.seat_action_to_proto(body.action).action, reason=_DEFAULT_REASONS[body.reason]))
     elif isinstance(body, TableEnded):
         out.game_ended.result.CopyFrom(convert.result_to_proto(body.result))
     else:

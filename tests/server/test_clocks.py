@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules.match import Match
-from rules.shuffle import SeededDecks
-from server.clocks import SeatClock, TimeControl, default_action
+from server.clocks import SeatClock, TimeControl
 from server.errors import InvalidRequestError
-from tests.server.toy_game import RULES
 
 
 def test_time_within_the_decision_limit_leaves_the_bank_untouched() -> None:
@@ -32,11 +29,6 @@ def test_expiry_empties_the_bank_and_counts_a_timeout() -> None:
     clock.expire()
     assert clock.bank == 0.0 and clock.timeouts == 1
     assert clock.start(50.0) == 52.0
-
-
-def test_the_default_action_is_the_first_of_the_sorted_legal_actions() -> None:
-    match = Match.start(RULES, {}, SeededDecks("d"), seed="d")
-    assert default_action(match) == match.legal_actions()[0]
 
 
 @pytest.mark.parametrize("field", ["decision_seconds", "join_seconds"])

@@ -39,6 +39,7 @@ RULES_NAMES = {
     "rules.errors": {"ErrorCode", "NotationError", "OptionsError", "RecordError", "RuleError"},
     "rules.events": {"ACTION_EVENTS", "ActionEvent", "Audience", "Event"},
     "rules.game": {"Contract", "DealState", "Result", "Seat", "SeatView", "Trick"},
+    "rules.defaults": {"default_action"},
     "rules.match": {"MAX_DEALS", "Match"},
     "rules.registry": {"game_rules", "new_match"},
     "rules.shuffle": {"seed_commitment"},

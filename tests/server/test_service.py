@@ -17,7 +17,7 @@ from protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from rules.verify import verify_record
 from server.app import SERVICE_NAME, GameServer, ServerConfig
-from server.clocks import TimeControl
+from server.clocks import AWAY_AFTER_TIMEOUTS, TimeControl
 from server.lobby import Limits
 from tests.server.clients import PlaySeat, by_id, create, first_legal, result_of, spectate
 
@@ -222,7 +222,9 @@ async def test_silent_seat_is_timed_out_and_the_game_finishes(stub: Any) -> None
     assert timed_out and {e.action_timed_out.seat for e in timed_out} == {2}
     record = await record_of(stub, created.table_id)
     assert verify_record(record) is None
-    assert record["seats"][2]["timeouts"] == len(timed_out) > 0
+    # Every default is announced; two timeouts in a row make the seat away, and the rest come at once.
+    assert record["seats"][2]["default_actions"] == len(timed_out) > AWAY_AFTER_TIMEOUTS
+    assert record["seats"][2]["timeouts"] == AWAY_AFTER_TIMEOUTS
     assert all(record["seats"][s]["timeouts"] == 0 for s in (0, 1, 3))
 
 

@@ -11,11 +11,12 @@ import pytest
 from protocol.reasons import RejectReason
 from rules.actions import Action, Play
 from rules.cards import card
+from rules.defaults import default_action
 from rules.events import ACTION_EVENTS, DealScored, DealStarted, TrickWon
 from rules.match import Match
 from rules.record import action_from_json
 from rules.shuffle import RecordedDecks, SeededDecks
-from server.clocks import TimeControl
+from server.clocks import AWAY_AFTER_TIMEOUTS, TimeControl
 from server.events import ActionTimedOut, DecisionRequested, TableEnded, TableStarted
 from server.tables import Table, TableStatus
 from tests.server.toy_game import RULES
@@ -164,31 +165,31 @@ async def test_unknown_decision_id_is_stale() -> None:
     assert table.actions_played == 0
 
 
-async def test_silent_seat_times_out_to_the_lowest_legal_action_and_the_game_finishes() -> None:
+async def test_silent_seat_times_out_twice_then_is_away_and_the_game_finishes() -> None:
     control = TimeControl(decision_seconds=0.01, bank_seconds=0.02, grace_seconds=5.0, join_seconds=5.0)
     table = make_table(control=control)
     table.connect(1)  # joined but never answers
     seen: list[object] = []
     await asyncio.wait_for(bot(table, 0, seen=seen), 10)
     assert table.status is TableStatus.FINISHED
-    assert table.seats[1].timeouts > 0 and table.seats[0].timeouts == 0
+    assert table.seats[1].timeouts == AWAY_AFTER_TIMEOUTS and table.seats[0].timeouts == 0
     assert table.record is not None and table.record["seats"][1]["timeouts"] == table.seats[1].timeouts
     timed = [e.body for e in seen if not isinstance(e, DecisionRequested)  # type: ignore[attr-defined]
              and isinstance(e.body, ActionTimedOut)]  # type: ignore[attr-defined]
-    assert len(timed) == table.seats[1].timeouts
+    assert len(timed) == table.seats[1].defaults > AWAY_AFTER_TIMEOUTS  # every default announced
 
 
-async def test_default_action_is_the_first_sorted_legal_action() -> None:
+async def test_default_action_is_the_rules_default_for_the_seats_view() -> None:
     control = TimeControl(decision_seconds=0.01, bank_seconds=0.0, grace_seconds=5.0, join_seconds=5.0)
     table = make_table(control=control)
     await started(table)
     decision = table.pending_for(table.match.to_act)  # type: ignore[arg-type]
     assert decision is not None
-    expected = table.match.legal_actions()[0]
+    expected = default_action(table.match.view(decision.seat))
     await asyncio.wait_for(table.ended.wait(), 10)
     assert table.record is not None
     assert action_from_json(table.record["deals"][0]["actions"][0]) == expected
-    assert table.seats[0].timeouts + table.seats[1].timeouts == table.actions_played
+    assert table.seats[0].defaults + table.seats[1].defaults == table.actions_played
 
 
 async def test_seat_that_never_joins_gets_the_table_cancelled() -> None:
