@@ -16,6 +16,7 @@ import typer
 
 from bots import BOTS, make_bot
 from bots.paced import PacedBot
+from cli.tls import TlsCa, root_certificates
 from client_sdk.errors import SdkError
 from client_sdk.runner import run_bot, seek_and_run
 from rules.errors import TricktableError
@@ -32,6 +33,7 @@ def bot_command(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log connection events.")] = False,
     delay_ms: Annotated[int, typer.Option("--delay-ms", min=0, help="Wait this long before each action (to watch).")]
     = 0,
+    tls_ca: TlsCa = None,
 ) -> None:
     """Run a reference bot against a server until its game ends."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
@@ -49,10 +51,11 @@ def bot_command(
     label = display_name or name
     try:
         if token is not None:
-            result = run_bot(bot, server, token=token, name=label)
+            result = run_bot(bot, server, token=token, name=label, root_certificates=root_certificates(tls_ca))
         else:
             assert seek is not None
-            result = seek_and_run(bot, server, game=seek, players=players, name=label)
+            result = seek_and_run(bot, server, game=seek, players=players, name=label,
+                                  root_certificates=root_certificates(tls_ca))
     except (SdkError, TricktableError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

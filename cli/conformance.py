@@ -17,6 +17,7 @@ from typing import Annotated
 import typer
 
 from cli.selfplay import parse_options
+from cli.tls import TlsCa, root_certificates
 from rules.errors import OptionsError
 from server.conformance import (
     DEFAULT_GAME,
@@ -48,6 +49,7 @@ def conformance_command(
     seed: Annotated[str | None, typer.Option("--seed", help="Seed of the tables' decks (reproducible runs).")] = None,
     transcript: Annotated[Path | None, typer.Option("--transcript", help="Write each situation's message "
                                                                          "exchange to DIR/NAME.txt.")] = None,
+    tls_ca: TlsCa = None,
 ) -> None:
     """Run a client program through scripted situations and print a PASS/FAIL line for each."""
     known = [s.name for s in situations()]
@@ -65,7 +67,7 @@ def conformance_command(
     configure(level="ERROR")  # the in-process server's logs would drown the report
     settings = Settings(command=tuple(command), server=server, game=game, options=options, clock_ms=clock_ms,
                         decision_ms=decision_ms, bank_ms=bank_ms, timeout=timeout, only=tuple(only or ()),
-                        seed=seed, transcript_dir=transcript)
+                        seed=seed, transcript_dir=transcript, root_certificates=root_certificates(tls_ca))
 
     def report(verdict: Verdict) -> None:
         typer.echo(verdict.line())

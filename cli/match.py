@@ -24,6 +24,8 @@ from rich.console import Console
 
 from bots import BOTS
 from cli.selfplay import parse_options
+from cli.tls import TlsCa, root_certificates
+from client_sdk.runner import open_channel
 from protocol import convert
 from protocol.generated.tricktable.v1 import events_pb2, table_service_pb2_grpc
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
@@ -58,6 +60,7 @@ def match_command(
         "from a terminal it stays up after the game, for the replay, until Ctrl-C.")] = None,
     delay_ms: Annotated[int, typer.Option("--delay-ms", min=0, help="Each bot waits this long before each action.")]
     = 0,
+    tls_ca: TlsCa = None,
 ) -> None:
     """Play one table of bots over gRPC and show it."""
     console = Console(highlight=False)
@@ -78,7 +81,7 @@ def match_command(
     folder = resolve_data_dir(data_dir)
     try:
         status = asyncio.run(_match(console, game, options, names, server, seed, folder, decision_ms, quiet,
-                                    Watch(http_port=http_port, delay_ms=delay_ms)))
+                                    Watch(http_port=http_port, delay_ms=delay_ms), tls_ca=tls_ca))
     except grpc.aio.AioRpcError as error:
         console.print(f"[red]error:[/red] {error.code().name}: {error.details()}")
         raise typer.Exit(2) from None
@@ -98,7 +101,9 @@ class Watch:
 
 
 async def _match(console: Console, game: str, options: dict[str, Any], bots: list[str], address: str | None,
-                 seed: str | None, folder: Path, decision_ms: int | None, quiet: bool, watch: Watch) -> str:
+                 seed: str | None, folder: Path, decision_ms: int | None, quiet: bool, watch: Watch, *,
+                 tls_ca: Path | None = None) -> str:
+    """Create the table, start its bots, show it to its end; ``tls_ca``: reach ``address`` over TLS."""
     local: GameServer | None = None
     viewer: WebViewer | None = None
     main = asyncio.current_task()
@@ -115,7 +120,7 @@ async def _match(console: Console, game: str, options: dict[str, Any], bots: lis
             viewer = WebViewer(ServerCatalog(local.lobby, local.storage.path), port=watch.http_port)
             await viewer.start()
     try:
-        async with grpc.aio.insecure_channel(address) as channel:
+        async with open_channel(address, root_certificates=root_certificates(tls_ca)) as channel:
             stub = table_service_pb2_grpc.TableServiceStub(channel)
             request = pb.CreateTableRequest(game=convert.game_to_proto(game),
                                             options=convert.options_to_proto(game, options),
@@ -133,7 +138,8 @@ async def _match(console: Console, game: str, options: dict[str, Any], bots: lis
             try:
                 for name, t in zip(bots, created.seat_tokens, strict=True):
                     processes.append(await _launch(name, address, t.token, f"{name}-{t.seat}",
-                                                   None if seed is None else f"{seed}/{t.seat}", watch.delay_ms))
+                                                   None if seed is None else f"{seed}/{t.seat}", watch.delay_ms,
+                                                   tls_ca))
                 result = await watching
                 await _reap(console, processes)
             finally:  # interrupted: no bot outlives the match
@@ -170,9 +176,11 @@ async def _linger(console: Console, replay: str) -> None:
 
 
 async def _launch(bot: str, address: str, token: str, name: str, seed: str | None,
-                  delay_ms: int) -> asyncio.subprocess.Process:
+                  delay_ms: int, tls_ca: Path | None = None) -> asyncio.subprocess.Process:
     args = [sys.executable, "-m", "cli.main", "bot", bot, "--server", address, "--token", token, "--name", name,
             "--delay-ms", str(delay_ms)]
+    if tls_ca is not None:
+        args += ["--tls-ca", str(tls_ca)]
     if seed is not None:
         args += ["--seed", seed]
     return await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE,

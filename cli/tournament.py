@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from cli.tls import TlsCa
+
 if TYPE_CHECKING:  # imported when the command runs, so that other commands (every bot process) start faster
     from tournament.config import TournamentConfig
     from tournament.engine import Dispatcher
@@ -53,7 +55,7 @@ def flags_config(game: str | None, bots: str | None, fmt: str, games: int, seed:
 
 
 async def _dispatcher(config: TournamentConfig, runner: str, server: str | None, ray: str | None,
-                      concurrency: int, db: Path) -> Dispatcher:
+                      concurrency: int, db: Path, tls_ca: Path | None = None) -> Dispatcher:
     from tournament.engine import local_dispatcher
 
     if ray is not None:
@@ -66,14 +68,15 @@ async def _dispatcher(config: TournamentConfig, runner: str, server: str | None,
     from tournament.server_runner import ServerDispatcher
 
     configure(level="WARNING")  # the in-process server's per-call logs would drown the progress bar
-    return await ServerDispatcher.open(config, address=server, data_dir=db.parent)
+    return await ServerDispatcher.open(config, address=server, data_dir=db.parent, tls_ca=tls_ca)
 
 
 async def _run(config: TournamentConfig, store: TournamentStore, *, resume: bool, runner: str, server: str | None,
-               ray: str | None, concurrency: int, db: Path, progress: RichProgress | None) -> Any:
+               ray: str | None, concurrency: int, db: Path, progress: RichProgress | None,
+               tls_ca: Path | None = None) -> Any:
     from tournament.engine import Tournament
 
-    dispatcher = await _dispatcher(config, runner, server, ray, concurrency, db)
+    dispatcher = await _dispatcher(config, runner, server, ray, concurrency, db, tls_ca)
     if ray is not None:
         from tournament.ray_runner import RayDispatcher
 
@@ -98,6 +101,7 @@ def tournament_command(
         "--server", help="Play on this server (host:port) instead of one started here.")] = None,
     ray: Annotated[str | None, typer.Option(
         "--ray", help="Run matches as Ray tasks: a cluster address, 'auto', or 'local'.")] = None,
+    tls_ca: TlsCa = None,
     out: Annotated[Path | None, typer.Option(
         "--out", help="Directory for the exports (default: <data-dir>/tournaments/<name>).")] = None,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No live progress bar.")] = False,
@@ -152,7 +156,7 @@ def tournament_command(
             progress.__enter__()
         try:
             stats = asyncio.run(_run(config, store, resume=resume, runner=runner, server=server, ray=ray,
-                                     concurrency=workers, db=db_path, progress=progress))
+                                     concurrency=workers, db=db_path, progress=progress, tls_ca=tls_ca))
         finally:
             if progress is not None:
                 progress.__exit__(None, None, None)

@@ -44,7 +44,7 @@ import grpc
 from protocol import convert
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
-from server.conformance_relay import INVALID_ACTION_ID, Fault, Script, start_relay
+from server.conformance_relay import INVALID_ACTION_ID, Fault, Script, start_relay, upstream_channel
 
 #: End of a stream in grpc.aio's ``read()`` (missing from grpc-stubs).
 _EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
@@ -137,6 +137,8 @@ class Settings:
     #: Seed of the tables' decks (each situation's table gets SEED-NAME); None: the server draws them.
     seed: str | None = None
     transcript_dir: Path | None = None
+    #: CA certificates to reach ``server`` over TLS (None: plaintext).
+    root_certificates: bytes | None = None
 
 
 def expand(command: Sequence[str], address: str, token: str) -> list[str]:
@@ -158,9 +160,9 @@ async def run_conformance(settings: Settings, *, report: Callable[[Verdict], Non
         if upstream is None:
             local = await stack.enter_async_context(_local_server())
             upstream = local.address
-        relay_server, relay, relay_address = await start_relay(upstream)
+        relay_server, relay, relay_address = await start_relay(upstream, root_certificates=settings.root_certificates)
         stack.push_async_callback(relay_server.stop, 0.5)
-        channel = grpc.aio.insecure_channel(upstream)
+        channel = upstream_channel(upstream, settings.root_certificates)
         stack.push_async_callback(channel.close, None)
         stub = pb_grpc.TableServiceStub(channel)
         verdicts = []

@@ -332,9 +332,18 @@ class Relay(pb_grpc.TableServiceServicer):
                 await writer
 
 
-async def start_relay(upstream: str, host: str = "127.0.0.1") -> tuple[grpc.aio.Server, Relay, str]:
+def upstream_channel(upstream: str, root_certificates: bytes | None = None) -> grpc.aio.Channel:
+    """A channel to the server under the relay: TLS when ``root_certificates`` are given."""
+    options = [("grpc.max_receive_message_length", 32 * 1024 * 1024)]
+    if root_certificates is not None:
+        return grpc.aio.secure_channel(upstream, grpc.ssl_channel_credentials(root_certificates), options=options)
+    return grpc.aio.insecure_channel(upstream, options=options)
+
+
+async def start_relay(upstream: str, host: str = "127.0.0.1", *,
+                      root_certificates: bytes | None = None) -> tuple[grpc.aio.Server, Relay, str]:
     """Start a relay to ``upstream`` on a free port of ``host``; return the server, the relay and its address."""
-    channel = grpc.aio.insecure_channel(upstream, options=[("grpc.max_receive_message_length", 32 * 1024 * 1024)])
+    channel = upstream_channel(upstream, root_certificates)
     relay = Relay(channel)
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0),
                                       ("grpc.max_send_message_length", 32 * 1024 * 1024)])

@@ -21,9 +21,10 @@ Example (examples/tournament.toml)::
 Choices:
 - An entrant is either a built-in bot (``bot``: a name or ``module:Class``) or
   a command template (any language) with the placeholders ``{address}``,
-  ``{token}``, ``{seat}``, ``{name}``, ``{seed}`` and ``{python}`` (this
-  interpreter). A built-in bot over the server runs as its own process, the
-  same SDK client as ``tricktable bot NAME --server {address} --token {token}``
+  ``{token}``, ``{seat}``, ``{name}``, ``{seed}``, ``{python}`` (this
+  interpreter) and ``{tls_ca}`` (the ``--tls-ca`` file, empty without TLS).
+  A built-in bot over the server runs as its own process, the same SDK
+  client as ``tricktable bot NAME --server {address} --token {token}``
   (started through the lean :mod:`tournament.seat`).
 - ``partners`` (partnership games only): ``"fixed"`` (default) - an entrant
   fills every seat of its side (one bot process per seat); ``"rotate"`` -
@@ -58,7 +59,7 @@ from rules.registry import GAMES, game_rules
 
 FORMATS: tuple[str, ...] = ("round_robin", "swiss", "gauntlet")
 PARTNER_MODES: tuple[str, ...] = ("fixed", "rotate")
-PLACEHOLDERS: tuple[str, ...] = ("address", "token", "seat", "name", "seed", "python")
+PLACEHOLDERS: tuple[str, ...] = ("address", "token", "seat", "name", "seed", "python", "tls_ca")
 
 
 class ConfigError(ValueError):

@@ -10,6 +10,7 @@ status as ``tricktable bot``: 0 finished, 1 aborted, 2 error.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 #: Environment variable with the pid of the tournament that started the bot.
 PARENT_ENV = "TRICKTABLE_TOURNAMENT_PID"
@@ -52,7 +53,7 @@ def _exit_with_parent() -> None:
 def main(argv: list[str]) -> int:
     """Play the seat; returns the exit status."""
     if len(argv) < 3:
-        print("usage: python -m tournament.seat BOT ADDRESS TOKEN [SEED] [NAME]", file=sys.stderr)
+        print("usage: python -m tournament.seat BOT ADDRESS TOKEN [SEED] [NAME] [TLS_CA]", file=sys.stderr)
         return 2
     _exit_with_parent()
     from bots import make_bot
@@ -63,6 +64,7 @@ def main(argv: list[str]) -> int:
     name, address, token = argv[0], argv[1], argv[2]
     seed = argv[3] if len(argv) > 3 else None
     label = argv[4] if len(argv) > 4 else name
+    root_certificates = Path(argv[5]).read_bytes() if len(argv) > 5 else None
     try:
         if ":" in name:  # a bot class given as module:Class
             from tournament.runner import load_bot
@@ -70,7 +72,7 @@ def main(argv: list[str]) -> int:
             bot = load_bot(name, seed or "")
         else:
             bot = make_bot(name, seed)
-        result = run_bot(bot, address, token=token, name=label)
+        result = run_bot(bot, address, token=token, name=label, root_certificates=root_certificates)
     except KeyError as exc:
         print(f"error: {exc.args[0]}", file=sys.stderr)
         return 2

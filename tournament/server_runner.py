@@ -51,17 +51,19 @@ _JOIN_MISSED = re.compile(r"cancelled: seat\(s\) ([\d, ]+) did not join")
 END_GRACE_S = 5.0
 
 
-def bot_argv(entrant: EntrantSpec, *, address: str, token: str, seat: int, seed: str) -> list[str]:
+def bot_argv(entrant: EntrantSpec, *, address: str, token: str, seat: int, seed: str,
+             tls_ca: Path | None = None) -> list[str]:
     """The command line of one seat's bot: the entrant's template filled in, or a built-in bot.
 
     A built-in bot runs as :mod:`tournament.seat` (``tricktable bot NAME``'s client, started lean).
     """
     if entrant.command is not None:
         values = {"address": address, "token": token, "seat": str(seat), "name": entrant.name, "seed": seed,
-                  "python": sys.executable}
+                  "python": sys.executable, "tls_ca": "" if tls_ca is None else str(tls_ca)}
         return [part.format(**values) for part in shlex.split(entrant.command)]
     assert entrant.bot is not None
-    return [sys.executable, "-m", "tournament.seat", entrant.bot, address, token, seed, entrant.name]
+    argv = [sys.executable, "-m", "tournament.seat", entrant.bot, address, token, seed, entrant.name]
+    return argv if tls_ca is None else [*argv, str(tls_ca)]
 
 
 @dataclass(slots=True)
@@ -107,21 +109,26 @@ async def _stop(seat: _Seat) -> None:
 class ServerDispatcher:
     """Plays matches on a gRPC server, each bot a process (see the module docstring)."""
 
-    def __init__(self, config: TournamentConfig, address: str, server: Any = None) -> None:
+    def __init__(self, config: TournamentConfig, address: str, server: Any = None, *,
+                 tls_ca: Path | None = None) -> None:
         self.config = config
         self.address = address
+        #: The CA file to reach ``address`` over TLS (a remote ``--server``), handed to the bots too.
+        self.tls_ca = tls_ca
+        self.root_certificates = None if tls_ca is None else tls_ca.read_bytes()
         self.entrants = {e.name: e for e in config.entrants}
         self._server = server
         self.end_grace_s = END_GRACE_S
 
     @classmethod
-    async def open(cls, config: TournamentConfig, *, address: str | None, data_dir: Path) -> ServerDispatcher:
+    async def open(cls, config: TournamentConfig, *, address: str | None, data_dir: Path,
+                   tls_ca: Path | None = None) -> ServerDispatcher:
         """Use the server at ``address``, or start one in this process on a free port over ``data_dir``.
 
         The server logs through structlog as configured by the caller (the command line keeps it to warnings).
         """
         if address is not None:
-            return cls(config, address)
+            return cls(config, address, tls_ca=tls_ca)
         from server.app import GameServer, ServerConfig
         from server.clocks import TimeControl
         from server.lobby import Limits
@@ -157,10 +164,11 @@ class ServerDispatcher:
         # other tables of the deck set may start later and deal the same cards.
         table = await create_table(self.address, game=spec.game, options=spec.options, seed=spec.seed,
                                    decision_ms=self.config.decision_ms, bank_ms=self.config.bank_ms,
-                                   seat_names=list(spec.seats), sealed=True)
+                                   seat_names=list(spec.seats), sealed=True,
+                                   root_certificates=self.root_certificates)
         seats = [_Seat(seat=s, entrant=self.entrants[name], token=table.tokens[s],
                        argv=bot_argv(self.entrants[name], address=self.address, token=table.tokens[s], seat=s,
-                                     seed=bot_seed(spec, s)))
+                                     seed=bot_seed(spec, s), tls_ca=self.tls_ca))
                  for s, name in enumerate(spec.seats)]
         faults = {name: 0 for name in spec.seats}
         forfeit: tuple[str, str] | None = None
@@ -169,7 +177,8 @@ class ServerDispatcher:
 
         def substitute(seat: _Seat) -> None:
             substitutes.append(asyncio.ensure_future(run_bot_async(
-                FirstLegalBot(), self.address, token=seat.token, name=f"{seat.entrant.name} (forfeit)")))
+                FirstLegalBot(), self.address, token=seat.token, name=f"{seat.entrant.name} (forfeit)",
+                root_certificates=self.root_certificates)))
 
         async def launch(seat: _Seat) -> bool:
             nonlocal forfeit
@@ -239,13 +248,15 @@ class ServerDispatcher:
 
     async def _has_ended(self, table_id: str, owner_token: str) -> bool:
         try:
-            await get_record(self.address, table_id, owner_token=owner_token)
+            await get_record(self.address, table_id, owner_token=owner_token,
+                             root_certificates=self.root_certificates)
         except TableNotPlayable:
             return False
         except SdkError:  # a transient failure (a loaded server): ask the table itself once more
             await asyncio.sleep(0.2)
             try:
-                await get_record(self.address, table_id, owner_token=owner_token)
+                await get_record(self.address, table_id, owner_token=owner_token,
+                             root_certificates=self.root_certificates)
             except SdkError:
                 return False
         return True
@@ -255,7 +266,8 @@ class ServerDispatcher:
         delay = 0.05
         while True:
             try:
-                return dict(json.loads(await get_record(self.address, table_id, owner_token=owner_token)))
+                return dict(json.loads(await get_record(self.address, table_id, owner_token=owner_token,
+                                                        root_certificates=self.root_certificates)))
             except TableNotPlayable:  # still being played
                 await asyncio.sleep(delay)
             except (ConnectionLost, LimitExceeded):  # transient: the match timeout bounds the retries
