@@ -1,13 +1,29 @@
-"""Bots that play through the SDK, found by name.
+"""Bots that play through the SDK, found by name: the one resolver of a bot spec.
 
 Each bot implements :class:`client_sdk.bot.Bot` (``choose_action(view)``).
 :data:`BOTS` maps a command-line name to a factory taking an optional seed;
-adding a bot is one entry.
+adding a built-in bot is one entry. Wherever a bot is named (``tricktable
+bot``, ``match``, ``ladder``, ``tournament``, the arena), :func:`make_bot`
+also accepts the author's own bot as
+
+- ``package.module:Class``: imported like ``python -c "import package.module"``
+  from the current directory (so ``mybot:MyBot`` finds ``./mybot.py``), or
+- ``path/to/file.py:Class``: the file loaded as a module.
+
+``Class`` may be any callable returning a bot; it is called with ``seed=``
+when it takes a ``seed`` parameter, else with no argument.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from bots.first_legal import FirstLegalBot
 from bots.heuristic import HeuristicBot
@@ -25,15 +41,98 @@ BOTS: dict[str, Callable[[int | str | None], Bot]] = {
     "search": lambda seed: SearchBot(seed),
 }
 
+#: What a bot spec may be, for help texts and error messages.
+SPEC_HELP = f"{', '.join(BOTS)}, or your own as module:Class or path/to/file.py:Class"
 
-def make_bot(name: str, seed: int | str | None = None) -> Bot:
-    """A new bot of the given name.
+
+class BotSpecError(ValueError):
+    """A bot spec names no bot: unknown name, module or file not found, missing class, not a bot.
+
+    The message is one line, fit for a command's ``error:`` output.
+    """
+
+
+def bot_factory(spec: str) -> Callable[[int | str | None], Bot]:
+    """The factory ``seed -> bot`` that ``spec`` names, imported and checked, without making a bot.
+
+    Why apart from :func:`make_bot`: commands check every bot they are given
+    before the first game (a tournament must not play a hundred forfeits
+    because of a typo).
 
     Raises:
-        KeyError: for an unknown name (the message lists the known ones).
+        BotSpecError: naming what is wrong with ``spec``.
     """
+    if spec in BOTS:
+        return BOTS[spec]
+    where, colon, attr = spec.rpartition(":")
+    if not colon or not where or not attr:
+        raise BotSpecError(f"unknown bot {spec!r} (bots: {SPEC_HELP})")
+    module = _load_file(where) if where.endswith(".py") else _import_module(where)
+    target = getattr(module, attr, None)
+    if target is None:
+        raise BotSpecError(f"bot {spec!r}: {where} has no {attr!r}")
+    if not callable(target):
+        raise BotSpecError(f"bot {spec!r}: {attr} is not a class or a function")
+    if inspect.isclass(target) and not callable(getattr(target, "choose_action", None)):
+        raise BotSpecError(f"bot {spec!r}: {attr} has no choose_action(view) method")
     try:
-        factory = BOTS[name]
-    except KeyError:
-        raise KeyError(f"unknown bot {name!r} (bots: {', '.join(BOTS)})") from None
-    return factory(seed)
+        takes_seed = "seed" in inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        takes_seed = False
+
+    def build(seed: int | str | None) -> Bot:
+        bot = target(seed=seed) if takes_seed else target()
+        if not callable(getattr(bot, "choose_action", None)):
+            raise BotSpecError(f"bot {spec!r}: {attr}() returned {type(bot).__name__}, which has no choose_action")
+        made: Bot = bot
+        return made
+
+    return build
+
+
+def make_bot(spec: str, seed: int | str | None = None) -> Bot:
+    """A new bot from a built-in name, ``module:Class`` or ``path/to/file.py:Class`` (see the module).
+
+    Raises:
+        BotSpecError: naming what is wrong with ``spec``.
+    """
+    return bot_factory(spec)(seed)
+
+
+def _import_module(name: str) -> object:
+    """Import ``name`` with the current directory on the path (a console script does not put it there)."""
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (name == exc.name or name.startswith(exc.name + ".")):
+            raise BotSpecError(f"no module named {name!r} (from {here})") from None
+        raise BotSpecError(f"module {name!r} failed to import: {exc}") from None
+    except Exception as exc:  # the author's module raised while importing
+        raise BotSpecError(f"module {name!r} failed to import: {type(exc).__name__}: {exc}") from None
+
+
+def _load_file(path: str) -> object:
+    """Load a Python file as a module (once per file: a second bot from the same file shares it)."""
+    file = Path(path).resolve()
+    if not file.is_file():
+        raise BotSpecError(f"no such file: {path}")
+    name = "tricktable_user_bot_" + hashlib.sha256(str(file).encode()).hexdigest()[:16]
+    if name in sys.modules:
+        return sys.modules[name]
+    loader_spec = importlib.util.spec_from_file_location(name, file)
+    if loader_spec is None or loader_spec.loader is None:
+        raise BotSpecError(f"cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(loader_spec)
+    sys.modules[name] = module
+    # The file's own folder first, so that it can import its neighbours.
+    if str(file.parent) not in sys.path:
+        sys.path.insert(0, str(file.parent))
+    try:
+        loader_spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise BotSpecError(f"{path} failed to load: {type(exc).__name__}: {exc}") from None
+    return module

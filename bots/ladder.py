@@ -11,8 +11,9 @@ records A's share of the points, ``0.5 + (a - b) / (2 (|a| + |b|))`` where
 ``a / (a + b)`` when no score is negative; Cinq Cents scores can be), and
 A's share of the games won (1 for a win, 0.5 for a shared win or a match cut
 at the deal limit and tied). The reported value is the mean over pairs with a
-95% confidence interval, mean +- 1.96 standard errors, the pair being the
-unit of sampling, so the interval is paired by deck.
+95% confidence interval, mean +- t standard errors (Student's t with pairs - 1
+degrees of freedom: :mod:`bots.intervals`), the pair being the unit of
+sampling, so the interval is paired by deck.
 
 Matches run in-process (no server): a bot sees exactly the
 :class:`rules.game.SeatView` it would get through the SDK.
@@ -20,14 +21,14 @@ Matches run in-process (no server): a bot sees exactly the
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from bots.heuristic import HeuristicBot
+from bots.intervals import half_width
 from bots.pimc import PimcBot
 from bots.random_bot import RandomBot
 from bots.search import DEFAULT_BUDGET, SearchBot
@@ -39,8 +40,6 @@ from rules.registry import new_match
 #: The ladder's steps, weaker bot first (and the search against the heuristic, the step before the yardstick).
 STEPS: tuple[tuple[str, str], ...] = (("random", "heuristic"), ("heuristic", "pimc"), ("pimc", "search"),
                                      ("heuristic", "search"))
-#: z for a two-sided 95% interval.
-Z95 = 1.96
 
 
 class Chooser(Protocol):
@@ -63,7 +62,7 @@ class BotSpec:
         """A fresh bot seeded with ``seed``.
 
         Raises:
-            ValueError: for an unknown bot name.
+            BotSpecError: for a spec that names no bot.
         """
         bot: Chooser
         if self.name == "random":
@@ -75,8 +74,10 @@ class BotSpec:
         elif self.name == "search":
             bot = SearchBot(seed, simulations=self.simulations, budget=self.budget, playout=self.playout,
                             bid_search=self.bid_search)
-        else:
-            raise ValueError(f"the ladder knows random, heuristic, pimc and search, not {self.name!r}")
+        else:  # any other bot spec (built-in or the author's own), through the one resolver
+            from bots import make_bot
+
+            bot = cast(Chooser, make_bot(self.name, seed))  # the ladder's loop is synchronous
         return bot
 
 
@@ -184,24 +185,29 @@ def _game_share(match: Match, a_sides: list[int]) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Estimate:
-    """A mean with its 95% confidence interval."""
+    """A mean with its 95% confidence interval (Student's t, :mod:`bots.intervals`).
+
+    With fewer than two pairs there is no interval: ``low`` and ``high`` are
+    the mean and ``too_few`` is set, so no step can be said to hold.
+    """
 
     mean: float
     low: float
     high: float
+    too_few: bool = False
 
     @classmethod
     def of(cls, values: Sequence[float]) -> Estimate:
-        """Mean +- 1.96 standard errors of ``values`` (a zero-width interval for one value)."""
-        n = len(values)
-        mean = sum(values) / n
-        if n < 2:
-            return cls(mean, mean, mean)
-        var = sum((v - mean) ** 2 for v in values) / (n - 1)
-        half = Z95 * math.sqrt(var / n)
+        """The mean of ``values`` and its 95% t interval."""
+        mean = sum(values) / len(values)
+        half = half_width(values)
+        if half is None:
+            return cls(mean, mean, mean, too_few=True)
         return cls(mean, mean - half, mean + half)
 
     def __str__(self) -> str:
+        if self.too_few:
+            return f"{100 * self.mean:.1f}% (too few pairs for an interval)"
         return f"{100 * self.mean:.1f}% [{100 * self.low:.1f}, {100 * self.high:.1f}]"
 
 
@@ -232,7 +238,7 @@ class PairResult:
     @property
     def holds(self) -> bool:
         """Both intervals lie above 50%: the stronger bot is measurably stronger."""
-        return self.points.low > 0.5 and self.games.low > 0.5
+        return not self.points.too_few and self.points.low > 0.5 and self.games.low > 0.5
 
 
 def _one(task: tuple[str, dict[str, Any], str, BotSpec, BotSpec]) -> PairOutcome:

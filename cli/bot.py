@@ -1,33 +1,81 @@
-"""``tricktable bot NAME --server ADDR (--token T | --seek GAME [--players N])``: run a reference bot.
+"""``tricktable bot BOT --server ADDR (--token T | --seek GAME [--players N] [--games N | --forever])``.
 
-The bot is an ordinary SDK client (:mod:`client_sdk.runner`): it joins with
-the token, or seeks a game and is seated, plays until the game ends
-(reconnecting if the connection drops) and prints the result. Exit status 0
-when the game finished, 1 when it was aborted, 2 on an error (bad token,
-unknown table, unreachable server), with a one-line message, never a traceback.
+BOT is a built-in bot or the author's own (``module:Class``,
+``path/to/file.py:Class``: :func:`bots.make_bot`). The bot is an ordinary
+SDK client (:mod:`client_sdk.runner`): it joins with the token, or seeks a
+game and is seated, plays until the game ends (reconnecting if a working
+connection drops) and prints one summary line per game. With ``--seek`` it
+can play ``--games N`` games in a row, or keep seeking ``--forever`` (until
+Ctrl-C), a fresh bot each game, like lichess-bot's bots.
+
+Exit status 0 when every game finished, 1 when one was aborted, 2 on an
+error (unknown bot, bad token, unknown table, unreachable server: a one-line
+message, never a traceback), 130 on Ctrl-C.
 """
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import logging
+from dataclasses import dataclass
 from typing import Annotated
 
 import typer
 
-from bots import BOTS, make_bot
+from bots import SPEC_HELP, BotSpecError, bot_factory
 from bots.paced import PacedBot
 from cli.tls import TlsCa, root_certificates
+from client_sdk.bot import Bot
 from client_sdk.errors import SdkError
-from client_sdk.runner import run_bot, seek_and_run
+from client_sdk.runner import PlayedSeat, play_seat_async, seek_async
 from rules.errors import TricktableError
 
 
+@dataclass(slots=True)
+class Tally:
+    """Games played so far by this command, for the closing line."""
+
+    played: int = 0
+    won: int = 0
+    aborted: int = 0
+
+    def add(self, played: PlayedSeat) -> None:
+        """Count one more game."""
+        self.played += 1
+        self.won += played.won
+        self.aborted += played.result.status != "finished"
+
+    def line(self) -> str:
+        """The totals, e.g. ``3 games: 2 won, 1 lost or shared, 0 aborted``."""
+        return f"{self.played} games: {self.won} won, {self.played - self.won - self.aborted} lost or shared, " \
+               f"{self.aborted} aborted"
+
+
+def summary_line(number: int, played: PlayedSeat) -> str:
+    """One line per game: where the bot sat, how it ended, the scores."""
+    result = played.result
+    if result.status != "finished":
+        outcome = f"aborted ({result.reason})"
+    elif played.won:
+        outcome = "won" if len(result.winners) == 1 else "shared the win"
+    else:
+        outcome = "lost"
+    scores = " ".join(str(s) for s in result.scores)
+    extra = "".join(f", {n} {what}" for n, what in ((played.rejections, "rejected"),
+                                                    (played.reconnects, "reconnects")) if n)
+    return f"game {number}: table {played.table_id} seat {played.seat} (side {played.side}): {outcome}; " \
+           f"scores {scores}{extra}"
+
+
 def bot_command(
-    name: Annotated[str, typer.Argument(help=f"Which bot: {', '.join(BOTS)}.")],
+    spec: Annotated[str, typer.Argument(metavar="BOT", help=f"Which bot: {SPEC_HELP}.")],
     server: Annotated[str, typer.Option("--server", help="Server address, host:port.")] = "127.0.0.1:50051",
     token: Annotated[str | None, typer.Option("--token", help="Join token of a seat (from CreateTable).")] = None,
     seek: Annotated[str | None, typer.Option("--seek", help="Seek a game of this name instead of a token.")] = None,
-    players: Annotated[int, typer.Option("--players", help="Players wanted when seeking (0: default).")] = 0,
+    players: Annotated[int, typer.Option("--players", min=0, help="Players wanted when seeking (0: default).")] = 0,
+    games: Annotated[int, typer.Option("--games", min=1, help="With --seek: games to play in a row.")] = 1,
+    forever: Annotated[bool, typer.Option("--forever", help="With --seek: keep playing until Ctrl-C.")] = False,
     display_name: Annotated[str, typer.Option("--name", help="Display name for the seat.")] = "",
     seed: Annotated[str | None, typer.Option("--seed", help="Seed of the bot's own choices.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log connection events.")] = False,
@@ -35,35 +83,59 @@ def bot_command(
     = 0,
     tls_ca: TlsCa = None,
 ) -> None:
-    """Run a reference bot against a server until its game ends."""
+    """Run a bot (built-in or your own) against a server: one game, N games or until stopped."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if (token is None) == (seek is None):
         typer.echo("error: give exactly one of --token or --seek", err=True)
         raise typer.Exit(2)
+    if token is not None and (games != 1 or forever):
+        typer.echo("error: a token is one seat of one game; --games and --forever need --seek", err=True)
+        raise typer.Exit(2)
     try:
-        bot = make_bot(name, seed)
-    except KeyError as exc:
-        typer.echo(f"error: {exc.args[0]}", err=True)
-        raise typer.Exit(2) from None
-    if delay_ms:
-        bot = PacedBot(bot, delay_ms / 1000)
-    label = display_name or name
-    try:
-        if token is not None:
-            result = run_bot(bot, server, token=token, name=label, root_certificates=root_certificates(tls_ca))
-        else:
-            assert seek is not None
-            result = seek_and_run(bot, server, game=seek, players=players, name=label,
-                                  root_certificates=root_certificates(tls_ca))
-    except (SdkError, TricktableError) as exc:
+        factory = bot_factory(spec)
+    except BotSpecError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    winners = ", ".join(str(w) for w in result.winners) or "none"
-    scores = " ".join(str(s) for s in result.scores)
-    typer.echo(f"{result.status}: winners {winners}; scores {scores}; {result.reason}")
-    if result.status != "finished":
+    label = display_name or spec.rpartition(":")[2] or spec
+    certificates = root_certificates(tls_ca)
+    tally = Tally()
+    numbers = itertools.count(1) if forever else iter(range(1, games + 1))
+    try:
+        for number in numbers:
+            bot = factory(seed if seed is None or number == 1 else f"{seed}/{number}")
+            if delay_ms:
+                bot = PacedBot(bot, delay_ms / 1000)
+            if token is not None:
+                played = asyncio.run(play_seat_async(bot, server, token=token, name=label,
+                                                     root_certificates=certificates))
+            else:
+                assert seek is not None
+                played = asyncio.run(_seek_and_play(bot, server, seek, players, label, certificates))
+            tally.add(played)
+            typer.echo(summary_line(number, played))
+    except (SdkError, TricktableError) as exc:
+        _close(tally)
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        _close(tally)
+        raise typer.Exit(130) from None
+    _close(tally)
+    if tally.aborted:
         raise typer.Exit(1)
+
+
+def _close(tally: Tally) -> None:
+    """The closing line, when there was more than one game to sum up."""
+    if tally.played > 1:
+        typer.echo(tally.line())
+
+
+async def _seek_and_play(bot: Bot, server: str, game: str, players: int, name: str,
+                         certificates: bytes | None) -> PlayedSeat:
+    seated = await seek_async(server, game=game, players=players, name=name, root_certificates=certificates)
+    return await play_seat_async(bot, server, token=seated.token, name=name, root_certificates=certificates)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,8 +1,12 @@
-"""``tricktable demo``: one complete random game, played in-process and told deal by deal.
+"""``tricktable demo``: one complete game, played in-process and told deal by deal.
 
-For now this is what ``make demo`` runs (a random game of Twenty-Five);
-``--local`` is accepted so the command keeps working unchanged once the
-default demo becomes a real server match.
+Random players by default; ``--bots`` seats others (built-in or the
+author's own). Cinq Cents defaults to the heuristic bots and a 500-point
+target, because uniformly random bidders never reach a target (their
+failed contracts sink without a floor) and a random demo would print
+thousands of lines before the deal limit aborts it. ``make demo`` runs
+``tricktable match`` (over a real server); ``--local`` is accepted for
+scripts written when this was the demo.
 """
 
 from __future__ import annotations
@@ -12,9 +16,12 @@ from typing import Annotated, Any
 
 import typer
 
+from bots import SPEC_HELP, BotSpecError
+from bots.ladder import BotSpec, play_match
+from cli import checks
 from cli.selfplay import parse_options, play_random
 from rules.errors import OptionsError
-from rules.registry import GAMES
+from rules.registry import GAMES, game_rules
 
 
 def _cards(items: Sequence[str]) -> str:
@@ -69,22 +76,43 @@ def describe_record(record: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+#: The demo's players when ``--bots`` is not given: random, except in Cinq Cents, where random bidders
+#: sink without end (rules.md sets no floor) and the heuristic bidders finish a game in about a dozen deals.
+DEFAULT_BOTS: dict[str, str] = {"cinq_cents": "heuristic"}
+#: The demo's Cinq Cents target unless ``--option target=N`` is given: a game short enough to read.
+CINQ_CENTS_DEMO_TARGET = 500
+
+
 def demo_command(
     game: Annotated[str, typer.Option("--game", help=f"One of: {', '.join(GAMES)}.")] = "twenty_five",
-    seed: Annotated[str, typer.Option("--seed", help="Seed for the decks and the random players.")] = "demo",
+    seed: Annotated[str, typer.Option("--seed", help="Seed for the decks and the players.")] = "demo",
     players: Annotated[int | None, typer.Option("--players", help="Number of players.")] = None,
     option: Annotated[list[str] | None, typer.Option("--option", help="Table option KEY=VALUE; repeatable.")] = None,
+    bots: Annotated[str | None, typer.Option(
+        "--bots", help=f"One bot for every seat, or one per seat, comma separated ({SPEC_HELP}); default random "
+                       f"(heuristic in Cinq Cents, to {CINQ_CENTS_DEMO_TARGET} points).")] = None,
     local: Annotated[bool, typer.Option("--local", help="Play in-process (the only mode for now).")] = True,
 ) -> None:
-    """Play one complete random game in-process and print it deal by deal."""
+    """Play one complete game in-process (random players by default) and print it deal by deal."""
     del local  # in-process is the only mode of this command
     try:
-        match = play_random(game, parse_options(option or [], players), seed)
-    except OptionsError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
-    names = [f"random-{s}" for s in range(match.config.players)]
-    for line in describe_record(match.to_record(seed=seed, names=names)):
+        options = parse_options(option or [], players)
+        if bots is None and game == "cinq_cents":
+            options.setdefault("target", CINQ_CENTS_DEMO_TARGET)
+        names = [b.strip() for b in (bots or DEFAULT_BOTS.get(game, "random")).split(",")]
+        if names == ["random"]:
+            match = play_random(game, options, seed)
+            seats = [f"random-{s}" for s in range(match.config.players)]
+        else:
+            count = game_rules(game).config(options).players
+            names = names * count if len(names) == 1 else names
+            if len(names) != count:
+                checks.fail(f"{game} seats {count} players here; --bots names {len(names)}")
+            match = play_match(game, options, seed, [BotSpec(n).build(f"{seed}/{s}") for s, n in enumerate(names)])
+            seats = [f"{n}-{s}" for s, n in enumerate(names)]
+    except (OptionsError, BotSpecError) as exc:
+        checks.fail(str(exc))
+    for line in describe_record(match.to_record(seed=seed, names=seats)):
         typer.echo(line)
 
 

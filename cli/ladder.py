@@ -7,6 +7,8 @@ games won, each with a 95% confidence interval, the CPU time per decision
 of each bot, and how long it took. The PIMC and search bots run with a
 fixed number of worlds per decision (``--sims``), so a ladder is
 reproducible; ``--sims 0`` gives them their time budget instead.
+``--pair STRONGER,WEAKER`` measures any two bots instead, the author's own
+included (``module:Class``, ``path/to/file.py:Class``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from typing import Annotated
 
 import typer
 
+from bots import SPEC_HELP, BotSpecError, bot_factory
 from bots.ladder import STEPS, BotSpec, PairResult, run_pair, table
+from cli import checks
 from cli.selfplay import parse_options
 from rules.errors import OptionsError
 from rules.registry import GAMES
@@ -40,6 +44,9 @@ def ladder_command(
                                              help="Search: Cinq Cents bids by simulation, or by the heuristic.")
                           ] = True,
     all_pairs: Annotated[bool, typer.Option("--all-pairs", help="Also play search against random.")] = False,
+    pair: Annotated[str | None, typer.Option(
+        "--pair", metavar="STRONGER,WEAKER",
+        help=f"Measure these two bots instead of the ladder's steps ({SPEC_HELP}).")] = None,
     seed: Annotated[str, typer.Option("--seed", help="Seed of the duplicate decks.")] = "ladder",
     option: Annotated[list[str] | None, typer.Option("--option", help="Table option KEY=VALUE; repeatable.")
                       ] = None,
@@ -50,14 +57,23 @@ def ladder_command(
     if any(g not in GAMES for g in chosen):
         typer.echo(f"error: unknown game {game!r} (games: {', '.join(GAMES)}, all)", err=True)
         raise typer.Exit(2)
-    specs = {
-        "random": BotSpec("random"),
-        "heuristic": BotSpec("heuristic"),
-        "pimc": BotSpec("pimc", simulations=sims or None, budget=budget),
-        "search": BotSpec("search", simulations=sims or None, budget=budget, playout=playout,
-                          bid_search=bid_search),
-    }
+    if budget <= 0:
+        checks.fail(f"--budget must be a positive number of seconds, not {budget:g}")
     steps = list(STEPS) + ([("random", "search")] if all_pairs else [])
+    if pair is not None:
+        named = [p.strip() for p in pair.split(",")]
+        if len(named) != 2 or not all(named):
+            checks.fail("--pair takes two bots, STRONGER,WEAKER")
+        try:
+            for spec in named:
+                bot_factory(spec)
+        except BotSpecError as exc:
+            checks.fail(str(exc))
+        steps = [(named[1], named[0])]
+    specs = {name: BotSpec(name) for step in steps for name in step}
+    specs["pimc"] = BotSpec("pimc", simulations=sims or None, budget=budget)
+    specs["search"] = BotSpec("search", simulations=sims or None, budget=budget, playout=playout,
+                              bid_search=bid_search)
     results: list[PairResult] = []
     try:
         options = parse_options(option or [])

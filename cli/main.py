@@ -7,6 +7,8 @@ in :data:`COMMAND_MODULES`.
 from __future__ import annotations
 
 import importlib
+from importlib import metadata
+from typing import Annotated
 
 import typer
 
@@ -36,6 +38,28 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 for _name in COMMAND_MODULES:
     importlib.import_module(_name).register(app)
+
+
+def version() -> str:
+    """The installed distribution's version (the source tree's when it is not installed)."""
+    try:
+        return metadata.version("tricktable")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"tricktable {version()}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[bool, typer.Option("--version", callback=_show_version, is_eager=True,
+                                               help="Print the version and exit.")] = False,
+) -> None:
+    """Tricktable: trick-taking card games for bots (Twenty-Five, Forty-Five, All Fives, Cinq Cents)."""
 
 
 def main() -> None:

@@ -1,7 +1,8 @@
 """``tricktable match``: one table of bots over real gRPC, shown as it is played.
 
 Starts a server on a free port (unless ``--server`` names one), creates a
-table, launches each bot as a separate process (``tricktable bot NAME
+table, launches each bot (built-in or ``module:Class``, checked before
+anything starts) as a separate process (``tricktable bot NAME
 --server ADDR --token T``), follows the table's public events with the
 Spectate stream, then prints the result and writes the record where
 ``tricktable verify`` can read it.
@@ -21,8 +22,10 @@ from typing import Annotated, Any
 import grpc
 import typer
 from rich.console import Console
+from rich.markup import escape
 
-from bots import BOTS
+from bots import SPEC_HELP, BotSpecError, bot_factory
+from cli import checks
 from cli.selfplay import parse_options
 from cli.tls import TlsCa, root_certificates
 from client_sdk.runner import open_channel
@@ -32,6 +35,7 @@ from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from rules.errors import TricktableError
 from rules.registry import game_rules
 from server.app import GameServer, ServerConfig
+from server.clocks import LIMITS
 from server.logging import configure
 from server.storage import resolve_data_dir
 from web.catalog import ServerCatalog
@@ -43,7 +47,7 @@ BOT_EXIT_SECONDS = 10.0
 
 def match_command(
     game: Annotated[str, typer.Option("--game", help="twenty_five, forty_five, all_fives or cinq_cents.")],
-    bots: Annotated[str, typer.Option("--bots", help="One bot per seat, comma separated (random, first-legal).")],
+    bots: Annotated[str, typer.Option("--bots", help=f"One bot per seat, comma separated: {SPEC_HELP}.")],
     players: Annotated[int | None, typer.Option("--players", help="Players (default: the number of bots).")] = None,
     option: Annotated[list[str] | None, typer.Option("--option", help="A table option, KEY=VALUE (repeatable).")]
     = None,
@@ -53,7 +57,8 @@ def match_command(
     = None,
     data_dir: Annotated[Path | None, typer.Option(
         "--data-dir", help="Data directory of the local server and of the record file (default ./data).")] = None,
-    decision_ms: Annotated[int | None, typer.Option("--decision-ms", help="Time per decision.")] = None,
+    decision_ms: Annotated[int | None, typer.Option("--decision-ms", help="Time per decision, in milliseconds.")]
+    = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Show deal results only, not every trick.")] = False,
     http_port: Annotated[int | None, typer.Option(
         "--http-port", help="Watch in the browser: the local server's web viewer on this port (0: a free one); "
@@ -64,11 +69,15 @@ def match_command(
 ) -> None:
     """Play one table of bots over gRPC and show it."""
     console = Console(highlight=False)
+    if decision_ms is not None:
+        checks.ms_in_range("--decision-ms", decision_ms, *LIMITS["decision_seconds"])
     names = [b.strip() for b in bots.split(",") if b.strip()]
-    unknown = [n for n in names if n not in BOTS]
-    if unknown:
-        console.print(f"[red]error:[/red] unknown bot(s) {', '.join(unknown)} (bots: {', '.join(BOTS)})")
-        raise typer.Exit(2)
+    try:
+        for spec in dict.fromkeys(names):  # each bot checked here, before a server or a process starts
+            bot_factory(spec)
+    except BotSpecError as error:
+        console.print(f"[red]error:[/red] {escape(str(error))}")
+        raise typer.Exit(2) from None
     try:
         options = parse_options(option or [], players if players is not None else len(names))
         expected = game_rules(game).config(options).players

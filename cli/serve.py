@@ -8,7 +8,8 @@ journaled in the data directory and resumed by the next start, after a crash
 too. SIGTERM drains: no new tables, the running ones play on for up to
 ``--drain-seconds``, the rest stay in the journal for the next start
 (``--no-journal``: they are aborted with reason "server shutdown" and their
-records stored).
+records stored). Flags are checked first (:mod:`cli.checks`): a bad one is a
+one-line error, exit 2.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from typing import Annotated
 
 import typer
 
+from cli import checks
 from server.app import GameServer, ServerConfig, serve
-from server.clocks import TimeControl
+from server.clocks import LIMITS, TimeControl
 from server.lobby import Limits
 from server.logging import configure
 from server.storage import resolve_data_dir
@@ -63,9 +65,16 @@ def serve_command(
 ) -> None:
     """Run the Tricktable game server."""
     if (tls_cert is None) != (tls_key is None):
-        typer.echo("error: give both --tls-cert and --tls-key, or neither", err=True)
-        raise typer.Exit(2)
-    configure(json=json_logs, level=log_level)
+        checks.fail("give both --tls-cert and --tls-key, or neither")
+    checks.port("--port", port)
+    checks.port("--http-port", http_port)
+    for flag, ms, limit in (("--decision-ms", decision_ms, "decision_seconds"), ("--bank-ms", bank_ms, "bank_seconds"),
+                            ("--grace-ms", grace_ms, "grace_seconds"), ("--join-ms", join_ms, "join_seconds")):
+        checks.ms_in_range(flag, ms, *LIMITS[limit])
+    for flag, count in (("--max-tables", max_tables), ("--max-tables-per-client", max_tables_per_client),
+                        ("--max-streams-per-client", max_streams_per_client)):
+        checks.at_least(flag, count, 1)
+    configure(json=json_logs, level=checks.log_level(log_level))
     try:
         clocks = TimeControl(decision_seconds=decision_ms / 1000, bank_seconds=bank_ms / 1000,
                              grace_seconds=grace_ms / 1000, join_seconds=join_ms / 1000).validate()

@@ -10,13 +10,16 @@ table, built-in bots only: the fast path for benchmarks), ``--ray ADDRESS``
 on a Ray cluster (``local`` starts one on this machine).
 
 Every finished match is stored at once; after Ctrl-C or a kill, the same
-command with ``--resume`` plays only what is missing. Exit status: 0 done,
-1 interrupted, 2 bad config or database.
+command with ``--resume`` plays only what is missing. Bots and the server
+are checked before the first game. Exit status: 0 done, 1 interrupted or
+every game an error or a forfeit, 2 bad config, database or unreachable server.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -50,8 +53,11 @@ def flags_config(game: str | None, bots: str | None, fmt: str, games: int, seed:
             label, n = f"{bot}-{n}", n + 1
         names.append(label)
         entrants.append({"name": label, "bot": bot})
-    return {"name": name or f"{game}-{fmt}-{seed}", "game": game, "entrants": entrants, "format": fmt,
-            "games": games, "seed": seed, "options": parse_options(option, players)}
+    fields = {"game": game, "entrants": entrants, "format": fmt, "games": games, "seed": seed,
+              "options": parse_options(option, players)}
+    # The default name tells apart runs with other bots or settings (same flags: same name, so --resume works).
+    digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:8]
+    return {"name": name or f"{game}-{fmt}-{seed}-{digest}", **fields}
 
 
 async def _dispatcher(config: TournamentConfig, runner: str, server: str | None, ray: str | None,
@@ -117,9 +123,10 @@ def tournament_command(
     """Run a bot tournament (round robin, Swiss or gauntlet, duplicate decks) and report ratings."""
     from rich.console import Console
 
+    from client_sdk.errors import SdkError
     from server.storage import database_path
-    from tournament.config import ConfigError, config_from_mapping, load_config
-    from tournament.engine import bounded_concurrency
+    from tournament.config import ConfigError, check_bots, config_from_mapping, load_config
+    from tournament.engine import bounded_concurrency, stored_games
     from tournament.report import RichProgress, export, print_report, summarize
     from tournament.store import StoreError, TournamentStore
 
@@ -135,6 +142,7 @@ def tournament_command(
             raise ConfigError(f"--runner must be one of {', '.join(RUNNERS)}")
         if runner == "local" and any(e.command is not None for e in config.entrants):
             raise ConfigError("--runner local plays built-in bots only; command entrants need the server runner")
+        check_bots(config)
     except ConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -160,7 +168,7 @@ def tournament_command(
         finally:
             if progress is not None:
                 progress.__exit__(None, None, None)
-    except StoreError as exc:
+    except (StoreError, SdkError) as exc:
         typer.echo(f"error: {exc}", err=True)
         store.close()
         raise typer.Exit(2) from None
@@ -172,7 +180,12 @@ def tournament_command(
     target = out if out is not None else db_path.parent / "tournaments" / safe_name
     written = export(summary, store, target, stats)
     console.print(f"exports: {', '.join(str(p) for p in written)}")
+    played = [outcome.status for _spec, outcome in stored_games(store, config.name)]
     store.close()
+    if played and all(status in ("error", "forfeit") for status in played):
+        console.print(f"every game ended in an error or a forfeit ({len(played)} games): see the reasons above",
+                      style="red")
+        raise typer.Exit(1)
     if interrupted:
         console.print(f"interrupted: {summary.games} games stored; run the same command with --resume to finish",
                       style="yellow")

@@ -51,6 +51,14 @@ class ConnectionLost(SdkError):
     """The server could not be reached, or the connection kept dropping, after every retry."""
 
 
+class ServerUnreachable(ConnectionLost):
+    """The first connection to the server failed: nothing listens there, or it does not answer in time.
+
+    Why apart from a lost connection: reconnecting is for connections that
+    worked; a wrong address or a server that is not running fails at once.
+    """
+
+
 class ProtocolError(SdkError):
     """The server sent something the protocol does not allow (e.g. no Joined after a join)."""
 

@@ -8,7 +8,10 @@ the rest, like lichess-bot's runner:
   action's stable id when it is one of the legal actions (the action itself
   otherwise, so the server can say why it is wrong);
 - on an in-band rejection, logs it, asks the bot again once, then falls back
-  to the first legal action, so a buggy bot never stalls a table;
+  to the first legal action, so a buggy bot never stalls a table; a bot that
+  raises or returns something that is not an action gets the same fallback;
+- fails at once when the first connection fails (:class:`ServerUnreachable`):
+  reconnecting is for connections that worked;
 - on a dropped connection (or a retryable status), reconnects with
   exponential backoff and jitter and rejoins with the last event sequence
   seen, which resumes the seat where it was (full view, pending decision);
@@ -34,10 +37,17 @@ from typing import Any
 import grpc
 
 from client_sdk.bot import Bot, DecisionInfo, ask_awaitable, choose_now
-from client_sdk.errors import RETRY_WITH_BACKOFF, ConnectionLost, ProtocolError, SdkError, error_from_rpc
+from client_sdk.errors import (
+    RETRY_WITH_BACKOFF,
+    ConnectionLost,
+    ProtocolError,
+    SdkError,
+    ServerUnreachable,
+    error_from_rpc,
+)
 from protocol import convert
 from protocol.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
-from rules.actions import Action
+from rules.actions import Action, describe
 from rules.errors import TricktableError
 from rules.game import Result, SeatView
 
@@ -48,6 +58,9 @@ _EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
 
 #: Default limit on gRPC message size (both ways); views are a few kilobytes.
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+
+#: Seconds the first connection to a server may take before the SDK gives up on it.
+CONNECT_TIMEOUT_SECONDS = 10.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -120,6 +133,48 @@ class CreatedTable:
     owner_token: str = ""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayedSeat:
+    """A game played through the runner: its result, and where and how this bot played it."""
+
+    result: Result
+    table_id: str
+    seat: int
+    #: The side of ``seat`` (an index of ``result.winners`` and ``result.scores``).
+    side: int
+    rejections: int = 0
+    reconnects: int = 0
+
+    @property
+    def won(self) -> bool:
+        """This bot's side is among the winners of a finished game."""
+        return self.result.status == "finished" and self.side in self.result.winners
+
+
+async def connect(channel: grpc.aio.Channel, address: str, timeout: float = CONNECT_TIMEOUT_SECONDS) -> None:
+    """Wait until ``channel`` is connected; fail at the first failed attempt.
+
+    Why: a wrong address or a server that is not running should be an error
+    in a moment, not after every reconnect attempt (those are for connections
+    that worked and dropped).
+
+    Raises:
+        ServerUnreachable: the connection attempt failed, or did not succeed within ``timeout`` seconds.
+    """
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + timeout
+    state = channel.get_state(try_to_connect=True)
+    while state is not grpc.ChannelConnectivity.READY:
+        if state in (grpc.ChannelConnectivity.TRANSIENT_FAILURE, grpc.ChannelConnectivity.SHUTDOWN):
+            raise ServerUnreachable(f"cannot connect to {address}: is a tricktable server running there?")
+        left = give_up - loop.time()
+        if left <= 0:
+            raise ServerUnreachable(f"cannot connect to {address}: no answer within {timeout:g} s")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(channel.wait_for_state_change(state), left)
+        state = channel.get_state(try_to_connect=True)
+
+
 def open_channel(address: str, *, root_certificates: bytes | None = None) -> grpc.aio.Channel:
     """An asyncio gRPC channel to ``address`` (``host:port``): TLS when root certificates are given.
 
@@ -135,7 +190,7 @@ def open_channel(address: str, *, root_certificates: bytes | None = None) -> grp
     return grpc.aio.insecure_channel(address, options=options)
 
 
-async def run_bot_async(
+async def play_seat_async(
     bot: Bot,
     address: str,
     *,
@@ -146,25 +201,20 @@ async def run_bot_async(
     max_reasks: int = 1,
     seed: int | None = None,
     transport: str = "play",
-) -> Result:
+) -> PlayedSeat:
     """Play the seat of ``token`` at the server at ``address`` with ``bot`` until the game ends.
 
-    Reconnects with ``backoff`` after a dropped connection and resumes from the
-    last event seen. When the server refuses the bot's action, the bot is
-    asked again up to ``max_reasks`` times, then the first legal action is
-    sent. An asynchronous bot that overruns its clock (deadline plus bank, less
-    a margin) gets the first legal action sent for it; a synchronous bot cannot
-    be interrupted. ``transport`` is ``"play"`` (the bidirectional stream) or
-    ``"watch"`` (server stream plus unary SubmitAction, for networks that do
-    not carry bidirectional streams). ``seed`` seeds the backoff jitter (tests).
+    What :func:`run_bot_async` does (see there), returning where the bot sat
+    and how its side did (:class:`PlayedSeat`) besides the result.
 
     Returns:
-        The game's result (finished, or aborted with the server's reason).
+        The game's result (finished, or aborted with the server's reason), the table, seat and side.
 
     Raises:
         JoinRejected: the token is not valid.
         TableNotFound: the table does not exist (any more).
         TableNotPlayable: the table cannot be joined (cancelled before the join).
+        ServerUnreachable: the first connection failed (nothing to resume).
         ConnectionLost: the server stayed unreachable through every retry.
         SdkError: any other non-retryable status.
         ValueError: for an unknown ``transport``.
@@ -178,6 +228,7 @@ async def run_bot_async(
     failures = 0
     channel = open_channel(address, root_certificates=root_certificates)
     try:
+        await connect(channel, address)
         while True:
             stub = table_service_pb2_grpc.TableServiceStub(channel)
             joins_before = session.joins
@@ -185,7 +236,7 @@ async def run_bot_async(
                 done = await once(stub, bot, session, max_reasks=max_reasks)
                 if done is not None:
                     _tell_game_end(bot, done)
-                    return done
+                    return _played(session, done)
                 error: SdkError = ConnectionLost("the server closed the stream before the game ended")
             except grpc.aio.AioRpcError as exc:
                 if exc.code() not in RETRY_WITH_BACKOFF:
@@ -208,6 +259,51 @@ async def run_bot_async(
                 channel = open_channel(address, root_certificates=root_certificates)
     finally:
         await channel.close(None)
+
+
+async def run_bot_async(
+    bot: Bot,
+    address: str,
+    *,
+    token: str,
+    name: str = "",
+    backoff: Backoff | None = None,
+    root_certificates: bytes | None = None,
+    max_reasks: int = 1,
+    seed: int | None = None,
+    transport: str = "play",
+) -> Result:
+    """Play the seat of ``token`` at the server at ``address`` with ``bot`` until the game ends.
+
+    Fails at once when the first connection fails (:class:`ServerUnreachable`).
+    Reconnects with ``backoff`` after a dropped connection and resumes from the
+    last event seen. When the server refuses the bot's action, the bot is
+    asked again up to ``max_reasks`` times, then the first legal action is
+    sent. A bot that raises, or returns something that is not an action, gets
+    the first legal action sent for it, with a warning naming its mistake. An
+    asynchronous bot that overruns its clock (deadline plus bank, less
+    a margin) gets the first legal action sent for it; a synchronous bot cannot
+    be interrupted. ``transport`` is ``"play"`` (the bidirectional stream) or
+    ``"watch"`` (server stream plus unary SubmitAction, for networks that do
+    not carry bidirectional streams). ``seed`` seeds the backoff jitter (tests).
+
+    Returns:
+        The game's result (finished, or aborted with the server's reason).
+
+    Raises:
+        the errors of :func:`play_seat_async`.
+    """
+    played = await play_seat_async(bot, address, token=token, name=name, backoff=backoff,
+                                   root_certificates=root_certificates, max_reasks=max_reasks, seed=seed,
+                                   transport=transport)
+    return played.result
+
+
+def _played(session: SeatSession, result: Result) -> PlayedSeat:
+    seat = session.seat if session.seat is not None else -1
+    side = session.view.side_of(seat) if session.view is not None and seat >= 0 else -1
+    return PlayedSeat(result=result, table_id=session.table_id, seat=seat, side=side,
+                      rejections=session.rejections, reconnects=session.reconnects)
 
 
 class _SeatLoop:
@@ -305,7 +401,8 @@ class _SeatLoop:
         # Else the fallback itself was refused: wait for the server's next request.
 
     async def _decide(self, decision_id: str, entry: _Pending) -> None:
-        """Ask the bot and send its choice; a bot that raises or overruns gets the first legal action sent for it."""
+        """Ask the bot and send its choice; a bot that raises, overruns or returns no action gets the first legal
+        action sent for it."""
         try:
             choice = choose_now(self.bot, entry.view, entry.info)
             if not inspect.isawaitable(choice):
@@ -320,8 +417,29 @@ class _SeatLoop:
         except Exception:  # a bot's bug must not lose the game on time
             log.exception("bot raised while choosing; playing the first legal action")
             action = entry.view.legal_actions[0]
+        mistake = not_an_action(action)
+        if mistake is not None:
+            first = entry.view.legal_actions[0]
+            log.warning("bot's choose_action %s; playing the first legal action (%s)", mistake, describe(first))
+            action = first
         entry.last_action = action
         await self.send(_decide_message(decision_id, action, entry.legal))
+
+
+def not_an_action(choice: object) -> str | None:
+    """What is wrong when a bot's ``choose_action`` returned something that is no action, else None.
+
+    Why: a bot returning a string, a card or None must get the same fallback
+    as a bot that raises, with a message that names its mistake, instead of
+    crashing the runner and leaving its seat empty.
+    """
+    if isinstance(choice, Action):
+        return None
+    shown = repr(choice)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    hint = " (did you forget to return?)" if choice is None else ""
+    return (f"returned {type(choice).__name__} {shown}{hint}, not an action: "
+            f"return one of view.legal_actions (a Play, Bid, ... from rules.actions)")
 
 
 def _tell_game_end(bot: Bot, result: Result) -> None:
@@ -455,8 +573,9 @@ async def seek_async(
 ) -> table_service_pb2.SeekSeated:
     """Seek a game of ``game`` with ``players`` players (0: the game's default) and wait to be seated.
 
-    A seek the network drops before this client is seated is made again with
-    ``backoff`` (a server still starting is the common case).
+    Fails at once when the first connection fails (:class:`ServerUnreachable`);
+    a seek the network drops later, before this client is seated, is made
+    again with ``backoff``.
 
     Returns:
         The table id, seat and join token.
@@ -464,6 +583,7 @@ async def seek_async(
     Raises:
         InvalidRequest: unknown game or player count.
         LimitExceeded: the server holds too many seekers.
+        ServerUnreachable: the first connection failed.
         ConnectionLost: the server stayed unreachable, or kept ending the seek, through every retry.
         SdkError: any other status.
     """
@@ -472,6 +592,7 @@ async def seek_async(
     request = table_service_pb2.SeekGameRequest(game=convert.game_to_proto(game), players=players, name=name)
     channel = open_channel(address, root_certificates=root_certificates)
     try:
+        await connect(channel, address)
         for attempt in range(1, schedule.attempts + 2):
             stub = table_service_pb2_grpc.TableServiceStub(channel)
             try:

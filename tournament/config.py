@@ -12,14 +12,15 @@ Example (examples/tournament.toml)::
 
     [[entrants]]
     name = "random"
-    bot = "random"              # a built-in bot (or "package.module:Class")
+    bot = "random"              # a built-in bot, "package.module:Class" or "path/to/file.py:Class"
 
     [[entrants]]
     name = "mine"
     command = "python my_bot.py --server {address} --token {token}"
 
 Choices:
-- An entrant is either a built-in bot (``bot``: a name or ``module:Class``) or
+- An entrant is either a bot (``bot``: a built-in name, ``module:Class`` or
+  ``path/to/file.py:Class``; :func:`check_bots` loads each before a run) or
   a command template (any language) with the placeholders ``{address}``,
   ``{token}``, ``{seat}``, ``{name}``, ``{seed}``, ``{python}`` (this
   interpreter) and ``{tls_ca}`` (the ``--tls-ca`` file, empty without TLS).
@@ -323,6 +324,26 @@ def config_from_mapping(data: Mapping[str, Any], *, default_name: str = "tournam
         sprt=sprt,
         extra=dict(_typed(data, "extra", Mapping, {})),
     )
+
+
+def check_bots(config: TournamentConfig) -> None:
+    """Load every ``bot`` entrant's bot once, before the first game: a typo must not play a tournament of forfeits.
+
+    Why not in the config's own checks: a config is also read where its bots
+    cannot be imported (tests with scripted dispatchers, a Ray head without
+    the authors' modules).
+
+    Raises:
+        ConfigError: naming the entrant and what is wrong with its bot.
+    """
+    from bots import BotSpecError, bot_factory
+
+    for entrant in config.entrants:
+        if entrant.bot is not None:
+            try:
+                bot_factory(entrant.bot)
+            except BotSpecError as exc:
+                raise ConfigError(f"entrant {entrant.name!r}: {exc}") from None
 
 
 def load_config(path: Path) -> TournamentConfig:

@@ -12,7 +12,7 @@
 - **Paired results**: for A and B, the games they played against each other
   on the same deck set (both directions of the same decks) are averaged into
   one number per deck set; the mean of those numbers and its 95% confidence
-  interval (normal approximation, ``1.96 * sd / sqrt(n)``) say how A does
+  interval (Student's t, ``t(n-1) * sd / sqrt(n)``) say how A does
   against B with the cards' luck cancelled. Two entrants that never met (the
   field of a gauntlet) are compared through common opponents instead: A's
   and B's scores against the same opponent with the same cards.
@@ -35,12 +35,12 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from bots.intervals import half_width
 from tournament.config import SprtSpec
 from tournament.runner import MatchOutcome
 from tournament.schedule import MatchSpec
 
 Game = tuple[MatchSpec, MatchOutcome]
-Z95 = 1.959963984540054
 
 
 def rated(outcome: MatchOutcome) -> bool:
@@ -204,13 +204,13 @@ def paired_samples(games: Iterable[Game], a: str, b: str) -> list[float]:
 
 
 def mean_interval(samples: Sequence[float]) -> tuple[float, float, float]:
-    """Mean and 95% interval (normal approximation); a single sample has an interval of [0, 1]."""
+    """Mean and 95% interval (Student's t, :mod:`bots.intervals`); a single sample has an interval of [0, 1]."""
     if not samples:
         return 0.5, 0.0, 1.0
     mean = statistics.fmean(samples)
-    if len(samples) < 2:
+    half = half_width(samples)
+    if half is None:
         return mean, 0.0, 1.0
-    half = Z95 * statistics.stdev(samples) / math.sqrt(len(samples))
     return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -157,12 +158,18 @@ def summarize(config: TournamentConfig, store: TournamentStore) -> Summary:
 # --- tables ---------------------------------------------------------------------------
 
 
+def _table(title: str) -> Table:
+    """A report table light enough to fit 80 columns: no vertical rules, so no cell is cut to fit."""
+    return Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+
+
 def leaderboard_table(summary: Summary) -> Table:
     """The leaderboard as a rich table."""
-    table = Table(title=f"{summary.config.name}: {summary.config.game}, {summary.config.format}, "
-                        f"{summary.games} games")
-    for col in ("#", "entrant", "mu", "sigma", "mu-3σ", "games", "win share", "points", "forfeits", "faults"):
-        table.add_column(col, justify="left" if col == "entrant" else "right", no_wrap=col in ("entrant", "#"))
+    table = _table(f"{summary.config.name}: {summary.config.game}, {summary.config.format}, {summary.games} games")
+    longest = max((len(s.name) for s in summary.standings), default=0)
+    for col in ("#", "entrant", "mu", "sigma", "mu-3σ", "games", "wins", "points", "forfeits", "faults"):
+        table.add_column(col, justify="left" if col == "entrant" else "right", overflow="fold",
+                         min_width=longest if col == "entrant" else None)
     for i, s in enumerate(summary.standings, start=1):
         table.add_row(str(i), s.name, f"{s.mu:.2f}", f"{s.sigma:.2f}", f"{s.conservative:.2f}", str(s.games),
                       f"{s.win_share:.3f}", f"{s.points_for}-{s.points_against}", str(s.forfeits), str(s.faults))
@@ -172,10 +179,10 @@ def leaderboard_table(summary: Summary) -> Table:
 def crosstable_table(summary: Summary) -> Table:
     """A's score against B (row against column), with the games played."""
     names = [s.name for s in summary.standings]
-    table = Table(title="crosstable: row's score against column (games)")
-    table.add_column("", no_wrap=True)
+    table = _table("crosstable: row's score against column (games)")
+    table.add_column("", overflow="fold")
     for n in names:
-        table.add_column(n, justify="right")
+        table.add_column(n, justify="right", overflow="fold")
     for a in names:
         cells = []
         for b in names:
@@ -187,12 +194,13 @@ def crosstable_table(summary: Summary) -> Table:
 
 def pairs_table(summary: Summary) -> Table:
     """Paired results on shared decks with their 95% intervals."""
-    table = Table(title="paired results on shared decks (A's mean score per deck set, 95% CI)")
+    table = _table("paired results on shared decks (A's mean score per deck set, 95% CI)")
     for col in ("A", "B", "W-D-L", "deck sets", "mean", "95% CI"):
-        table.add_column(col, justify="left" if col in ("A", "B") else "right", no_wrap=True)
+        table.add_column(col, justify="left" if col in ("A", "B") else "right", overflow="fold")
     for p in summary.pairs:
         wdl = f"{p.wins}-{p.draws}-{p.losses}" if p.basis == "head-to-head" else "via common opp."
-        table.add_row(p.a, p.b, wdl, str(p.deck_sets), f"{p.mean:.3f}", f"[{p.low:.3f}, {p.high:.3f}]")
+        interval = "too few deck sets" if p.deck_sets < 2 else f"[{p.low:.3f}, {p.high:.3f}]"
+        table.add_row(p.a, p.b, wdl, str(p.deck_sets), f"{p.mean:.3f}", interval)
     return table
 
 

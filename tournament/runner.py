@@ -8,7 +8,7 @@ a bot that fails repeatedly forfeits the match, with the reason recorded,
 and the tournament goes on.
 
 :class:`LocalRunner` plays in this process: the rules engine is the table and
-each seat is an in-process bot (:func:`bots.make_bot`, or ``module:Class``).
+each seat is an in-process bot (:func:`bots.make_bot`: a built-in name or the author's own class).
 It is what the fast tests and the 1,000-game benchmark use; the server runner
 (:mod:`tournament.server_runner`) plays the same specs over gRPC with a
 process per bot.
@@ -23,14 +23,13 @@ forfeits it.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import inspect
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from bots import BOTS, make_bot
+from bots import make_bot
 from client_sdk.bot import Bot
 from rules.actions import Action
 from rules.errors import RuleError
@@ -100,31 +99,6 @@ def bot_seed(spec: MatchSpec, seat: int) -> str:
     return hashlib.sha256(f"tricktable-bot|{spec.seed}|{spec.match_id}|{seat}".encode()).hexdigest()[:32]
 
 
-def load_bot(spec: str, seed: str) -> Bot:
-    """A bot from a built-in name (``random``, ``first-legal``, ...) or ``package.module:Class``.
-
-    A class is called with ``seed=`` when its constructor takes a ``seed``, else with no argument.
-
-    Raises:
-        KeyError: unknown built-in name; ImportError/AttributeError: bad ``module:Class``.
-    """
-    if ":" not in spec:
-        return make_bot(spec, seed)
-    module_name, _, attr = spec.partition(":")
-    factory = getattr(importlib.import_module(module_name), attr)
-    try:
-        takes_seed = "seed" in inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        takes_seed = False
-    bot: Bot = factory(seed=seed) if takes_seed else factory()
-    return bot
-
-
-def is_builtin(bot: str) -> bool:
-    """A name of :data:`bots.BOTS`."""
-    return bot in BOTS
-
-
 class _Forfeit(Exception):
     """An entrant reached ``forfeit_after`` faults: the match stops where it stands."""
 
@@ -159,7 +133,7 @@ class LocalRunner:
             if entrant.bot is None:
                 raise ValueError(f"entrant {name!r} is a command; the in-process runner plays built-in bots only")
             try:
-                bots[index] = load_bot(entrant.bot, bot_seed(spec, index))
+                bots[index] = make_bot(entrant.bot, bot_seed(spec, index))
             except Exception as exc:  # a bot that cannot even start forfeits
                 reason = f"forfeit: {name} (seat {index}) could not start: {type(exc).__name__}: {exc}"
                 return self._forfeit(spec, match, name, reason, faults, started, count=self.forfeit_after)

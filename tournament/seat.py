@@ -1,4 +1,4 @@
-"""``python -m tournament.seat BOT ADDRESS TOKEN [SEED] [NAME]``: one built-in bot (or module:Class) plays a seat.
+"""``python -m tournament.seat BOT ADDRESS TOKEN [SEED] [NAME]``: one bot (built-in or module:Class) plays a seat.
 
 The same SDK client as ``tricktable bot BOT --server ADDRESS --token TOKEN``
 (:func:`bots.make_bot` and :func:`client_sdk.runner.run_bot`), without
@@ -56,7 +56,7 @@ def main(argv: list[str]) -> int:
         print("usage: python -m tournament.seat BOT ADDRESS TOKEN [SEED] [NAME] [TLS_CA]", file=sys.stderr)
         return 2
     _exit_with_parent()
-    from bots import make_bot
+    from bots import BotSpecError, make_bot
     from client_sdk.errors import SdkError
     from client_sdk.runner import run_bot
     from rules.errors import TricktableError
@@ -66,17 +66,9 @@ def main(argv: list[str]) -> int:
     label = argv[4] if len(argv) > 4 else name
     root_certificates = Path(argv[5]).read_bytes() if len(argv) > 5 else None
     try:
-        if ":" in name:  # a bot class given as module:Class
-            from tournament.runner import load_bot
-
-            bot = load_bot(name, seed or "")
-        else:
-            bot = make_bot(name, seed)
+        bot = make_bot(name, seed)
         result = run_bot(bot, address, token=token, name=label, root_certificates=root_certificates)
-    except KeyError as exc:
-        print(f"error: {exc.args[0]}", file=sys.stderr)
-        return 2
-    except (SdkError, TricktableError) as exc:
+    except (BotSpecError, SdkError, TricktableError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0 if result.status == "finished" else 1

@@ -37,7 +37,7 @@ from typing import Any
 
 from bots.first_legal import FirstLegalBot
 from client_sdk.errors import ConnectionLost, LimitExceeded, SdkError, TableNotPlayable
-from client_sdk.runner import create_table, get_record, run_bot_async
+from client_sdk.runner import connect, create_table, get_record, open_channel, run_bot_async
 from tournament.config import EntrantSpec, TournamentConfig
 from tournament.runner import MatchOutcome, bot_seed, forfeit_winners
 from tournament.schedule import MatchSpec
@@ -106,6 +106,19 @@ async def _stop(seat: _Seat) -> None:
             await seat.reader
 
 
+async def check_reachable(address: str, root_certificates: bytes | None = None) -> None:
+    """Connect to ``address`` once: a tournament against a server that is not there stops before its first game.
+
+    Raises:
+        ServerUnreachable: the connection failed.
+    """
+    channel = open_channel(address, root_certificates=root_certificates)
+    try:
+        await connect(channel, address)
+    finally:
+        await channel.close(None)
+
+
 class ServerDispatcher:
     """Plays matches on a gRPC server, each bot a process (see the module docstring)."""
 
@@ -126,8 +139,12 @@ class ServerDispatcher:
         """Use the server at ``address``, or start one in this process on a free port over ``data_dir``.
 
         The server logs through structlog as configured by the caller (the command line keeps it to warnings).
+
+        Raises:
+            ServerUnreachable: nothing answers at ``address`` (checked before the first match).
         """
         if address is not None:
+            await check_reachable(address, None if tls_ca is None else tls_ca.read_bytes())
             return cls(config, address, tls_ca=tls_ca)
         from server.app import GameServer, ServerConfig
         from server.clocks import TimeControl

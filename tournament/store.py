@@ -150,9 +150,12 @@ class TournamentStore:
                 (config.name, json.dumps(config.to_json(), sort_keys=True), config.fingerprint(), "running",
                  time.time(), os.environ.get(DECK_KEY_ENV) or secrets.token_hex(DECK_KEY_BYTES), os.getpid()))
             return 0
+        if not resume and row[0] != config.fingerprint():
+            raise StoreError(f"another tournament named {config.name!r} (other entrants or settings) is in "
+                             f"{self.path}: give this one another name (--name)")
         if not resume:
             raise StoreError(f"tournament {config.name!r} already exists in {self.path}: "
-                             "use --resume to continue it, or another name or database")
+                             "use --resume to continue it, or another name (--name) or database")
         if row[0] != config.fingerprint():
             raise StoreError(f"tournament {config.name!r} in {self.path} was started with a different config; "
                              "only concurrency may change on --resume")

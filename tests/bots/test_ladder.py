@@ -13,12 +13,23 @@ from cli.main import app
 from rules.registry import new_match
 
 
-def test_estimate_is_a_mean_with_a_95_percent_interval() -> None:
+def test_estimate_is_a_mean_with_a_95_percent_t_interval() -> None:
     e = Estimate.of([0.4, 0.6, 0.5, 0.7])
     assert e.mean == pytest.approx(0.55)
-    half = 1.96 * (sum((v - 0.55) ** 2 for v in [0.4, 0.6, 0.5, 0.7]) / 3 / 4) ** 0.5
+    half = 3.182 * (sum((v - 0.55) ** 2 for v in [0.4, 0.6, 0.5, 0.7]) / 3 / 4) ** 0.5  # t(0.975, 3 df)
     assert e.low == pytest.approx(0.55 - half) and e.high == pytest.approx(0.55 + half)
-    assert Estimate.of([0.5]).low == 0.5
+
+
+def test_one_pair_says_too_few_pairs_instead_of_a_zero_width_interval() -> None:
+    e = Estimate.of([0.7])
+    assert e.too_few and "too few pairs" in str(e) and "[" not in str(e)
+
+
+def test_t_critical_values_tend_to_the_normal_quantile() -> None:
+    from bots.intervals import t95
+
+    assert t95(1) == pytest.approx(12.706) and t95(30) == pytest.approx(2.042)
+    assert t95(60) == pytest.approx(2.000, abs=0.001) and t95(199) == pytest.approx(1.972, abs=0.001)
 
 
 def test_a_bot_against_itself_on_duplicate_deals_scores_exactly_half() -> None:

@@ -13,12 +13,12 @@ import random
 
 import pytest
 
-from bots import BOTS, make_bot
+from bots import BOTS, BotSpecError, make_bot
 from bots.first_legal import FirstLegalBot
 from bots.random_bot import RandomBot
 from client_sdk.bot import Bot
-from client_sdk.errors import ConnectionLost, JoinRejected
-from client_sdk.runner import Backoff, run_bot_async
+from client_sdk.errors import ConnectionLost, JoinRejected, ServerUnreachable
+from client_sdk.runner import Backoff, not_an_action, run_bot_async, seek_async
 from rules.actions import Action, Play
 from rules.cards import ALL_CARDS
 from rules.game import Result, SeatView
@@ -154,11 +154,53 @@ async def test_bad_token_raises_join_rejected() -> None:
         await server.stop(None)
 
 
-async def test_unreachable_server_raises_connection_lost_after_the_backoff() -> None:
-    with pytest.raises(ConnectionLost):
-        await asyncio.wait_for(
-            run_bot_async(FirstLegalBot(), "127.0.0.1:1", token="x",
-                          backoff=Backoff(initial=0.01, maximum=0.02, attempts=2)), 30)
+async def test_unreachable_server_fails_at_the_first_connection_without_reconnecting(
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="tricktable.sdk")
+    with pytest.raises(ServerUnreachable, match="cannot connect to 127\\.0\\.0\\.1:1"):
+        await asyncio.wait_for(run_bot_async(FirstLegalBot(), "127.0.0.1:1", token="x"), 30)
+    assert not any("reconnecting" in r.getMessage() for r in caplog.records)
+    assert issubclass(ServerUnreachable, ConnectionLost)  # callers catching ConnectionLost still do
+
+
+async def test_seeking_on_an_unreachable_server_fails_at_once() -> None:
+    with pytest.raises(ServerUnreachable):
+        await asyncio.wait_for(seek_async("127.0.0.1:1", game="all_fives"), 30)
+
+
+class _WrongTypeBot:
+    """Returns the card code as a string instead of an action (the mistake a new author makes)."""
+
+    def choose_action(self, view: SeatView) -> Action:
+        return view.hand[0].code  # type: ignore[return-value]
+
+
+class _ForgetfulAsyncBot:
+    """An asynchronous bot that forgets to return."""
+
+    async def choose_action(self, view: SeatView) -> Action:
+        await asyncio.sleep(0)
+        return None  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("wrong", [_WrongTypeBot, _ForgetfulAsyncBot])
+async def test_a_bot_returning_no_action_gets_the_first_legal_action_and_a_warning(
+        wrong: type, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="tricktable.sdk")
+    table = fake_table("twenty_five")
+    bots: list[Bot] = [wrong()] + [FirstLegalBot() for _ in range(table.players - 1)]
+    results = await _play_all(table, bots)
+    assert results[0].status == "finished"
+    assert table.rejections == []  # the fallback sent a legal action, never the string
+    warnings = [r.getMessage() for r in caplog.records if "not an action" in r.getMessage()]
+    assert warnings and "return one of view.legal_actions" in warnings[0]
+    assert ("returned str" in warnings[0]) if wrong is _WrongTypeBot else ("did you forget to return?" in warnings[0])
+
+
+def test_not_an_action_names_the_mistake_and_accepts_actions() -> None:
+    assert not_an_action(Play(card=ALL_CARDS[0])) is None
+    assert "returned str '5H'" in (not_an_action("5H") or "")
+    assert "returned int 3" in (not_an_action(3) or "")
 
 
 def test_backoff_grows_exponentially_to_its_cap() -> None:
@@ -172,7 +214,7 @@ def test_backoff_grows_exponentially_to_its_cap() -> None:
 def test_bot_registry_names_the_reference_bots() -> None:
     assert set(BOTS) >= {"random", "first-legal"}
     assert isinstance(make_bot("random", 1), RandomBot)
-    with pytest.raises(KeyError, match="unknown bot"):
+    with pytest.raises(BotSpecError, match="unknown bot"):
         make_bot("nobody")
 
 

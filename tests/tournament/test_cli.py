@@ -162,3 +162,49 @@ def test_killed_tournament_over_the_server_resumes_to_the_same_final_table(tmp_p
             break
         time.sleep(0.5)
     assert not survivors
+
+
+def test_an_unknown_bot_stops_the_tournament_before_the_first_game(tmp_path):
+    db = tmp_path / "db.sqlite3"
+    done = tournament("--game", "all_fives", "--bots", "random,randm", "--games", "2", "--db", str(db),
+                      "--no-progress")
+    assert done.returncode == 2
+    assert "unknown bot 'randm'" in done.stderr and "Traceback" not in done.stderr
+    assert stored(db) == 0
+
+
+def test_an_unreachable_server_stops_the_tournament_before_the_first_game(tmp_path):
+    db = tmp_path / "db.sqlite3"
+    done = tournament("--game", "all_fives", "--bots", "random,first-legal", "--games", "2", "--db", str(db),
+                      "--server", "127.0.0.1:1", "--no-progress")
+    assert done.returncode == 2
+    assert "cannot connect to 127.0.0.1:1" in done.stderr
+    assert stored(db) == 0
+
+
+def test_a_run_of_nothing_but_forfeits_exits_non_zero(tmp_path):
+    bot = tmp_path / "crasher.py"
+    bot.write_text("class Crash:\n    def choose_action(self, view):\n        raise RuntimeError('boom')\n")
+    done = tournament("--game", "all_fives", "--bots", f"{bot}:Crash,{bot}:Crash", "--games", "2", "--runner",
+                      "local", "--db", str(tmp_path / "db.sqlite3"), "--out", str(tmp_path / "out"), "--no-progress")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "every game ended in an error or a forfeit" in done.stdout
+
+
+def test_a_second_tournament_with_other_bots_on_the_same_game_and_seed_runs(tmp_path):
+    common = ["--game", "all_fives", "--games", "2", "--runner", "local", "--db", str(tmp_path / "db.sqlite3"),
+              "--no-progress"]
+    first = tournament("--bots", "random,first-legal", *common, "--out", str(tmp_path / "one"))
+    second = tournament("--bots", "random,heuristic", *common, "--out", str(tmp_path / "two"))
+    assert first.returncode == 0 and second.returncode == 0, second.stderr
+    again = tournament("--bots", "random,heuristic", *common, "--out", str(tmp_path / "three"))
+    assert again.returncode == 2 and "use --resume to continue it" in again.stderr
+
+
+def test_the_report_is_not_cut_when_piped_at_80_columns(tmp_path):
+    done = tournament("--game", "all_fives", "--bots", "random,first-legal,heuristic", "--games", "2", "--runner",
+                      "local", "--db", str(tmp_path / "db.sqlite3"), "--out", str(tmp_path / "out"), "--no-progress",
+                      env={**os.environ, "COLUMNS": "80"})
+    assert done.returncode == 0, done.stderr
+    assert "…" not in done.stdout
+    assert "first-legal" in done.stdout and "points" in done.stdout and "faults" in done.stdout

@@ -1,0 +1,52 @@
+"""Checks of command-line values that end in one line, ``error: ...``, in the user's units, and exit status 2.
+
+Why not Typer's ``min=``/``max=``: those print a boxed usage panel, and a
+value the server would refuse later (a port over 65535, a zero clock) would
+otherwise surface as a traceback in seconds when the flag was in
+milliseconds. Every command checks its flags here, before it starts anything.
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+import typer
+
+#: Log levels ``--log-level`` accepts.
+LOG_LEVELS: tuple[str, ...] = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def fail(message: str) -> NoReturn:
+    """Print ``error: message`` on stderr and exit with status 2."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def port(flag: str, value: int) -> int:
+    """A TCP port to bind: 0 (any free port) to 65535."""
+    if not 0 <= value <= 65535:
+        fail(f"{flag} must be a port from 0 (any free port) to 65535, not {value}")
+    return value
+
+
+def ms_in_range(flag: str, value: int, low_seconds: float, high_seconds: float) -> int:
+    """A duration in milliseconds within a range given in seconds (as the server states its limits)."""
+    low, high = round(low_seconds * 1000), round(high_seconds * 1000)
+    if not low <= value <= high:
+        fail(f"{flag} must be from {low:,} to {high:,} milliseconds, not {value:,}")
+    return value
+
+
+def at_least(flag: str, value: int, low: int) -> int:
+    """A count of at least ``low``."""
+    if value < low:
+        fail(f"{flag} must be at least {low}, not {value}")
+    return value
+
+
+def log_level(value: str) -> str:
+    """One of :data:`LOG_LEVELS`, in any case; returned upper-case."""
+    level = value.upper()
+    if level not in LOG_LEVELS:
+        fail(f"--log-level must be one of {', '.join(LOG_LEVELS)}, not {value!r}")
+    return level

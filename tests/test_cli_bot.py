@@ -1,0 +1,64 @@
+"""``tricktable bot``: the author's own bot by file, several games in a row, and failing fast."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from server.clocks import TimeControl
+from tests.live_server import running_server
+
+ROOT = Path(__file__).resolve().parents[1]
+HIGH_CARD = """
+class HighCard:
+    def choose_action(self, view):
+        return view.legal_actions[-1]
+"""
+
+
+async def bot(*args: str, cwd: Path = ROOT, timeout: float = 120) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "cli.main", "bot", *args, cwd=cwd,
+                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    try:
+        out, err = await asyncio.wait_for(process.communicate(), timeout)
+    except BaseException:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        raise
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_an_authors_bot_file_plays_two_games_in_a_row_with_a_line_per_game(tmp_path: Path) -> None:
+    mine = tmp_path / "high_card.py"
+    mine.write_text(HIGH_CARD)
+    clocks = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=5.0, join_seconds=30.0)
+    async with running_server(tmp_path / "data", clocks) as server:
+        common = ["--server", server.address, "--seek", "all_fives", "--games", "2"]
+        (code_a, out_a, err_a), (code_b, out_b, _) = await asyncio.gather(
+            bot(f"{mine}:HighCard", *common), bot("random", *common, "--seed", "s"))
+    assert (code_a, code_b) == (0, 0), err_a
+    for out in (out_a, out_b):
+        lines = out.splitlines()
+        assert [line.split(":")[0] for line in lines[:2]] == ["game 1", "game 2"], out
+        assert all(" seat " in line and "scores" in line for line in lines[:2])
+        assert lines[2].startswith("2 games: ")
+    assert "HighCard" not in err_a  # nothing went wrong with the author's bot
+
+
+async def test_a_token_with_several_games_is_refused() -> None:
+    code, _, err = await bot("random", "--token", "t", "--games", "2")
+    assert code == 2 and "--games and --forever need --seek" in err
+
+
+async def test_an_unreachable_server_fails_at_once_in_one_line() -> None:
+    code, out, err = await bot("random", "--server", "127.0.0.1:1", "--seek", "all_fives", timeout=60)
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == ["error: cannot connect to 127.0.0.1:1: is a tricktable server running there?"]
+
+
+async def test_an_unknown_bot_is_refused_naming_the_choices() -> None:
+    code, _, err = await bot("nobody", "--seek", "all_fives")
+    assert code == 2 and "unknown bot 'nobody'" in err and "module:Class" in err
