@@ -78,6 +78,8 @@ def bot_command(
     forever: Annotated[bool, typer.Option("--forever", help="With --seek: keep playing until Ctrl-C.")] = False,
     display_name: Annotated[str, typer.Option("--name", help="Display name for the seat.")] = "",
     seed: Annotated[str | None, typer.Option("--seed", help="Seed of the bot's own choices.")] = None,
+    wait_for_server: Annotated[float, typer.Option(
+        "--wait-for-server", help="Seconds to wait for a server still starting (default: fail at once).")] = 0.0,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log connection events.")] = False,
     delay_ms: Annotated[int, typer.Option("--delay-ms", min=0, help="Wait this long before each action (to watch).")]
     = 0,
@@ -108,10 +110,10 @@ def bot_command(
                 bot = PacedBot(bot, delay_ms / 1000)
             if token is not None:
                 played = asyncio.run(play_seat_async(bot, server, token=token, name=label,
-                                                     root_certificates=certificates))
+                                                     root_certificates=certificates, wait_for_server=wait_for_server))
             else:
                 assert seek is not None
-                played = asyncio.run(_seek_and_play(bot, server, seek, players, label, certificates))
+                played = asyncio.run(_seek_and_play(bot, server, seek, players, label, certificates, wait_for_server))
             tally.add(played)
             typer.echo(summary_line(number, played))
     except (SdkError, TricktableError) as exc:
@@ -133,8 +135,9 @@ def _close(tally: Tally) -> None:
 
 
 async def _seek_and_play(bot: Bot, server: str, game: str, players: int, name: str,
-                         certificates: bytes | None) -> PlayedSeat:
-    seated = await seek_async(server, game=game, players=players, name=name, root_certificates=certificates)
+                         certificates: bytes | None, wait: float) -> PlayedSeat:
+    seated = await seek_async(server, game=game, players=players, name=name, root_certificates=certificates,
+                              wait_for_server=wait)
     return await play_seat_async(bot, server, token=seated.token, name=name, root_certificates=certificates)
 
 

@@ -151,27 +151,32 @@ class PlayedSeat:
         return self.result.status == "finished" and self.side in self.result.winners
 
 
-async def connect(channel: grpc.aio.Channel, address: str, timeout: float = CONNECT_TIMEOUT_SECONDS) -> None:
-    """Wait until ``channel`` is connected; fail at the first failed attempt.
+async def connect(channel: grpc.aio.Channel, address: str, *, wait_for_server: float = 0.0,
+                  timeout: float = CONNECT_TIMEOUT_SECONDS) -> None:
+    """Wait until ``channel`` is connected; fail at the first failed attempt, or after ``wait_for_server`` seconds.
 
     Why: a wrong address or a server that is not running should be an error
     in a moment, not after every reconnect attempt (those are for connections
-    that worked and dropped).
+    that worked and dropped). A script that starts the server and its bots
+    together gives the server ``wait_for_server`` seconds to come up.
 
     Raises:
-        ServerUnreachable: the connection attempt failed, or did not succeed within ``timeout`` seconds.
+        ServerUnreachable: the connection failed (after ``wait_for_server`` seconds), or did not succeed
+            within ``timeout`` seconds (or ``wait_for_server``, if longer).
     """
     loop = asyncio.get_running_loop()
-    give_up = loop.time() + timeout
+    started = loop.time()
+    give_up = started + max(timeout, wait_for_server)
     state = channel.get_state(try_to_connect=True)
     while state is not grpc.ChannelConnectivity.READY:
-        if state in (grpc.ChannelConnectivity.TRANSIENT_FAILURE, grpc.ChannelConnectivity.SHUTDOWN):
+        failed = state in (grpc.ChannelConnectivity.TRANSIENT_FAILURE, grpc.ChannelConnectivity.SHUTDOWN)
+        if failed and loop.time() - started >= wait_for_server:
             raise ServerUnreachable(f"cannot connect to {address}: is a tricktable server running there?")
         left = give_up - loop.time()
         if left <= 0:
-            raise ServerUnreachable(f"cannot connect to {address}: no answer within {timeout:g} s")
+            raise ServerUnreachable(f"cannot connect to {address}: no answer within {give_up - started:g} s")
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(channel.wait_for_state_change(state), left)
+            await asyncio.wait_for(channel.wait_for_state_change(state), min(left, 0.5) if failed else left)
         state = channel.get_state(try_to_connect=True)
 
 
@@ -198,6 +203,7 @@ async def play_seat_async(
     name: str = "",
     backoff: Backoff | None = None,
     root_certificates: bytes | None = None,
+    wait_for_server: float = 0.0,
     max_reasks: int = 1,
     seed: int | None = None,
     transport: str = "play",
@@ -228,7 +234,7 @@ async def play_seat_async(
     failures = 0
     channel = open_channel(address, root_certificates=root_certificates)
     try:
-        await connect(channel, address)
+        await connect(channel, address, wait_for_server=wait_for_server)
         while True:
             stub = table_service_pb2_grpc.TableServiceStub(channel)
             joins_before = session.joins
@@ -269,13 +275,15 @@ async def run_bot_async(
     name: str = "",
     backoff: Backoff | None = None,
     root_certificates: bytes | None = None,
+    wait_for_server: float = 0.0,
     max_reasks: int = 1,
     seed: int | None = None,
     transport: str = "play",
 ) -> Result:
     """Play the seat of ``token`` at the server at ``address`` with ``bot`` until the game ends.
 
-    Fails at once when the first connection fails (:class:`ServerUnreachable`).
+    Fails at once when the first connection fails (:class:`ServerUnreachable`),
+    unless ``wait_for_server`` seconds are given for a server still starting.
     Reconnects with ``backoff`` after a dropped connection and resumes from the
     last event seen. When the server refuses the bot's action, the bot is
     asked again up to ``max_reasks`` times, then the first legal action is
@@ -294,8 +302,8 @@ async def run_bot_async(
         the errors of :func:`play_seat_async`.
     """
     played = await play_seat_async(bot, address, token=token, name=name, backoff=backoff,
-                                   root_certificates=root_certificates, max_reasks=max_reasks, seed=seed,
-                                   transport=transport)
+                                   root_certificates=root_certificates, wait_for_server=wait_for_server,
+                                   max_reasks=max_reasks, seed=seed, transport=transport)
     return played.result
 
 
@@ -570,10 +578,12 @@ async def seek_async(
     name: str = "",
     backoff: Backoff | None = None,
     root_certificates: bytes | None = None,
+    wait_for_server: float = 0.0,
 ) -> table_service_pb2.SeekSeated:
     """Seek a game of ``game`` with ``players`` players (0: the game's default) and wait to be seated.
 
-    Fails at once when the first connection fails (:class:`ServerUnreachable`);
+    Fails at once when the first connection fails (:class:`ServerUnreachable`),
+    unless ``wait_for_server`` seconds are given for a server still starting;
     a seek the network drops later, before this client is seated, is made
     again with ``backoff``.
 
@@ -592,7 +602,7 @@ async def seek_async(
     request = table_service_pb2.SeekGameRequest(game=convert.game_to_proto(game), players=players, name=name)
     channel = open_channel(address, root_certificates=root_certificates)
     try:
-        await connect(channel, address)
+        await connect(channel, address, wait_for_server=wait_for_server)
         for attempt in range(1, schedule.attempts + 2):
             stub = table_service_pb2_grpc.TableServiceStub(channel)
             try:
@@ -624,6 +634,7 @@ async def seek_and_run_async(
     name: str = "",
     backoff: Backoff | None = None,
     root_certificates: bytes | None = None,
+    wait_for_server: float = 0.0,
 ) -> Result:
     """Seek a game, then play the seat given with ``bot`` (see :func:`run_bot_async`).
 
@@ -631,32 +642,33 @@ async def seek_and_run_async(
         the errors of :func:`seek_async` and :func:`run_bot_async`.
     """
     seated = await seek_async(address, game=game, players=players, name=name, backoff=backoff,
-                              root_certificates=root_certificates)
+                              root_certificates=root_certificates, wait_for_server=wait_for_server)
     log.info("seated at table %s, seat %d", seated.table_id, seated.seat)
     return await run_bot_async(bot, address, token=seated.token, name=name, backoff=backoff,
                                root_certificates=root_certificates)
 
 
 def run_bot(bot: Bot, address: str, *, token: str, name: str = "", backoff: Backoff | None = None,
-            root_certificates: bytes | None = None) -> Result:
+            root_certificates: bytes | None = None, wait_for_server: float = 0.0) -> Result:
     """Blocking :func:`run_bot_async` for scripts (starts its own event loop).
 
     Raises:
         the errors of :func:`run_bot_async`.
     """
     return asyncio.run(run_bot_async(bot, address, token=token, name=name, backoff=backoff,
-                                     root_certificates=root_certificates))
+                                     root_certificates=root_certificates, wait_for_server=wait_for_server))
 
 
 def seek_and_run(bot: Bot, address: str, *, game: str, players: int = 0, name: str = "",
-                 backoff: Backoff | None = None, root_certificates: bytes | None = None) -> Result:
+                 backoff: Backoff | None = None, root_certificates: bytes | None = None,
+                 wait_for_server: float = 0.0) -> Result:
     """Blocking :func:`seek_and_run_async` for scripts (starts its own event loop).
 
     Raises:
         the errors of :func:`seek_and_run_async`.
     """
     return asyncio.run(seek_and_run_async(bot, address, game=game, players=players, name=name, backoff=backoff,
-                                          root_certificates=root_certificates))
+                                          root_certificates=root_certificates, wait_for_server=wait_for_server))
 
 
 async def create_table(
