@@ -112,4 +112,4 @@ async def test_match_command_refuses_a_wrong_bot_count(tmp_path: Path) -> None:
     code, out, _ = await run("match", "--game", "twenty_five", "--bots", "random,random", "--data-dir", str(tmp_path))
     assert code == 2 and "error" in out and "players" in out
     code, out, _ = await run("match", "--game", "all_fives", "--bots", "random,nobody", "--data-dir", str(tmp_path))
-    assert code == 2 and "unknown bot(s) nobody" in out
+    assert code == 2 and "unknown bot 'nobody'" in out
