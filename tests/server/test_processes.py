@@ -82,7 +82,8 @@ async def test_bot_processes_play_every_game_and_the_records_verify(served: Serv
             bots += [run("bot", bot, "--server", served.address, "--token", t.token, "--seed", f"{game}{t.seat}")
                      for t in created.seat_tokens]
         outcomes = await asyncio.gather(*bots)
-        assert all(code == 0 and out.startswith("game 1: table ") and "aborted" not in out for code, out, _ in outcomes), outcomes
+        assert all(code == 0 and out.startswith("game 1: table ") and "aborted" not in out
+                   for code, out, _ in outcomes), outcomes
         files = []
         for game, table_id in tables.items():
             record = json.loads((await stub.GetRecord(pb.GetRecordRequest(table_id=table_id))).record_json)
