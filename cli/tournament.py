@@ -41,18 +41,12 @@ def flags_config(game: str | None, bots: str | None, fmt: str, games: int, seed:
                  option: list[str], name: str | None) -> dict[str, Any]:
     """The config fields given as flags (no CONFIG file)."""
     from cli.selfplay import parse_options
-    from tournament.config import ConfigError
+    from tournament.config import ConfigError, entrant_names
 
     if game is None or bots is None:
         raise ConfigError("give a CONFIG.toml, or at least --game and --bots")
-    names: list[str] = []
-    entrants = []
-    for bot in (b.strip() for b in bots.split(",") if b.strip()):
-        label, n = bot, 2
-        while label in names:
-            label, n = f"{bot}-{n}", n + 1
-        names.append(label)
-        entrants.append({"name": label, "bot": bot})
+    specs = [b.strip() for b in bots.split(",") if b.strip()]
+    entrants = [{"name": label, "bot": bot} for label, bot in zip(entrant_names(specs), specs, strict=True)]
     fields = {"game": game, "entrants": entrants, "format": fmt, "games": games, "seed": seed,
               "options": parse_options(option, players)}
     # The default name tells apart runs with other bots or settings (same flags: same name, so --resume works).

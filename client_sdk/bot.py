@@ -101,3 +101,19 @@ def choose_now(bot: Bot, view: SeatView, decision: DecisionInfo | None = None) -
         return bot.choose_action(view)
     finally:
         _CURRENT.reset(token)
+
+
+def not_an_action(choice: object) -> str | None:
+    """What is wrong when a bot's ``choose_action`` returned something that is no action, else None.
+
+    Why: a bot returning a string, a card or None must get the same fallback
+    as a bot that raises, with a message that names its mistake, instead of
+    crashing the runner and leaving its seat empty.
+    """
+    if isinstance(choice, Action):
+        return None
+    shown = repr(choice)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    hint = " (did you forget to return?)" if choice is None else ""
+    return (f"returned {type(choice).__name__} {shown}{hint}, not an action: "
+            f"return one of view.legal_actions (a Play, Bid, ... from rules.actions)")

@@ -36,7 +36,7 @@ from typing import Any
 
 import grpc
 
-from client_sdk.bot import Bot, DecisionInfo, ask_awaitable, choose_now
+from client_sdk.bot import Bot, DecisionInfo, ask_awaitable, choose_now, not_an_action
 from client_sdk.errors import (
     RETRY_WITH_BACKOFF,
     ConnectionLost,
@@ -432,22 +432,6 @@ class _SeatLoop:
             action = first
         entry.last_action = action
         await self.send(_decide_message(decision_id, action, entry.legal))
-
-
-def not_an_action(choice: object) -> str | None:
-    """What is wrong when a bot's ``choose_action`` returned something that is no action, else None.
-
-    Why: a bot returning a string, a card or None must get the same fallback
-    as a bot that raises, with a message that names its mistake, instead of
-    crashing the runner and leaving its seat empty.
-    """
-    if isinstance(choice, Action):
-        return None
-    shown = repr(choice)
-    shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    hint = " (did you forget to return?)" if choice is None else ""
-    return (f"returned {type(choice).__name__} {shown}{hint}, not an action: "
-            f"return one of view.legal_actions (a Play, Bid, ... from rules.actions)")
 
 
 def _tell_game_end(bot: Bot, result: Result) -> None:

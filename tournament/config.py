@@ -326,6 +326,17 @@ def config_from_mapping(data: Mapping[str, Any], *, default_name: str = "tournam
     )
 
 
+def entrant_names(specs: Sequence[str]) -> list[str]:
+    """Names for bots given by spec: the spec itself, ``-2``, ``-3`` ... added when a spec comes again."""
+    names: list[str] = []
+    for spec in specs:
+        label, n = spec, 2
+        while label in names:
+            label, n = f"{spec}-{n}", n + 1
+        names.append(label)
+    return names
+
+
 def check_bots(config: TournamentConfig) -> None:
     """Load every ``bot`` entrant's bot once, before the first game: a typo must not play a tournament of forfeits.
 

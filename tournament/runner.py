@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bots import make_bot
-from client_sdk.bot import Bot
+from client_sdk.bot import Bot, not_an_action
 from rules.actions import Action
 from rules.errors import RuleError
 from rules.game import Seat
@@ -149,8 +149,10 @@ class LocalRunner:
                 choice = bots[seat].choose_action(state.view(seat))
                 if inspect.isawaitable(choice):
                     raise TypeError("asynchronous bots need the server runner")
-                state.check(choice, seat)
-                action = choice
+                problem = not_an_action(choice)
+                if problem is None:
+                    state.check(choice, seat)
+                    action = choice
             except RuleError as exc:
                 problem = f"illegal action: {exc}"
             except Exception as exc:  # a bot's bug is a fault of that bot, never the tournament's end

@@ -16,9 +16,9 @@ import pytest
 from bots import BOTS, BotSpecError, make_bot
 from bots.first_legal import FirstLegalBot
 from bots.random_bot import RandomBot
-from client_sdk.bot import Bot
+from client_sdk.bot import Bot, not_an_action
 from client_sdk.errors import ConnectionLost, JoinRejected, ServerUnreachable
-from client_sdk.runner import Backoff, not_an_action, run_bot_async, seek_async
+from client_sdk.runner import Backoff, run_bot_async, seek_async
 from rules.actions import Action, Play
 from rules.cards import ALL_CARDS
 from rules.game import Result, SeatView

@@ -196,7 +196,8 @@ def test_a_second_tournament_with_other_bots_on_the_same_game_and_seed_runs(tmp_
               "--no-progress"]
     first = tournament("--bots", "random,first-legal", *common, "--out", str(tmp_path / "one"))
     second = tournament("--bots", "random,heuristic", *common, "--out", str(tmp_path / "two"))
-    assert first.returncode == 0 and second.returncode == 0, second.stderr
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert second.returncode == 0, second.stdout + second.stderr
     again = tournament("--bots", "random,heuristic", *common, "--out", str(tmp_path / "three"))
     assert again.returncode == 2 and "use --resume to continue it" in again.stderr
 
