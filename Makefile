@@ -43,7 +43,7 @@ lint: venv
 	$(BIN)/ruff check .
 
 types: venv
-	$(BIN)/mypy rules protocol cli bots client_sdk server tournament bench web analysis tests
+	$(BIN)/mypy rules protocol cli bots client_sdk server tournament bench web analysis tests examples/python
 
 check: lint types protos-check buf-lint test
 

@@ -1,0 +1,70 @@
+"""docs/record.schema.json against real records: every game and layout, server records, and corrupted ones."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cli.selfplay import play_random
+from tests.golden import PLAYTHROUGHS
+
+jsonschema = pytest.importorskip("jsonschema")
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "record.schema.json").read_text())
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+
+
+def _records() -> list[dict[str, Any]]:
+    out = []
+    for play in PLAYTHROUGHS:  # every game and layout; aborted ones (the deal limit) included
+        match = play_random(play.game, play.options, play.seed, max_deals=5)
+        out.append(match.to_record(seed=play.seed))
+    return out
+
+
+def test_the_schema_is_a_valid_json_schema() -> None:
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+
+@pytest.mark.parametrize("record", _records(), ids=[p.name for p in PLAYTHROUGHS])
+def test_real_records_of_every_game_and_layout_match_the_schema(record: dict[str, Any]) -> None:
+    errors = [e.message for e in VALIDATOR.iter_errors(record)]
+    assert errors == []
+
+
+@pytest.mark.parametrize(("path", "value"), [
+    (["format"], "tricktable-record/2"),
+    (["deals", 0, "deck", 0], "1H"),
+    (["deals", 0, "actions", 0, "type"], "fold"),
+    (["result", "status"], "won"),
+    (["seats", 0, "seat"], "0"),
+])
+def test_a_record_with_a_bad_field_does_not_match(path: list[Any], value: object) -> None:
+    record = copy.deepcopy(_records()[0])
+    target: Any = record
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    assert list(VALIDATOR.iter_errors(record))
+
+
+async def test_a_record_stored_by_the_server_matches_the_schema(tmp_path: Path) -> None:
+    import asyncio
+
+    from bots.first_legal import FirstLegalBot
+    from client_sdk.runner import create_table, get_record, run_bot_async
+    from server.clocks import TimeControl
+    from tests.live_server import running_server
+
+    clocks = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=5.0, join_seconds=20.0)
+    async with running_server(tmp_path / "data", clocks) as server:
+        table = await create_table(server.address, game="all_fives", options={"target": 11}, seed="schema")
+        await asyncio.wait_for(asyncio.gather(*(run_bot_async(FirstLegalBot(), server.address, token=t)
+                                                for t in table.tokens)), 60)
+        record = json.loads(await get_record(server.address, table.table_id))
+    assert "timeouts" in record["seats"][0]  # the server's counters are part of the shape
+    assert [e.message for e in VALIDATOR.iter_errors(record)] == []
