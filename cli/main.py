@@ -31,6 +31,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "cli.serve",
     "cli.match",
     "cli.ladder",
+    "cli.tables",
     "cli.view",
     "cli.replay",
     "cli.analyse",

@@ -142,7 +142,8 @@ async def _match(console: Console, game: str, options: dict[str, Any], bots: lis
             console.print(f"table [bold]{created.table_id}[/bold]: {game}, seed SHA-256 {created.seed_sha256[:16]}...")
             if viewer is not None:
                 console.print(f"watch it in your browser: [bold]{viewer.url}table/{created.table_id}[/bold]")
-            watching = asyncio.ensure_future(_show(console, stub, created.table_id, created.owner_token, quiet))
+            watching = asyncio.ensure_future(show_table(console, stub, created.table_id, quiet,
+                                                        owner_token=created.owner_token))
             processes: list[asyncio.subprocess.Process] = []
             try:
                 for name, t in zip(bots, created.seat_tokens, strict=True):
@@ -211,8 +212,11 @@ async def _reap(console: Console, processes: list[asyncio.subprocess.Process]) -
                           f"{err.decode(errors='replace').strip()[-300:]}[/yellow]")
 
 
-async def _show(console: Console, stub: Any, table_id: str, owner_token: str, quiet: bool) -> Any:
-    """Print the table's public events until the game ends; return the result message."""
+async def show_table(console: Console, stub: Any, table_id: str, quiet: bool, *, owner_token: str = "") -> Any:
+    """Print the table's public events until the game ends; return the result message.
+
+    ``owner_token`` (CreateTable's) lets the table's creator follow a table whose spectating is withheld.
+    """
     names: list[str] = []
     result = None
     # From sequence 0: every event of the table, however late this stream connects.

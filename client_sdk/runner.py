@@ -752,3 +752,30 @@ async def spectate(
         raise error_from_rpc(exc) from None
     finally:
         await channel.close(None)
+
+
+async def list_tables(
+    address: str,
+    *,
+    game: str | None = None,
+    root_certificates: bytes | None = None,
+) -> list[table_service_pb2.TableInfo]:
+    """The server's tables (oldest first), of one game or all: id, game, status, seats, deal, scores, result.
+
+    Raises:
+        InvalidRequest: an unknown game.
+        ServerUnreachable: nothing answers at ``address``.
+        SdkError: any other status.
+    """
+    request = table_service_pb2.ListTablesRequest()
+    if game is not None:
+        request.game = convert.game_to_proto(game)
+    channel = open_channel(address, root_certificates=root_certificates)
+    try:
+        await connect(channel, address)
+        response = await table_service_pb2_grpc.TableServiceStub(channel).ListTables(request)
+    except grpc.aio.AioRpcError as exc:
+        raise error_from_rpc(exc) from None
+    finally:
+        await channel.close(None)
+    return list(response.tables)
