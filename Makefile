@@ -6,6 +6,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 STAMP := $(VENV)/.installed-stamp
+# What `make demo` alone installs: the package and its command line, not the dev toolchain.
+DEMO_STAMP := $(VENV)/.demo-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
 .PHONY: venv demo test browser check lint types golden bench clean protos protos-check buf-lint ladder
@@ -21,8 +23,16 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+$(DEMO_STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[cli]'
+	touch $(DEMO_STAMP)
+
 # Watch it at the address printed (the web viewer on HTTP_PORT, 8080 by default); Ctrl-C ends it.
-demo: venv
+# A venv already made by `make venv` (everything) is used as it is; otherwise only the command line is installed.
+demo:
+	@test -f $(STAMP) -a $(STAMP) -nt pyproject.toml || $(MAKE) --no-print-directory $(DEMO_STAMP)
 	$(BIN)/tricktable match --game twenty_five --bots random,random,random,random --http-port $(or $(HTTP_PORT),8080) --delay-ms 400
 
 test: venv browser

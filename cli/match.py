@@ -187,7 +187,9 @@ async def _linger(console: Console, replay: str) -> None:
 
 async def _launch(bot: str, address: str, token: str, name: str, seed: str | None,
                   delay_ms: int, tls_ca: Path | None = None) -> asyncio.subprocess.Process:
+    # The server is up (this command started it or reached it): a slow first connection is waited for.
     args = [sys.executable, "-m", "cli.main", "bot", bot, "--server", address, "--token", token, "--name", name,
+            "--wait-for-server", "30",
             "--delay-ms", str(delay_ms)]
     if tls_ca is not None:
         args += ["--tls-ca", str(tls_ca)]

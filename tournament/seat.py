@@ -12,6 +12,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+#: Seconds a seat's bot keeps trying its first connection to the tournament's server.
+SERVER_WAIT_SECONDS = 30.0
 #: Environment variable with the pid of the tournament that started the bot.
 PARENT_ENV = "TRICKTABLE_TOURNAMENT_PID"
 
@@ -67,7 +69,10 @@ def main(argv: list[str]) -> int:
     root_certificates = Path(argv[5]).read_bytes() if len(argv) > 5 else None
     try:
         bot = make_bot(name, seed)
-        result = run_bot(bot, address, token=token, name=label, root_certificates=root_certificates)
+        # The tournament started the server before this process: a first connection that fails is the machine
+        # being slow, not a wrong address, so it is given time (a forfeit would change the results).
+        result = run_bot(bot, address, token=token, name=label, root_certificates=root_certificates,
+                         wait_for_server=SERVER_WAIT_SECONDS)
     except (BotSpecError, SdkError, TricktableError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,91 @@
+"""The wheel in a clean virtual environment: the SDK alone, then the server and a bot of the user's own, typed.
+
+What a new user does after ``pip install tricktable``: import the SDK (which
+must need grpcio and protobuf only), install the command line
+(``tricktable[cli]``), serve, play a game with their own bot from a file,
+and run ``mypy --strict`` on that bot (the packages ship ``py.typed``). The
+virtual environment is new and outside the repository, so nothing is
+imported from the source tree. Packages come from the same index as
+``make venv`` (pip's cache makes a second run quick).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+MY_BOT = '''
+from rules.actions import Action, Play
+from rules.game import SeatView
+from client_sdk.cards import strength
+
+
+class Mine:
+    """Plays its strongest card."""
+
+    def choose_action(self, view: SeatView) -> Action:
+        plays = [a for a in view.legal_actions if isinstance(a, Play)]
+        if not plays:
+            return view.legal_actions[0]
+        return max(plays, key=lambda a: strength(view, a.card))
+'''
+
+pytestmark = pytest.mark.timeout(900)
+
+
+def run(*args: str | Path, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    done = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+    assert done.returncode == 0, f"{args}: {done.stdout[-2000:]}{done.stderr[-2000:]}"
+    return done
+
+
+def test_the_wheel_in_a_clean_venv_serves_plays_a_users_bot_and_types_it(tmp_path: Path) -> None:
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path / "dist", ROOT, cwd=tmp_path)
+    wheel = next((tmp_path / "dist").glob("tricktable-*.whl"))
+    venv.create(tmp_path / "env", with_pip=True)
+    py = tmp_path / "env" / "bin" / "python"
+    work = tmp_path / "work"
+    work.mkdir()
+
+    run(py, "-m", "pip", "install", "-q", wheel, cwd=work)
+    sdk_only = run(py, "-c", "import importlib.util as u, client_sdk.runner, client_sdk.cards, bots, tournament.arena; "
+                   "print([m for m in ('structlog', 'typer', 'rich', 'openskill', 'aiohttp') if u.find_spec(m)])",
+                   cwd=work)
+    assert sdk_only.stdout.strip() == "[]"  # the SDK installed alone brings none of the server's packages
+    arena = run(py, "-c", "from tournament.arena import play; "
+                "print(play('all_fives', ['random', 'heuristic']).summary())", cwd=work)
+    assert "heuristic" in arena.stdout
+
+    run(py, "-m", "pip", "install", "-q", f"{wheel}[cli]", "mypy", cwd=work)
+    (work / "my_bot.py").write_text(MY_BOT)
+    typed = run(tmp_path / "env" / "bin" / "mypy", "--strict", "my_bot.py", cwd=work)
+    assert "Success" in typed.stdout
+    protos = run(py, "-c", "import importlib.resources as r; print(sorted(p.name for p in "
+                 "r.files('protocol').joinpath('protos', 'v1').iterdir()))", cwd=work)
+    assert "table_service.proto" in protos.stdout
+
+    tricktable = tmp_path / "env" / "bin" / "tricktable"
+    server = subprocess.Popen([tricktable, "serve", "--port", "0", "--no-http", "--data-dir", work / "data",
+                               "--log-level", "WARNING"], cwd=work, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              text=True)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline().strip()
+        assert line.startswith("listening on "), line
+        address = line.removeprefix("listening on ")
+        bots = [subprocess.Popen([tricktable, "bot", spec, "--server", address, "--seek", "all_fives"], cwd=work,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for spec in ("my_bot.py:Mine", "random")]
+        outputs = [bot.communicate(timeout=120) for bot in bots]
+        assert [bot.returncode for bot in bots] == [0, 0], outputs
+        assert all(out.startswith("game 1: table ") for out, _ in outputs)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
