@@ -12,6 +12,7 @@ imported from the source tree. Packages come from the same index as
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -47,7 +48,11 @@ def run(*args: str | Path, cwd: Path, timeout: float = 600) -> subprocess.Comple
 
 
 def test_the_wheel_in_a_clean_venv_serves_plays_a_users_bot_and_types_it(tmp_path: Path) -> None:
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path / "dist", ROOT, cwd=tmp_path)
+    # Built from a copy: setuptools writes build/ beside the sources, which must not appear in the repository.
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, symlinks=True, ignore=shutil.ignore_patterns(
+        ".venv", ".git", "build", "data", "artifacts", "node_modules", "*.egg-info", "__pycache__", ".*_cache"))
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path / "dist", source, cwd=tmp_path)
     wheel = next((tmp_path / "dist").glob("tricktable-*.whl"))
     venv.create(tmp_path / "env", with_pip=True)
     py = tmp_path / "env" / "bin" / "python"
