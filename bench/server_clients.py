@@ -63,18 +63,19 @@ async def create_table(stub: table_service_pb2_grpc.TableServiceAsyncStub, game:
 async def play_seat(stub: table_service_pb2_grpc.TableServiceAsyncStub, token: str, table_id: str,
                     records: list[Record], *, answer: bool = True,
                     on_joined: Callable[[], None] | None = None, tally: list[int] | None = None,
-                    arrivals: list[int] | None = None) -> tuple[int, int]:
+                    arrivals: list[int] | None = None, coalesce: bool = True) -> tuple[int, int]:
     """Join with ``token`` and answer each decision with its first legal action id until the stream ends.
 
     With ``answer`` False the seat joins and then sits idle, reading what comes; ``on_joined`` is called
     when the server's Joined arrives. Returns the rejections seen and the messages received; ``tally``
     (when given) counts the messages received as they come, so a stream cut short still counts;
-    ``arrivals`` (when given) gets the time each message arrived.
+    ``arrivals`` (when given) gets the time each message arrived. ``coalesce``: join with
+    ``coalesce_events`` (else batches only, the protocol before coalescing).
     """
     call = stub.Play()  # type: ignore[call-arg]
     rejections = messages = 0
     try:
-        await call.write(pb.PlayRequest(join=pb.Join(token=token, accept_batches=True)))
+        await call.write(pb.PlayRequest(join=pb.Join(token=token, accept_batches=True, coalesce_events=coalesce)))
         while True:
             message = await call.read()
             arrived = _clock()
@@ -110,7 +111,8 @@ async def play_seat(stub: table_service_pb2_grpc.TableServiceAsyncStub, token: s
 # --- seat: one seat, a table at a time (turnaround) ---------------------------------------------
 
 
-async def seat_mode(address: str, tokens: list[str], table_ids: list[str], sdk: bool) -> dict[str, Any]:
+async def seat_mode(address: str, tokens: list[str], table_ids: list[str], sdk: bool,
+                    coalesce: bool = True) -> dict[str, Any]:
     """Play one seat of each table in turn (raw stubs, or the SDK runner with an instrumented first-legal bot)."""
     records: list[Record] = []
     arrivals: dict[str, list[int]] = {}
@@ -125,7 +127,8 @@ async def seat_mode(address: str, tokens: list[str], table_ids: list[str], sdk: 
         stub = table_service_pb2_grpc.TableServiceStub(channel)
         for token, table_id in zip(tokens, table_ids, strict=True):
             arrivals[table_id] = []
-            rejected, received = await play_seat(stub, token, table_id, records, arrivals=arrivals[table_id])
+            rejected, received = await play_seat(stub, token, table_id, records, arrivals=arrivals[table_id],
+                                                 coalesce=coalesce)
             rejections += rejected
             messages += received
     return {"records": records, "rejections": rejections, "messages": messages, "arrivals": arrivals}
@@ -151,7 +154,7 @@ class _TimedFirstLegal:
 # --- load: many tables, moves per second ----------------------------------------------------------
 
 
-async def load_mode(address: str, game: str, tables: int) -> dict[str, Any]:
+async def load_mode(address: str, game: str, tables: int, coalesce: bool = True) -> dict[str, Any]:
     """Keep ``tables`` tables playing; count the answers written inside a window.
 
     Handshake on stdin/stdout, so the parent can start the window once every client is up: this prints
@@ -171,8 +174,8 @@ async def load_mode(address: str, game: str, tables: int) -> dict[str, Any]:
             while _clock() < until_ns:
                 created = await create_table(stubs[0], game)
                 stats["tables_started"] += 1
-                seats = [play_seat(stubs[t.seat % len(stubs)], t.token, created.table_id, records, tally=tally)
-                         for t in created.seat_tokens]
+                seats = [play_seat(stubs[t.seat % len(stubs)], t.token, created.table_id, records, tally=tally,
+                                   coalesce=coalesce) for t in created.seat_tokens]
                 try:
                     counts = await asyncio.gather(*seats)
                 except grpc.aio.AioRpcError:
@@ -266,19 +269,22 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--tables", required=True, help="comma separated table ids")
     s.add_argument("--tokens", required=True, help="comma separated tokens, one per table")
     s.add_argument("--sdk", action="store_true", help="play through client_sdk.runner instead of raw stubs")
+    s.add_argument("--batches-only", action="store_true", help="join without coalesce_events")
     ld = sub.add_parser("load")
     ld.add_argument("address")
     ld.add_argument("--game", default="twenty_five")
     ld.add_argument("--tables", type=int, default=20)
+    ld.add_argument("--batches-only", action="store_true", help="join without coalesce_events")
     h = sub.add_parser("hold")
     h.add_argument("address")
     h.add_argument("--game", default="twenty_five")
     args = parser.parse_args(argv)
     out: dict[str, Any]
     if args.mode == "seat":
-        out = asyncio.run(seat_mode(args.address, args.tokens.split(","), args.tables.split(","), args.sdk))
+        out = asyncio.run(seat_mode(args.address, args.tokens.split(","), args.tables.split(","), args.sdk,
+                                    not args.batches_only))
     elif args.mode == "load":
-        out = asyncio.run(load_mode(args.address, args.game, args.tables))
+        out = asyncio.run(load_mode(args.address, args.game, args.tables, not args.batches_only))
     else:
         asyncio.run(hold_mode(args.address, args.game))
         return 0

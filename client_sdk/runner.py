@@ -3,7 +3,8 @@
 The bot implements one method (:class:`client_sdk.bot.Bot`); this module owns
 the rest, like lichess-bot's runner:
 
-- joins a seat with its token over the bidirectional ``Play`` stream;
+- joins a seat with its token over the bidirectional ``Play`` stream, opted in
+  to batches and coalesced events (information rides with the next decision);
 - answers each decision request with the decision id, sending the chosen
   action's stable id when it is one of the legal actions (the action itself
   otherwise, so the server can say why it is wrong);
@@ -461,7 +462,9 @@ async def _play_once(
 ) -> Result | None:
     """One Play stream: join, then handle messages until the game ends (result) or the stream ends (None)."""
     call = stub.Play()  # type: ignore[call-arg]  # grpc-stubs: the iterator is optional (we write)
-    join = table_service_pb2.Join(token=session.token, name=session.name, accept_batches=True)
+    # Coalesced events: what is only for information comes with the next decision (one write per decision).
+    join = table_service_pb2.Join(token=session.token, name=session.name, accept_batches=True,
+                                  coalesce_events=True)
     if session.last_sequence is not None:
         join.last_seen_sequence = session.last_sequence
 

@@ -16,6 +16,9 @@ Situations (docs/protocol.md, section 18):
 - ``reconnect``: the relay ends the client's stream with UNAVAILABLE just before
   a decision request; the client must rejoin with ``last_seen_sequence`` equal
   to the last sequence it received and answer the re-sent decision.
+- ``coalesced``: the client's own join options are passed on, so a client
+  that asks for batches and coalesced events (``Join.coalesce_events``) gets
+  its events held until its next decision; it must still play to the end.
 - ``clock``: a tight clock (default 2 s per decision, no bank); every decision
   must be answered within it.
 
@@ -74,6 +77,8 @@ class Situation:
     decision_ms: int = RELAXED_DECISION_MS
     bank_ms: int = RELAXED_BANK_MS
     check_latency: bool = False
+    #: The relay passes the client's batch and coalescing options on.
+    keep_join_options: bool = False
 
 
 def situations(clock_ms: int = 2000, decision_ms: int = RELAXED_DECISION_MS,
@@ -90,6 +95,8 @@ def situations(clock_ms: int = 2000, decision_ms: int = RELAXED_DECISION_MS,
                   decision_ms=decision_ms, bank_ms=bank_ms),
         Situation(name="reconnect", summary="the stream is dropped before a decision request",
                   fault=Fault.DROP_BEFORE_DECISION, decision_ms=decision_ms, bank_ms=bank_ms),
+        Situation(name="coalesced", summary="the client's batch and coalesced-events options are honoured",
+                  decision_ms=decision_ms, bank_ms=bank_ms, keep_join_options=True),
         Situation(name="clock", summary=f"{clock_ms} ms per decision, no bank", decision_ms=clock_ms, bank_ms=0,
                   check_latency=True),
     )
@@ -167,7 +174,8 @@ async def run_conformance(settings: Settings, *, report: Callable[[Verdict], Non
         stub = pb_grpc.TableServiceStub(channel)
         verdicts = []
         for situation in chosen:
-            script = Script(fault=situation.fault, transcript=[] if settings.transcript_dir else None)
+            script = Script(fault=situation.fault, keep_join_options=situation.keep_join_options,
+                            transcript=[] if settings.transcript_dir else None)
             relay.script = script
             try:
                 run = await _run_situation(settings, situation, stub, relay_address, script, local)
@@ -341,6 +349,10 @@ def judge(situation: Situation, run: _Run) -> Verdict:
         detail += f"; refused with {script.mutated_outcome}, answered again"
     elif situation.name == "reconnect":
         detail += f"; rejoined with last_seen_sequence {script.dropped_after_sequence}, re-sent decision answered"
+    elif situation.name == "coalesced":
+        asked = any(s.coalesce for s in script.streams)
+        detail += ("; joined with coalesce_events, events held until its decisions" if asked
+                   else "; the client did not ask for coalesced events (an option): plain delivery")
     elif situation.name == "clock":
         slowest = max((d.latency() or 0.0 for d in script.decisions.values()), default=0.0)
         detail += f"; slowest answer {slowest * 1000:.0f} ms of {situation.decision_ms} ms"

@@ -64,6 +64,8 @@ class StreamLog:
     joined: bool = False
     last_sequence: int | None = None
     dropped: bool = False
+    #: The client asked for coalesced events (``Join.coalesce_events``) on this stream.
+    coalesce: bool = False
 
 
 @dataclass(slots=True)
@@ -91,6 +93,8 @@ class Script:
     """A situation's fault and everything the relay observed of the client in it."""
 
     fault: Fault = Fault.NONE
+    #: Pass the client's batch and coalescing options on (otherwise the client gets single messages).
+    keep_join_options: bool = False
     #: With DROP_BEFORE_DECISION: drop just before delivering this decision request (1-based).
     drop_at_decision: int = 2
     streams: list[StreamLog] = field(default_factory=list)
@@ -183,6 +187,12 @@ class Script:
         Dropping cancels the upstream call and aborts the client's with UNAVAILABLE (so this does not return).
         """
         kind = message.WhichOneof("kind")
+        if kind == "batch" and isinstance(message, pb.PlayResponse):  # only with keep_join_options
+            for item in message.batch.messages:
+                inner = item.WhichOneof("kind")
+                self.on_server_message(stream, inner, getattr(item, inner) if inner else None)
+            self.note("S>", message)
+            return
         if self.should_drop(stream, kind):
             self.on_drop(stream, message.decision)
             cancel_upstream()
@@ -301,11 +311,13 @@ class Relay(pb_grpc.TableServiceServicer):
                         join = request.join
                         script.on_join(stream, join.token,
                                        join.last_seen_sequence if join.HasField("last_seen_sequence") else None)
-                        # The checks read and drop single messages: the client gets them one by one (batches
-                        # are the server's option, never an obligation).
-                        request = pb.PlayRequest()
-                        request.join.CopyFrom(join)
-                        request.join.accept_batches = False
+                        stream.coalesce = join.coalesce_events
+                        if not script.keep_join_options:
+                            # The fault checks read and drop single messages: the client gets them one by one
+                            # (batches and coalescing are options, never an obligation).
+                            request = pb.PlayRequest()
+                            request.join.CopyFrom(join)
+                            request.join.accept_batches = request.join.coalesce_events = False
                     elif kind == "decide":
                         request = pb.PlayRequest(decide=script.on_decide(request.decide))
                     await upstream.write(request)

@@ -182,7 +182,8 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
                         pass
 
         async for response in _seat_stream(table, seat, join.name, last_seen, pb.PlayResponse, inbox, read(),
-                                           join.accept_batches, join.enumerate_discards):
+                                           join.accept_batches or join.coalesce_events, join.enumerate_discards,
+                                           join.coalesce_events):
             yield response
 
     async def Watch(self, request: pb.WatchRequest, context: Context) -> AsyncIterator[pb.WatchResponse]:
@@ -345,7 +346,8 @@ def _outcome_response(kind: Any, decision_id: str, outcome: Outcome) -> Any:
 
 async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | None, kind: Any,
                        inbox: Inbox, reader: Coroutine[Any, Any, None] | None,
-                       batches: bool = False, enumerate_discards: bool = False) -> AsyncIterator[Any]:
+                       batches: bool = False, enumerate_discards: bool = False,
+                       coalesce: bool = False) -> AsyncIterator[Any]:
     """Joined, then the seat's events, decisions and the reader's answers (from ``inbox``) until the table ends.
 
     One generator writes everything: the reader task only fills ``inbox`` and
@@ -354,6 +356,9 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
     ready at once go as one ``PlayBatch``: one write per move for most seats.
     With ``enumerate_discards`` (``Join.enumerate_discards``) a Cinq Cents
     discard is sent as its legal actions, not as a ``DiscardChoice``.
+    With ``coalesce`` too (``Join.coalesce_events``), what is for information
+    only (events, Accepted) waits for the seat's next decision, a refusal or
+    a short bounded delay (:meth:`Table.follow_batches`).
     """
     try:
         check_resume_point(table, seat, last_seen)
@@ -371,7 +376,7 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
                                     view=convert.view_to_proto(snap.view, enumerate_discards=enumerate_discards),
                                     sequence=snap.seq, table=table_info(table)))
         if batches:
-            async for batch in table.follow_batches(seat, after, inbox):
+            async for batch in table.follow_batches(seat, after, inbox, _is_accepted if coalesce else None):
                 messages = [_seat_message(kind, item, options, enumerate_discards) for item in batch]
                 yield messages[0] if len(messages) == 1 else kind(batch=pb.PlayBatch(messages=messages))
         else:
@@ -383,6 +388,11 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
             with contextlib.suppress(BaseException):
                 await reading
         table.disconnect(seat)
+
+
+def _is_accepted(message: Any) -> bool:
+    """Whether an answer to the client is an Accepted: information only, so a coalescing stream may hold it."""
+    return isinstance(message, pb.PlayResponse) and message.WhichOneof("kind") == "accepted"  # not a StreamFailure
 
 
 def _seat_message(kind: Any, item: Any, options: game_pb2.TableOptions, enumerate_discards: bool) -> Any:

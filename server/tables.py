@@ -72,6 +72,10 @@ MAX_PRESENCE_EVENTS = 100
 SALT_BYTES = 16
 #: Events at most in one batch (:meth:`Table.follow_batches`): a client resuming far back gets several.
 MAX_BATCH_EVENTS = 200
+#: Longest a coalescing seat's information waits for its next decision before it is sent alone (seconds,
+#: ``Join.coalesce_events``): long enough that a bot's events mostly ride with its decisions, short enough
+#: that a watching client is never far behind.
+COALESCE_SECONDS = 0.2
 
 
 class TableStatus(StrEnum):
@@ -268,36 +272,63 @@ class Table:
                 continue
             await self._wait_for_news(audience)
 
-    async def follow_batches(self, audience: Audience, after_seq: int = 0,
-                             inbox: deque[T] | None = None) -> AsyncGenerator[list[Event | DecisionRequested | T]]:
+    async def follow_batches(self, audience: Audience, after_seq: int = 0, inbox: deque[T] | None = None,
+                             coalesce: Callable[[T], bool] | None = None,
+                             ) -> AsyncGenerator[list[Event | DecisionRequested | T]]:
         """:meth:`follow` in batches: each time, everything ready at once (inbox, events, then the decision), in order.
 
         A stream that sends each batch as one message writes once per move
         instead of once per item (protocol: ``Join.accept_batches``).
+
+        With ``coalesce`` (``Join.coalesce_events``; it tells which inbox items
+        are for information only, like an Accepted), a batch of information
+        only is held until the seat has a decision, an urgent inbox item, the
+        table's end, a full batch, or :data:`COALESCE_SECONDS` since its first
+        item: a seat that is not to act costs no write per move, and the
+        acting seat's decision never waits behind the others' events.
         """
         log = self._log(audience)
         index = max(0, min(after_seq, len(log)))
         sent = 0
-        while True:
-            self._flush()
-            batch: list[Event | DecisionRequested | T] = []
-            while inbox:
-                batch.append(inbox.popleft())
-            if index < len(log):  # a resume far back comes in several batches, each of a bounded size
-                end = min(len(log), index + MAX_BATCH_EVENTS)
-                batch.extend(log[index:end])
-                index = end
-            p = self._pending
-            if (index == len(log) and audience is not None and p is not None and p.seat == audience
-                    and p.decision_id > sent):
-                sent = p.decision_id
-                batch.append(self._decision_body(p))
-            if batch:
-                yield batch
-                continue
-            if self.is_over:
-                return
-            await self._wait_for_news(audience)
+        batch: list[Event | DecisionRequested | T] = []
+        urgent = coalesce is None
+        held_until: float | None = None
+        timer: asyncio.TimerHandle | None = None
+        try:
+            while True:
+                self._flush()
+                while inbox:
+                    item = inbox.popleft()
+                    batch.append(item)
+                    urgent = urgent or coalesce is None or not coalesce(item)
+                if index < len(log):  # a resume far back comes in several batches, each of a bounded size
+                    end = min(len(log), index + max(0, MAX_BATCH_EVENTS - len(batch)))
+                    batch.extend(log[index:end])
+                    index = end
+                p = self._pending
+                if (index == len(log) and audience is not None and p is not None and p.seat == audience
+                        and p.decision_id > sent):
+                    sent = p.decision_id
+                    batch.append(self._decision_body(p))
+                    urgent = True
+                if batch:
+                    now = self._loop.time()
+                    if (urgent or self.is_over or len(batch) >= MAX_BATCH_EVENTS
+                            or (held_until is not None and now >= held_until)):
+                        if timer is not None:
+                            timer.cancel()
+                        yield batch
+                        batch, urgent, held_until, timer = [], coalesce is None, None, None
+                        continue
+                    if held_until is None:
+                        held_until = now + COALESCE_SECONDS
+                        timer = self._loop.call_at(held_until, self._wake_audience, audience)
+                elif self.is_over:
+                    return
+                await self._wait_for_news(audience)
+        finally:
+            if timer is not None:
+                timer.cancel()
 
     async def _wait_for_news(self, audience: Audience) -> None:
         """Wait until the table wakes ``audience``'s followers; at once if a wake-up came since the last look.
@@ -316,6 +347,10 @@ class Table:
             self._wakers[key] = asyncio.Event()
             return
         await waker.wait()
+
+    def _wake_audience(self, audience: Audience) -> None:
+        """Wake one audience's followers (a coalescing follower's hold ran out)."""
+        self._wakers[self.players if audience is None else audience].set()
 
     def wake(self) -> None:
         """Wake this table's followers (a stream put something in its inbox)."""

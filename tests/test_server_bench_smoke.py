@@ -10,8 +10,10 @@ from bench import server_bench
 from bench.server_bench import Sizes, render, run, summary, turnarounds
 
 TINY = Sizes(ping_count=30, ping_sizes=(64,), rounds=2, turnaround_tables=1, sdk_turnaround_tables=0,
-             load_games=("twenty_five",), load_tables=2, load_clients=1, load_warmup=0.3, load_seconds=0.7,
-             hold_waiting_steps=(2, 3), hold_steps=(2, 4), journal_games=1, journal_rounds=1)
+             batched_turnaround_tables=1, load_games=("twenty_five", "twenty_five:batches"), load_tables=2,
+             load_clients=1, load_warmup=0.3, load_seconds=0.7,
+             hold_waiting_steps=(2, 3), hold_steps=(2, 4), journal_games=1,
+             journal_rounds=1)
 
 
 def test_turnarounds_pair_each_answer_with_the_next_decision_of_the_table() -> None:
@@ -60,5 +62,8 @@ def test_bench_runs_end_to_end_at_tiny_sizes(tmp_path: Path) -> None:
     assert [r["tables_at_once"] for r in report["journal"]["runs"]] == [1, 20]
     assert all(r["journal_us_per_move"] > 0 for r in report["journal"]["runs"])
     assert "turnaround.turnaround / raw" in report["ratios"]
-    assert "goal turnaround" in render(report)
+    assert report["turnaround_batched"]["turnaround"]["n"] > 0
+    assert report["load"]["twenty_five:batches"]["moves_in_window"] > 0
+    assert report["goals"]["messages_per_move"] == load["messages_per_move"]
+    assert "goal turnaround with SDK bots" in render(report)
     assert server_bench.RESULTS.name == "server.json"

@@ -172,7 +172,10 @@ class Bot {
       const watch = this.args.transport === 'watch';
       const join = { token: this.token, name: this.args.name };
       if (this.lastSequence !== null) join.last_seen_sequence = String(this.lastSequence);
-      if (!watch) join.accept_batches = true; // messages ready at once may come as one batch (section 5)
+      if (!watch) {
+        join.accept_batches = true; // messages ready at once may come as one batch (section 5)
+        join.coalesce_events = true; // events only for information may wait for our next decision (section 5)
+      }
       const call = watch ? this.client.Watch(join) : this.client.Play();
       let settled = false;
       const finish = (how, error) => {

@@ -31,12 +31,15 @@ def test_python_reference_bot_passes_every_situation_in_all_four_games():
         assert done.returncode == 0, f"{game}:\n{done.stdout}{done.stderr}"
         assert sorted(lines) == sorted(SITUATIONS)
         assert all(line.startswith("PASS") for line in lines.values()), f"{game}:\n{done.stdout}"
+        assert "joined with coalesce_events" in lines["coalesced"], done.stdout  # the SDK runner coalesces
 
 
 def test_scripted_client_without_faults_passes_every_situation():
     done = run_check([*SCRIPTED, "good"])
     assert done.returncode == 0, done.stdout + done.stderr
-    assert all(line.startswith("PASS") for line in verdict_lines(done.stdout).values())
+    lines = verdict_lines(done.stdout)
+    assert all(line.startswith("PASS") for line in lines.values())
+    assert "did not ask for coalesced events" in lines["coalesced"]  # an option: plain delivery passes too
 
 
 @pytest.mark.parametrize(("mode", "situation", "args", "expected"), [

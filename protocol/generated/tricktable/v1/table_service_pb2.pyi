@@ -742,6 +742,7 @@ class Join(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     ACCEPT_BATCHES_FIELD_NUMBER: _builtins.int
     ENUMERATE_DISCARDS_FIELD_NUMBER: _builtins.int
+    COALESCE_EVENTS_FIELD_NUMBER: _builtins.int
     token: _builtins.str
     """The seat's join token."""
     last_seen_sequence: _builtins.int
@@ -757,6 +758,12 @@ class Join(_message.Message):
     decision) instead of the compact DiscardChoice. Leave it unset unless your client can only pick
     from a list.
     """
+    coalesce_events: _builtins.bool
+    """Opt in to coalesced events (implies accept_batches): what reaches this seat for information only
+    (events, and the Accepted of its own decisions) may be held back and sent with its next decision
+    request, or after a short bounded delay (at most 200 ms), never ahead of the acting seat's decision.
+    Rejections, decision requests and the game's end are never held.
+    """
     def __init__(
         self,
         *,
@@ -765,10 +772,11 @@ class Join(_message.Message):
         name: _builtins.str = ...,
         accept_batches: _builtins.bool = ...,
         enumerate_discards: _builtins.bool = ...,
+        coalesce_events: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "last_seen_sequence", b"last_seen_sequence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "accept_batches", b"accept_batches", "enumerate_discards", b"enumerate_discards", "last_seen_sequence", b"last_seen_sequence", "name", b"name", "token", b"token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "accept_batches", b"accept_batches", "coalesce_events", b"coalesce_events", "enumerate_discards", b"enumerate_discards", "last_seen_sequence", b"last_seen_sequence", "name", b"name", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__last_seen_sequence: _TypeAlias = _typing.Literal["last_seen_sequence"]  # noqa: Y015
     _WhichOneofArgType__last_seen_sequence: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence"]  # noqa: Y015
