@@ -28,7 +28,7 @@ from bots import SPEC_HELP, BotSpecError, bot_factory
 from cli import checks
 from cli.selfplay import parse_options
 from cli.tls import TlsCa, root_certificates
-from client_sdk.runner import open_channel
+from client_sdk.runner import open_channel, play_target
 from protocol import convert
 from protocol.generated.tricktable.v1 import events_pb2, table_service_pb2_grpc
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
@@ -147,7 +147,8 @@ async def _match(console: Console, game: str, options: dict[str, Any], bots: lis
             processes: list[asyncio.subprocess.Process] = []
             try:
                 for name, t in zip(bots, created.seat_tokens, strict=True):
-                    processes.append(await _launch(name, address, t.token, f"{name}-{t.seat}",
+                    processes.append(await _launch(name, play_target(address, created.play_address),
+                                                   t.token, f"{name}-{t.seat}",
                                                    None if seed is None else f"{seed}/{t.seat}", watch.delay_ms,
                                                    tls_ca))
                 result = await watching

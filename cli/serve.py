@@ -10,6 +10,12 @@ too. SIGTERM drains: no new tables, the running ones play on for up to
 (``--no-journal``: they are aborted with reason "server shutdown" and their
 records stored). Flags are checked first (:mod:`cli.checks`): a bad one is a
 one-line error, exit 2.
+
+``--shards N`` runs the server as N processes (0: one per core) behind the
+one public address (:mod:`server.sharded`, :mod:`server.shards`): it prints
+``shard K pid P listening on ADDR`` for each shard, then ``listening on``
+the public address (the web viewer runs beside shard 0; each shard journals
+its own tables in ``DATA_DIR/shard-K``).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from server.app import GameServer, ServerConfig, serve
 from server.clocks import LIMITS, TimeControl
 from server.lobby import Limits
 from server.logging import configure
+from server.sharded import Shard, serve_sharded, shard_count
 from server.storage import resolve_data_dir
 from web.viewer import beside_server
 
@@ -55,6 +62,8 @@ def serve_command(
     journal: Annotated[bool, typer.Option(
         "--journal/--no-journal", help="Journal running tables so a restart (after a crash too) resumes them.")]
     = True,
+    shards: Annotated[int, typer.Option(
+        "--shards", help="Server processes sharing the tables behind this address; 0: one per core.")] = 1,
     log_level: Annotated[str, typer.Option("--log-level", help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
     json_logs: Annotated[bool | None, typer.Option(
         "--json-logs/--console-logs", help="Log format (default: JSON unless stderr is a terminal).")] = None,
@@ -76,6 +85,7 @@ def serve_command(
         checks.at_least(flag, count, 1)
     configure(json=json_logs, level=checks.log_level(log_level))
     try:
+        count = shard_count(shards)
         clocks = TimeControl(decision_seconds=decision_ms / 1000, bank_seconds=bank_ms / 1000,
                              grace_seconds=grace_ms / 1000, join_seconds=join_ms / 1000).validate()
     except ValueError as error:
@@ -88,8 +98,18 @@ def serve_command(
         limits=Limits(max_tables=max_tables, max_tables_per_client=max_tables_per_client,
                       max_streams_per_client=max_streams_per_client))
     companions = [] if no_http else [beside_server(http_host, http_port, announce=notes.append)]
+
+    def ready(server: GameServer, shards: list[Shard] | None = None) -> None:
+        for shard in shards or ():
+            typer.echo(f"shard {shard.index} pid {shard.pid} listening on {shard.address}")
+        _ready(server, notes)
+
     try:
-        asyncio.run(serve(config, on_ready=lambda server: _ready(server, notes), companions=companions))
+        if count == 1:
+            asyncio.run(serve(config, on_ready=ready, companions=companions))
+        else:
+            asyncio.run(serve_sharded(config, count, logging={"json": json_logs, "level": log_level},
+                                      on_ready=ready, companions=companions))
     except (OSError, RuntimeError) as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None

@@ -132,6 +132,26 @@ class CreatedTable:
     tokens: tuple[str, ...]
     seed_sha256: str
     owner_token: str = ""
+    #: Where to play the table (its shard: :func:`play_target`); empty: the address it was created at.
+    play_address: str = ""
+
+
+#: Bind addresses that name no host a client can dial.
+_WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", "[::]", ""})
+
+
+def play_target(address: str, play_address: str) -> str:
+    """Where to open a table's streams: its ``play_address`` (a shard), else ``address`` (the one used).
+
+    A server bound to every interface announces a wildcard host (``0.0.0.0:PORT``): the port is kept with
+    the host of ``address``, which this client could reach.
+    """
+    if not play_address:
+        return address
+    host, _, port = play_address.rpartition(":")
+    if host in _WILDCARD_HOSTS:
+        return f"{address.rpartition(':')[0]}:{port}"
+    return play_address
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -631,8 +651,8 @@ async def seek_and_run_async(
     seated = await seek_async(address, game=game, players=players, name=name, backoff=backoff,
                               root_certificates=root_certificates, wait_for_server=wait_for_server)
     log.info("seated at table %s, seat %d", seated.table_id, seated.seat)
-    return await run_bot_async(bot, address, token=seated.token, name=name, backoff=backoff,
-                               root_certificates=root_certificates)
+    return await run_bot_async(bot, play_target(address, seated.play_address), token=seated.token, name=name,
+                               backoff=backoff, root_certificates=root_certificates)
 
 
 def run_bot(bot: Bot, address: str, *, token: str, name: str = "", backoff: Backoff | None = None,
@@ -701,7 +721,7 @@ async def create_table(
         await channel.close(None)
     tokens = [t.token for t in sorted(response.seat_tokens, key=lambda t: t.seat)]
     return CreatedTable(table_id=response.table_id, tokens=tuple(tokens), seed_sha256=response.seed_sha256,
-                        owner_token=response.owner_token)
+                        owner_token=response.owner_token, play_address=response.play_address)
 
 
 async def get_record(address: str, table_id: str, *, root_certificates: bytes | None = None,

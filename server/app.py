@@ -35,6 +35,7 @@ from server.interceptors import AccessLogInterceptor, ErrorInterceptor, StreamLi
 from server.journal import Journal
 from server.lobby import Limits, Lobby
 from server.service import TableService
+from server.shards import ShardedTableService, Shards
 from server.storage import Storage, resolve_data_dir
 
 log = structlog.get_logger("tricktable.server")
@@ -62,6 +63,9 @@ class ServerConfig:
     journal: bool = True
     #: On a stop, seconds the running tables get to finish before they are left in the journal.
     drain_seconds: float = 0.0
+    #: This process's shard and the number of shards (``serve --shards``, :mod:`server.shards`); None: unsharded.
+    shard: int | None = None
+    shard_count: int = 1
 
 
 class GameServer:
@@ -70,8 +74,13 @@ class GameServer:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.storage = Storage(config.data_dir)
-        self.journal = Journal(config.data_dir) if config.journal else None
-        self.lobby = Lobby(self.storage, limits=config.limits, time_control=config.time_control, journal=self.journal)
+        #: A shard journals apart (its own folder in the shared data directory): it resumes only its own tables.
+        journal_dir = config.data_dir if config.shard is None else config.data_dir / f"shard-{config.shard}"
+        self.journal = Journal(journal_dir) if config.journal else None
+        self.lobby = Lobby(self.storage, limits=config.limits, time_control=config.time_control, journal=self.journal,
+                           shard=config.shard)
+        #: Where the other shards are (None: unsharded); their addresses are set once every shard listens.
+        self.shards = None if config.shard is None else Shards(config.shard, config.shard_count)
         self.health = HealthServicer()
         self.port = 0
         self._server: grpc.aio.Server | None = None
@@ -98,7 +107,8 @@ class GameServer:
             options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
                      ("grpc.max_send_message_length", MAX_SEND_BYTES),
                      ("grpc.so_reuseport", 0)])
-        table_service_pb2_grpc.add_TableServiceServicer_to_server(TableService(self.lobby), server)
+        service = TableService(self.lobby) if self.shards is None else ShardedTableService(self.lobby, self.shards)
+        table_service_pb2_grpc.add_TableServiceServicer_to_server(service, server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
         services = (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME)
         reflection.enable_server_reflection(services, server)
@@ -131,6 +141,8 @@ class GameServer:
             await self._server.stop(self.config.stop_grace)
         if self.journal is not None:
             self.journal.close()
+        if self.shards is not None:
+            await self.shards.close()
         self.storage.close()
         log.info("server stopped")
 

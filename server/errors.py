@@ -82,6 +82,10 @@ class AlreadyJoinedError(ServerError):
     """A stream tried to join twice."""
 
 
+class ShardUnavailableError(ServerError):
+    """The shard that runs a table can not be reached (``serve --shards``: still starting, or gone)."""
+
+
 #: Domain error -> status code. Rules errors that reach the service layer
 #: (options, notation, records) are the client's bad input.
 STATUS_CODES: dict[type[Exception], grpc.StatusCode] = {
@@ -96,6 +100,7 @@ STATUS_CODES: dict[type[Exception], grpc.StatusCode] = {
     TableNotOverError: grpc.StatusCode.FAILED_PRECONDITION,
     AlreadyJoinedError: grpc.StatusCode.FAILED_PRECONDITION,
     WithheldError: grpc.StatusCode.PERMISSION_DENIED,
+    ShardUnavailableError: grpc.StatusCode.UNAVAILABLE,
     OptionsError: grpc.StatusCode.INVALID_ARGUMENT,
     NotationError: grpc.StatusCode.INVALID_ARGUMENT,
     RecordError: grpc.StatusCode.INVALID_ARGUMENT,

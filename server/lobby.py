@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import secrets
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -49,6 +49,7 @@ from server.errors import (
 )
 from server.journal import Journal, Opening, TableJournal
 from server.seats import TokenBook, clean_name, new_token, token_digest
+from server.shard_ids import table_id_for, token_prefix
 from server.storage import Storage, TableMeta
 from server.tables import Table, TableStatus
 
@@ -80,13 +81,21 @@ class Limits:
     max_deals: int = MAX_DEALS
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SeatTicket:
-    """A seat at a table: what create and seek hand out."""
+    """A seat at a table: what seek hands out (the table may run in another shard: ``play_address``)."""
 
-    table: Table
+    table_id: str
     seat: Seat
     token: str
+    seed_sha256: str
+    #: Where the table runs when another process placed it; empty: this server.
+    play_address: str = ""
+
+
+#: Creates the table of a group of seekers somewhere (a sharded server's placement): game, player
+#: count, names, client -> one ticket per seat.
+Placer = Callable[[str, int, list[str], str], Awaitable[list[SeatTicket]]]
 
 
 @dataclass(slots=True)
@@ -100,12 +109,17 @@ class Lobby:
     """Every open table of one server process."""
 
     def __init__(self, storage: Storage, *, limits: Limits | None = None,
-                 time_control: TimeControl | None = None, journal: Journal | None = None) -> None:
+                 time_control: TimeControl | None = None, journal: Journal | None = None,
+                 shard: int | None = None) -> None:
         self.storage = storage
         self.journal = journal
         self.limits = limits or Limits()
         self.time_control = time_control or TimeControl()
-        self.tokens = TokenBook()
+        #: This process's shard (``serve --shards``): its table ids and tokens name it; None: unsharded.
+        self.shard = shard
+        #: Where seated seekers' tables are created; None: in this lobby.
+        self.placer: Placer | None = None
+        self.tokens = TokenBook(token_prefix(shard))
         self._tables: dict[str, Table] = {}
         #: The tables not over yet: the limits count them without scanning the ended ones still retained.
         self._open: dict[str, Table] = {}
@@ -162,7 +176,7 @@ class Lobby:
         if names is not None and len(names) > match.config.players:
             raise InvalidRequestError(f"seat_names has {len(names)} names for a {match.config.players}-player "
                                       f"table")
-        table_id = "t-" + secrets.token_hex(6)
+        table_id = table_id_for(self.shard, secrets.token_hex(6))
         table = Table(table_id=table_id, match=match, seed=secret, time_control=control, names=names,
                       on_end=self._table_ended, max_deals=self.limits.max_deals, seed_chosen=bool(seed),
                       sealed=sealed)
@@ -317,18 +331,27 @@ class Lobby:
                 self._seekers_changed(game, players)
 
     def _seat_group(self, game: str, players: int, group: list[_Seeker]) -> None:
+        if self.placer is not None:
+            task = asyncio.get_running_loop().create_task(self._seat_placed(game, players, group, self.placer))
+            self._storing.add(task)  # held until done, like a record being stored
+            task.add_done_callback(self._storing.discard)
+            return
         try:
             table, tokens = self.create_table(game=game, options={"players": players},
                                               names=[s.name for s in group], client=group[0].client)
         except Exception as error:
-            for s in group:
-                if not s.future.done():
-                    s.future.set_exception(error)
+            _hand_out(group, error)
             return
-        for seat, s in enumerate(group):
-            if s.future.done():  # the seeker left at the last moment: its seat will time out to defaults
-                continue
-            s.future.set_result(SeatTicket(table=table, seat=seat, token=tokens[seat]))
+        _hand_out(group, [SeatTicket(table_id=table.id, seat=seat, token=token, seed_sha256=table.seed_sha256)
+                          for seat, token in enumerate(tokens)])
+
+    async def _seat_placed(self, game: str, players: int, group: list[_Seeker], placer: Placer) -> None:
+        try:
+            tickets = await placer(game, players, [s.name for s in group], group[0].client)
+        except Exception as error:
+            _hand_out(group, error)
+            return
+        _hand_out(group, tickets)
 
     def seekers(self, game: str, players: int) -> int:
         """How many seekers wait for ``game`` with ``players``."""
@@ -489,6 +512,17 @@ _WITHHELD = ("withheld: the table is sealed, or a table dealt from the same seed
 
 def _owner_matches(token: str, digest: str) -> bool:
     return bool(token and digest) and secrets.compare_digest(token_digest(token), digest)
+
+
+def _hand_out(group: list[_Seeker], outcome: list[SeatTicket] | Exception) -> None:
+    """Give each seeker of ``group`` its seat, or the error that prevented the table."""
+    for seat, s in enumerate(group):
+        if s.future.done():  # the seeker left at the last moment: its seat will time out to defaults
+            continue
+        if isinstance(outcome, Exception):
+            s.future.set_exception(outcome)
+        else:
+            s.future.set_result(outcome[seat])
 
 
 def meta_of(table: Table) -> TableMeta:

@@ -74,12 +74,14 @@ class SeatState:
 class TokenBook:
     """Token digest -> (table id, seat), for every table that is still open."""
 
-    def __init__(self) -> None:
+    def __init__(self, prefix: str = "") -> None:
+        #: What every token begins with: a sharded server's shard (:mod:`server.shard_ids`).
+        self.prefix = prefix
         self._seats: dict[str, tuple[str, Seat]] = {}
 
     def issue(self, table_id: str, seat: Seat) -> str:
         """A fresh token for ``seat`` of ``table_id`` (only its digest is kept)."""
-        token = new_token()
+        token = self.prefix + new_token()
         self.restore(table_id, seat, token_digest(token))
         return token
 

@@ -85,8 +85,9 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
             ticket = await seeking
         finally:
             seeking.cancel()
-        yield pb.SeekGameResponse(seated=pb.SeekSeated(table_id=ticket.table.id, seat=ticket.seat,
-                                                       token=ticket.token, seed_sha256=ticket.table.seed_sha256))
+        yield pb.SeekGameResponse(seated=pb.SeekSeated(table_id=ticket.table_id, seat=ticket.seat,
+                                                       token=ticket.token, seed_sha256=ticket.seed_sha256,
+                                                       play_address=ticket.play_address))
 
     async def ListTables(self, request: pb.ListTablesRequest, context: Context) -> pb.ListTablesResponse:
         game = convert.game_from_proto(request.game) if request.game else None

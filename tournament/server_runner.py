@@ -37,7 +37,7 @@ from typing import Any
 
 from bots.first_legal import FirstLegalBot
 from client_sdk.errors import ConnectionLost, LimitExceeded, SdkError, TableNotPlayable
-from client_sdk.runner import connect, create_table, get_record, open_channel, run_bot_async
+from client_sdk.runner import connect, create_table, get_record, open_channel, play_target, run_bot_async
 from tournament.config import EntrantSpec, TournamentConfig
 from tournament.runner import MatchOutcome, bot_seed, forfeit_winners
 from tournament.schedule import MatchSpec
@@ -184,7 +184,8 @@ class ServerDispatcher:
                                    seat_names=list(spec.seats), sealed=True,
                                    root_certificates=self.root_certificates)
         seats = [_Seat(seat=s, entrant=self.entrants[name], token=table.tokens[s],
-                       argv=bot_argv(self.entrants[name], address=self.address, token=table.tokens[s], seat=s,
+                       argv=bot_argv(self.entrants[name], address=play_target(self.address, table.play_address),
+                                     token=table.tokens[s], seat=s,
                                      seed=bot_seed(spec, s), tls_ca=self.tls_ca))
                  for s, name in enumerate(spec.seats)]
         faults = {name: 0 for name in spec.seats}

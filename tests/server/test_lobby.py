@@ -66,8 +66,8 @@ async def test_seekers_are_seated_together_when_enough_wait(lobby: Lobby) -> Non
     assert lobby.seekers("toy", 2) == 1 and not first.done()
     second = await lobby.seek(game="toy", players=2, name="two")
     one = await first
-    assert one.table is second.table and {one.seat, second.seat} == {0, 1}
-    assert one.table.names == ["one", "two"]
+    assert one.table_id == second.table_id and {one.seat, second.seat} == {0, 1}
+    assert lobby.table(one.table_id).names == ["one", "two"] and one.play_address == ""
     assert lobby.seekers("toy", 2) == 0
 
 

@@ -430,6 +430,7 @@ class CreateTableResponse(_message.Message):
     SEED_SHA256_FIELD_NUMBER: _builtins.int
     TABLE_FIELD_NUMBER: _builtins.int
     OWNER_TOKEN_FIELD_NUMBER: _builtins.int
+    PLAY_ADDRESS_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The new table's id."""
     seed_sha256: _builtins.str
@@ -437,6 +438,11 @@ class CreateTableResponse(_message.Message):
     owner_token: _builtins.str
     """Secret credential of the creator: reads the record and spectates while they are withheld (a
     sealed table, or one dealt from the same seed as a table not over yet).
+    """
+    play_address: _builtins.str
+    """host:port of the server process that runs the table (a shard of `tricktable serve --shards`): open
+    Play, Watch, SubmitAction and Spectate there. Empty: the address this call went to. Any address of
+    the server also works (the call is forwarded to the table's shard), one hop slower.
     """
     @_builtins.property
     def seat_tokens(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatToken]:
@@ -454,10 +460,11 @@ class CreateTableResponse(_message.Message):
         seed_sha256: _builtins.str = ...,
         table: Global___TableInfo | None = ...,
         owner_token: _builtins.str = ...,
+        play_address: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["owner_token", b"owner_token", "seat_tokens", b"seat_tokens", "seed_sha256", b"seed_sha256", "table", b"table", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["owner_token", b"owner_token", "play_address", b"play_address", "seat_tokens", b"seat_tokens", "seed_sha256", b"seed_sha256", "table", b"table", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -529,6 +536,7 @@ class SeekSeated(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     TOKEN_FIELD_NUMBER: _builtins.int
     SEED_SHA256_FIELD_NUMBER: _builtins.int
+    PLAY_ADDRESS_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The table's id."""
     seat: _builtins.int
@@ -537,6 +545,10 @@ class SeekSeated(_message.Message):
     """The seat's join token."""
     seed_sha256: _builtins.str
     """SHA-256 of the seed, hex."""
+    play_address: _builtins.str
+    """host:port of the server process that runs the table; empty: the address of the seek (see
+    CreateTableResponse.play_address).
+    """
     def __init__(
         self,
         *,
@@ -544,10 +556,11 @@ class SeekSeated(_message.Message):
         seat: _builtins.int = ...,
         token: _builtins.str = ...,
         seed_sha256: _builtins.str = ...,
+        play_address: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "seed_sha256", b"seed_sha256", "table_id", b"table_id", "token", b"token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["play_address", b"play_address", "seat", b"seat", "seed_sha256", b"seed_sha256", "table_id", b"table_id", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

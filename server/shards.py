@@ -1,0 +1,273 @@
+"""One server as N processes (``tricktable serve --shards N``): placement and routing between shards.
+
+Why processes: a table runs on one event loop, and one loop uses at most one
+core; shards put the tables of one public server on every core.
+
+- **Shard k** is a whole server process (lobby, tables, event loop) on its own
+  port; shard 0's port is the public address. Table ids and join tokens name
+  their shard (:mod:`server.shard_ids`), so every process can route any call.
+- **Placement**: CreateTable on any shard places the new table round robin
+  over the shards and answers with ``play_address``, the address of the
+  table's shard. SeekGame is matched on shard 0 (one queue per game and player
+  count for the whole server), which places each seated table the same way.
+- **Routing**: a call about a table (Play and Watch by token, SubmitAction,
+  GetTable, GetRecord and Spectate by table id) that reaches another shard is
+  forwarded to the table's shard and its answer relayed: every address of the
+  server works, ``play_address`` saves the hop. ListTables gathers the tables
+  of every shard.
+- **Records**: every shard stores into the same SQLite database (WAL) in the
+  shared data directory, so the records of all shards are read in one place.
+
+A forwarded call carries the ``tricktable-hop`` metadata and is never
+forwarded again (a table whose shard does not answer is an error, not a loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import grpc
+import structlog
+
+from protocol import convert
+from protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
+from server.errors import ShardUnavailableError
+from server.lobby import Lobby, SeatTicket
+from server.service import Context, TableService
+from server.shard_ids import shard_of_table, shard_of_token
+
+log = structlog.get_logger("tricktable.shards")
+
+#: Metadata of a call forwarded by another shard: it is answered here, never forwarded again.
+HOP = ("tricktable-hop", "1")
+#: The shard that matches seekers for the whole server.
+MATCHMAKER = 0
+
+
+class Shards:
+    """This process's place among the shards: its index, every shard's address, channels to the others."""
+
+    def __init__(self, index: int, count: int) -> None:
+        if not 0 <= index < count:
+            raise ValueError(f"shard {index} of {count} does not exist")
+        self.index = index
+        self.count = count
+        self.addresses: list[str] = []
+        self._stubs: dict[int, pb_grpc.TableServiceAsyncStub] = {}
+        self._channels: list[grpc.aio.Channel] = []
+        self._turn = itertools.cycle(range(count))
+        self._known = asyncio.Event()
+
+    def set_addresses(self, addresses: Sequence[str]) -> None:
+        """Every shard's address, in shard order (known once all have bound their ports)."""
+        if len(addresses) != self.count:
+            raise ValueError(f"{len(addresses)} addresses for {self.count} shards")
+        self.addresses = list(addresses)
+        self._known.set()
+
+    def place(self) -> int:
+        """The shard of the next table: round robin, which spreads tables evenly when they cost alike."""
+        return next(self._turn)
+
+    async def stub(self, shard: int) -> pb_grpc.TableServiceAsyncStub:
+        """A stub to ``shard`` (its channel opened on first use).
+
+        Raises:
+            ShardUnavailableError: the shard does not exist, or the addresses never became known.
+        """
+        if not 0 <= shard < self.count:
+            raise ShardUnavailableError(f"no shard {shard} in this server of {self.count}")
+        if not self._known.is_set():
+            try:
+                await asyncio.wait_for(self._known.wait(), 10.0)
+            except TimeoutError:
+                raise ShardUnavailableError("the server's shards are still starting") from None
+        stub = self._stubs.get(shard)
+        if stub is None:
+            channel = grpc.aio.insecure_channel(self.addresses[shard])
+            self._channels.append(channel)
+            stub = self._stubs[shard] = pb_grpc.TableServiceStub(channel)
+        return stub
+
+    async def close(self) -> None:
+        """Close the channels to the other shards."""
+        for channel in self._channels:
+            await channel.close(None)
+        self._channels.clear()
+        self._stubs.clear()
+
+
+def _forwarded(context: Context) -> bool:
+    return any(key == HOP[0] for key, _ in (context.invocation_metadata() or ()))
+
+
+async def _relay_status(error: grpc.aio.AioRpcError, context: Context) -> None:
+    """End this call with the status the table's shard answered (abort raises)."""
+    await context.abort(error.code(), error.details() or "")
+
+
+class ShardedTableService(TableService):
+    """:class:`TableService` of one shard: local calls as usual, the others forwarded to their shard."""
+
+    def __init__(self, lobby: Lobby, shards: Shards) -> None:
+        super().__init__(lobby)
+        self.shards = shards
+        lobby.placer = self._place_seated
+
+    def _elsewhere(self, shard: int | None, context: Context) -> int | None:
+        """The shard to forward to: the one named, unless it is this one, none, or the call was forwarded."""
+        if shard is None or shard == self.shards.index or _forwarded(context):
+            return None
+        return shard
+
+    async def _unary(self, shard: int, method: str, request: Any, context: Context) -> Any:
+        stub = await self.shards.stub(shard)
+        try:
+            return await getattr(stub, method)(request, metadata=(HOP,))
+        except grpc.aio.AioRpcError as error:
+            await _relay_status(error, context)
+
+    async def _stream(self, shard: int, method: str, request: Any, context: Context) -> AsyncIterator[Any]:
+        stub = await self.shards.stub(shard)
+        call = getattr(stub, method)(request, metadata=(HOP,))
+        try:
+            async for response in call:
+                yield response
+        except grpc.aio.AioRpcError as error:
+            await _relay_status(error, context)
+        finally:
+            call.cancel()
+
+    # --- placement -------------------------------------------------------
+
+    async def CreateTable(self, request: pb.CreateTableRequest, context: Context) -> pb.CreateTableResponse:
+        shard = self.shards.place() if not _forwarded(context) else self.shards.index
+        if shard != self.shards.index:
+            forwarded: pb.CreateTableResponse = await self._unary(shard, "CreateTable", request, context)
+            return forwarded
+        response = await super().CreateTable(request, context)
+        response.play_address = self.shards.addresses[self.shards.index] if self.shards.addresses else ""
+        return response
+
+    async def SeekGame(self, request: pb.SeekGameRequest, context: Context) -> AsyncIterator[pb.SeekGameResponse]:
+        if (shard := self._elsewhere(MATCHMAKER, context)) is not None:
+            async for response in self._stream(shard, "SeekGame", request, context):
+                yield response
+            return
+        async for response in super().SeekGame(request, context):
+            yield response
+
+    async def _place_seated(self, game: str, players: int, names: list[str], client: str) -> list[SeatTicket]:
+        """The lobby's placer: a seated group's table on the next shard (here: the lobby's own)."""
+        shard = self.shards.place()
+        if shard == self.shards.index:
+            table, tokens = self.lobby.create_table(game=game, options={"players": players}, names=names,
+                                                    client=client)
+            table_id, seed_sha256, address = table.id, table.seed_sha256, self.shards.addresses[shard]
+        else:
+            stub = await self.shards.stub(shard)
+            created = await stub.CreateTable(pb.CreateTableRequest(
+                game=convert.game_to_proto(game), seat_names=names,
+                options=convert.options_to_proto(game, {"players": players})), metadata=(HOP,))
+            table_id, seed_sha256, address = created.table_id, created.seed_sha256, created.play_address
+            tokens = [t.token for t in created.seat_tokens]
+        log.info("seated table placed", table=table_id, game=game, shard=shard, client=client)
+        return [SeatTicket(table_id=table_id, seat=seat, token=token, seed_sha256=seed_sha256, play_address=address)
+                for seat, token in enumerate(tokens)]
+
+    # --- routing by table id ---------------------------------------------
+
+    async def GetTable(self, request: pb.GetTableRequest, context: Context) -> pb.GetTableResponse:
+        if (shard := self._elsewhere(shard_of_table(request.table_id), context)) is not None:
+            response: pb.GetTableResponse = await self._unary(shard, "GetTable", request, context)
+            return response
+        return await super().GetTable(request, context)
+
+    async def GetRecord(self, request: pb.GetRecordRequest, context: Context) -> pb.GetRecordResponse:
+        if (shard := self._elsewhere(shard_of_table(request.table_id), context)) is not None:
+            response: pb.GetRecordResponse = await self._unary(shard, "GetRecord", request, context)
+            return response
+        return await super().GetRecord(request, context)
+
+    async def Spectate(self, request: pb.SpectateRequest, context: Context) -> AsyncIterator[pb.SpectateResponse]:
+        if (shard := self._elsewhere(shard_of_table(request.table_id), context)) is not None:
+            async for response in self._stream(shard, "Spectate", request, context):
+                yield response
+            return
+        async for response in super().Spectate(request, context):
+            yield response
+
+    async def ListTables(self, request: pb.ListTablesRequest, context: Context) -> pb.ListTablesResponse:
+        """This shard's tables and records, with every other shard's open tables when asked directly."""
+        own = await super().ListTables(request, context)
+        if _forwarded(context) or self.shards.count == 1:
+            return own
+        others = [s for s in range(self.shards.count) if s != self.shards.index]
+        answers = await asyncio.gather(*(self._unary(s, "ListTables", request, context) for s in others))
+        merged = {info.table_id: info for answer in (own, *answers) for info in answer.tables}
+        return pb.ListTablesResponse(tables=sorted(merged.values(), key=lambda i: i.created_unix_ms))
+
+    # --- routing by token ------------------------------------------------
+
+    async def SubmitAction(self, request: pb.SubmitActionRequest, context: Context) -> pb.SubmitActionResponse:
+        if (shard := self._elsewhere(shard_of_token(request.token), context)) is not None:
+            response: pb.SubmitActionResponse = await self._unary(shard, "SubmitAction", request, context)
+            return response
+        return await super().SubmitAction(request, context)
+
+    async def Watch(self, request: pb.WatchRequest, context: Context) -> AsyncIterator[pb.WatchResponse]:
+        if (shard := self._elsewhere(shard_of_token(request.token), context)) is not None:
+            async for response in self._stream(shard, "Watch", request, context):
+                yield response
+            return
+        async for response in super().Watch(request, context):
+            yield response
+
+    async def Play(self, request_iterator: AsyncIterator[pb.PlayRequest],
+                   context: Context) -> AsyncIterator[pb.PlayResponse]:
+        """Read up to the join; play here, or relay the whole stream (what was read included) to the token's shard."""
+        requests = request_iterator.__aiter__()
+        read: list[pb.PlayRequest] = []
+        async for request in requests:
+            read.append(request)
+            if request.WhichOneof("kind") == "join":
+                break
+        shard = self._elsewhere(shard_of_token(read[-1].join.token), context) if read else None
+        if shard is None:
+            async for response in super().Play(_replayed(read, requests), context):
+                yield response
+            return
+        stub = await self.shards.stub(shard)
+        call = stub.Play(metadata=(HOP,))  # type: ignore[call-arg]  # grpc-stubs: the iterator is optional
+
+        async def pump() -> None:
+            with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                async for request in _replayed(read, requests):
+                    await call.write(request)
+                await call.done_writing()
+
+        writer = asyncio.ensure_future(pump())
+        try:
+            async for response in call:
+                yield response
+        except grpc.aio.AioRpcError as error:
+            await _relay_status(error, context)
+        finally:
+            writer.cancel()
+            call.cancel()
+            with contextlib.suppress(BaseException):
+                await writer
+
+
+async def _replayed(first: list[pb.PlayRequest], rest: AsyncIterator[pb.PlayRequest]) -> AsyncIterator[pb.PlayRequest]:
+    """The requests already read, then the rest of the stream."""
+    for request in first:
+        yield request
+    async for request in rest:
+        yield request
+
