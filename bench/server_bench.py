@@ -19,11 +19,16 @@ Measures, in one run (every server and every bot in its own process, all on 127.
    per move (goals: <= 350 us of server CPU and <= 1.5 messages per
    Twenty-Five move at 40 tables); a game named ``GAME:batches`` is played
    by bots with batches only, for the before/after in one run;
-4. **open tables held**: first tables nobody joined, then tables with every
+4. **shards**: the throughput run (Twenty-Five, coalesced) again against
+   ``tricktable serve --shards N`` for each N of ``shard_counts``, each a fresh
+   server, the bots' processes apart from the shards; moves/s, the CPU of
+   every shard process together, the bots' cores (goal: 2 shards >= 1.6x the
+   moves/s of one);
+5. **open tables held**: first tables nobody joined, then tables with every
    seat joined and idle on its decision (4 open Play streams per table, up to
    5,000 tables by default); the server process's resident memory (``VmRSS``)
    at each step, memory per table from the slope;
-5. **the journal's cost per move** (crash survival, :mod:`bench.journal_cost`): CPU
+6. **the journal's cost per move** (crash survival, :mod:`bench.journal_cost`): CPU
    spent in the journal's writes and commits per move, in process, with one and with
    20 tables moving per loop turn, and its share of the server CPU per move of (3).
 
@@ -64,6 +69,7 @@ RESULTS = Path(__file__).resolve().parent / "results" / "server.json"
 GOAL_TURNAROUND_RATIO = 2.0
 GOAL_CPU_US_PER_MOVE = 350.0
 GOAL_MESSAGES_PER_MOVE = 1.5
+GOAL_TWO_SHARDS_SPEEDUP = 1.6
 #: The game of the CPU and message goals.
 GOAL_GAME = "twenty_five"
 #: Suffix of a throughput run whose bots join with batches only (no coalesced events).
@@ -98,6 +104,10 @@ class Sizes:
     #: Journal cost (``bench.journal_cost``): tables played per round, and alternating rounds with it on and off.
     journal_games: int = 20
     journal_rounds: int = 5
+    #: Shards: the server counts whose throughput is measured (each a fresh ``serve --shards N``).
+    shard_counts: tuple[int, ...] = (1, 2)
+    #: Event loops whose throughput is compared, each a fresh server (``TRICKTABLE_LOOP``).
+    loops: tuple[str, ...] = ("asyncio", "uvloop")
     #: Memory: tables nobody joined, then tables every seat joined: totals at each step.
     hold_waiting_steps: tuple[int, ...] = (100, 1100)
     hold_steps: tuple[int, ...] = (100, 1000, 3000, 5000)
@@ -153,6 +163,8 @@ class ServerProcess:
     process: subprocess.Popen[str]
     address: str
     log: IO[str]
+    #: Every process of the server: with ``--shards``, the child shards too.
+    shard_pids: tuple[int, ...] = ()
 
     @property
     def pid(self) -> int:
@@ -166,8 +178,8 @@ class ServerProcess:
         raise RuntimeError("no VmRSS in /proc status")
 
     def cpu_seconds(self) -> float:
-        """User plus system CPU time of the server process (all its threads) so far."""
-        return _cpu_seconds(self.pid)
+        """User plus system CPU time of the server's processes (all their threads) so far."""
+        return sum(_cpu_seconds(pid) for pid in self.shard_pids or (self.pid,))
 
     def threads(self) -> int:
         return len(os.listdir(f"/proc/{self.pid}/task"))
@@ -179,16 +191,24 @@ def _cpu_seconds(pid: int) -> float:
 
 
 @contextmanager
-def game_server(data_dir: Path, *extra: str) -> Iterator[ServerProcess]:
-    """``tricktable serve --port 0`` in its own process (WARNING logs, to a file in ``data_dir``)."""
+def game_server(data_dir: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[ServerProcess]:
+    """``tricktable serve --port 0`` in its own process (WARNING logs, to a file in ``data_dir``; ``env``: more
+    environment variables)."""
     data_dir.mkdir(parents=True, exist_ok=True)
     log = (data_dir / "server.log").open("w")
-    args = _python("-m", "cli.main", "serve", "--port", "0", "--data-dir", str(data_dir), "--log-level", "WARNING",
+    args = _python("-m", "cli.main", "serve", "--port", "0", "--no-http", "--data-dir", str(data_dir),
+                   "--log-level", "WARNING",
                    "--json-logs", *extra)
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, text=True, cwd=ROOT, env=_env())
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, text=True, cwd=ROOT,
+                               env={**_env(), **(env or {})})
     try:
-        line = _first_line(process, "listening on ")
-        yield ServerProcess(process=process, address=line.removeprefix("listening on ").strip(), log=log)
+        pids = []
+        while (line := _first_line(process, "")).startswith("shard "):  # shard K pid P listening on ADDR
+            pids.append(int(line.split()[3]))
+        if not line.startswith("listening on "):
+            raise RuntimeError(f"the server printed {line!r} instead of its address")
+        yield ServerProcess(process=process, address=line.removeprefix("listening on ").strip(), log=log,
+                            shard_pids=tuple(pids))
     finally:
         _stop(process)
         log.close()
@@ -448,6 +468,33 @@ def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[su
     }
 
 
+def measure_loops(folder: Path, sizes: Sizes) -> dict[str, Any]:
+    """The throughput run (Twenty-Five, coalesced) on a fresh server per event loop of ``sizes.loops``."""
+    from server.runtime import ENV_LOOP
+
+    out: dict[str, Any] = {}
+    for loop in sizes.loops:
+        with game_server(folder / f"loop-{loop}", "--join-ms", "600000", env={ENV_LOOP: loop}) as server:
+            out[loop] = measure_load(server, sizes, GOAL_GAME)
+    return out
+
+
+def measure_shards(folder: Path, sizes: Sizes) -> dict[str, Any]:
+    """The throughput run against ``serve --shards N`` for each N of ``sizes.shard_counts``, and the speed-up
+    of 2 shards over 1 (moves/s; both measured in this run)."""
+    out: dict[str, Any] = {}
+    for count in sizes.shard_counts:
+        with game_server(folder / f"shards-{count}", "--shards", str(count), "--join-ms", "600000") as server:
+            entry = measure_load(server, sizes, GOAL_GAME)
+            entry["shards"] = count
+            entry["client_cpu_cores_total"] = round(sum(entry["client_cpu_cores"]), 2)
+            out[str(count)] = entry
+    one, two = out.get("1"), out.get("2")
+    if one and two and one["moves_per_second"]:
+        out["two_over_one"] = round(two["moves_per_second"] / one["moves_per_second"], 2)
+    return out
+
+
 def measure_hold(data_dir: Path, sizes: Sizes) -> dict[str, Any]:
     """Open tables in one server process: the server's RSS at each step and the memory per table.
 
@@ -532,6 +579,12 @@ def run(*, quick: bool = False, sizes: Sizes | None = None, out: Path | None = R
             for game in sizes.load_games:
                 say(f"moves per second, {game} ...", flush=True)
                 report["load"][game] = measure_load(server, sizes, game)
+        if sizes.loops:
+            say(f"event loops {', '.join(sizes.loops)} ...", flush=True)
+            report["loops"] = measure_loops(folder, sizes)
+        if sizes.shard_counts:
+            say(f"shards {', '.join(map(str, sizes.shard_counts))} ...", flush=True)
+            report["shards"] = measure_shards(folder, sizes)
         say("open tables held ...", flush=True)
         report["hold"] = measure_hold(folder / "hold", sizes)
     say("journal cost per move ...", flush=True)
@@ -580,6 +633,9 @@ def goals(report: dict[str, Any]) -> dict[str, Any]:
         "messages_per_move_goal": GOAL_MESSAGES_PER_MOVE, "messages_per_move": messages,
         "messages_per_move_met": None if messages is None else messages <= GOAL_MESSAGES_PER_MOVE,
     }
+    speedup = report.get("shards", {}).get("two_over_one")
+    out.update({"two_shards_speedup_goal": GOAL_TWO_SHARDS_SPEEDUP, "two_shards_speedup": speedup,
+                "two_shards_speedup_met": None if speedup is None else speedup >= GOAL_TWO_SHARDS_SPEEDUP})
     return out
 
 
@@ -637,6 +693,18 @@ def render(report: dict[str, Any]) -> str:
             entry["moves_per_second"], entry["server_cpu_cores"], entry["server_cpu_us_per_move"] or "-",
             f"{entry['projected_moves_per_second_one_core'] or 0:,}", "+".join(map(str, entry["client_cpu_cores"])),
             entry["messages_per_move"]))
+    for loop, entry in report.get("loops", {}).items():
+        lines.append("{:<40} {:>8,} {:>8} {:>8} {:>10} {:>12} {:>8}".format(
+            f"{GOAL_GAME}: event loop {loop}", entry["moves_per_second"], entry["server_cpu_cores"],
+            entry["server_cpu_us_per_move"] or "-", f"{entry['projected_moves_per_second_one_core'] or 0:,}",
+            "+".join(map(str, entry["client_cpu_cores"])), entry["messages_per_move"]))
+    for count, entry in report.get("shards", {}).items():
+        if isinstance(entry, dict):
+            lines.append("{:<40} {:>8,} {:>8} {:>8} {:>10} {:>12} {:>8}".format(
+                f"{GOAL_GAME}: {count} shard(s), {entry['tables']} tables", entry["moves_per_second"],
+                entry["server_cpu_cores"], entry["server_cpu_us_per_move"] or "-",
+                f"{entry['projected_moves_per_second_one_core'] or 0:,}", entry["client_cpu_cores_total"],
+                entry["messages_per_move"]))
     journal = report["journal"]
     lines.append("")
     lines.append(f"journal (crash survival), {journal['game']}, CPU per move in its writes and commits:")
@@ -662,7 +730,9 @@ def render(report: dict[str, Any]) -> str:
                              (f"server CPU per {GOAL_GAME} move <= {g['cpu_us_per_move_goal']:g} us",
                               "cpu_us_per_move", " us"),
                              (f"messages per {GOAL_GAME} move <= {g['messages_per_move_goal']}", "messages_per_move",
-                              "")):
+                              ""),
+                             (f"2 shards >= {g['two_shards_speedup_goal']}x the moves/s of 1", "two_shards_speedup",
+                              "x")):
         met = g[f"{key}_met"]
         verdict = "not measured" if met is None else "met" if met else "NOT met"
         lines.append(f"goal {label}: {g[key]}{unit} ({verdict})")

@@ -168,12 +168,18 @@ async def load_mode(address: str, game: str, tables: int, coalesce: bool = True)
     tally = [0]
 
     async def slot(index: int) -> None:
-        channels = [_channel(address) for _ in range(4)]
+        channels: dict[str, list[grpc.aio.Channel]] = {}  # by address: the server's, and its shards'
+
+        def stubs_at(target: str) -> list[table_service_pb2_grpc.TableServiceAsyncStub]:
+            if target not in channels:
+                channels[target] = [_channel(target) for _ in range(4)]
+            return [table_service_pb2_grpc.TableServiceStub(c) for c in channels[target]]
+
         try:
-            stubs = [table_service_pb2_grpc.TableServiceStub(c) for c in channels]
             while _clock() < until_ns:
-                created = await create_table(stubs[0], game)
+                created = await create_table(stubs_at(address)[0], game)
                 stats["tables_started"] += 1
+                stubs = stubs_at(created.play_address or address)  # a sharded server names the table's shard
                 seats = [play_seat(stubs[t.seat % len(stubs)], t.token, created.table_id, records, tally=tally,
                                    coalesce=coalesce) for t in created.seat_tokens]
                 try:
@@ -184,7 +190,7 @@ async def load_mode(address: str, game: str, tables: int, coalesce: bool = True)
                 stats["rejections"] += sum(r for r, _ in counts)
                 stats["tables_finished"] += 1
         finally:
-            for c in channels:
+            for c in (c for group in channels.values() for c in group):
                 await c.close(None)
 
     tasks = [asyncio.ensure_future(slot(i)) for i in range(tables)]

@@ -20,13 +20,13 @@ its own tables in ``DATA_DIR/shard-K``).
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from cli import checks
+from server import runtime
 from server.app import GameServer, ServerConfig, serve
 from server.clocks import LIMITS, TimeControl
 from server.lobby import Limits
@@ -103,12 +103,13 @@ def serve_command(
         for shard in shards or ():
             typer.echo(f"shard {shard.index} pid {shard.pid} listening on {shard.address}")
         _ready(server, notes)
+        runtime.freeze_startup_heap()
 
     try:
         if count == 1:
-            asyncio.run(serve(config, on_ready=ready, companions=companions))
+            runtime.run(serve(config, on_ready=ready, companions=companions))
         else:
-            asyncio.run(serve_sharded(config, count, logging={"json": json_logs, "level": log_level},
+            runtime.run(serve_sharded(config, count, logging={"json": json_logs, "level": log_level},
                                       on_ready=ready, companions=companions))
     except (OSError, RuntimeError) as error:
         typer.echo(f"error: {error}", err=True)

@@ -25,6 +25,7 @@ from typing import Any
 
 import structlog
 
+from server import runtime
 from server.app import Companion, GameServer, ServerConfig
 from server.logging import configure
 
@@ -54,7 +55,7 @@ def _child(config: ServerConfig, logging: dict[str, Any], pipe: Connection) -> N
     """A child shard's process: serve until SIGTERM (the address goes up the pipe, the shard list comes down)."""
     configure(**logging)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C reaches the whole group: shard 0 stops us
-    asyncio.run(_serve_child(config, pipe))
+    runtime.run(_serve_child(config, pipe))
 
 
 async def _serve_child(config: ServerConfig, pipe: Connection) -> None:
@@ -64,6 +65,7 @@ async def _serve_child(config: ServerConfig, pipe: Connection) -> None:
     addresses = await asyncio.to_thread(pipe.recv)
     assert server.shards is not None
     server.shards.set_addresses(addresses)
+    runtime.freeze_startup_heap()
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []
 

@@ -116,10 +116,23 @@ function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+// Where to play a table (section 4): its play_address, else the address called; a wildcard host
+// (a server bound to every interface) keeps the host we dialled.
+function playTarget(address, playAddress) {
+  if (!playAddress) return address;
+  const cut = playAddress.lastIndexOf(':');
+  const host = playAddress.slice(0, cut);
+  if (['0.0.0.0', '::', '[::]', ''].includes(host)) {
+    return address.slice(0, address.lastIndexOf(':')) + playAddress.slice(cut);
+  }
+  return playAddress;
+}
+
 class Bot {
-  constructor(args, client) {
+  constructor(args, client, connect = null) {
     this.args = args;
     this.client = client;
+    this.connect = connect; // address -> a new client, to follow a seek's play_address
     this.token = args.token;
     this.lastSequence = null; // highest event sequence processed: the resume point
     this.result = null;
@@ -146,7 +159,7 @@ class Bot {
     return { name: pick.name, choice: { action_id: pick.id } };
   }
 
-  // Seek a game (section 4): resolves to the seat's token.
+  // Seek a game (section 4): resolves to SeekSeated (token, play_address, ...).
   seek() {
     const game = `GAME_${this.args.seek.toUpperCase()}`;
     return new Promise((resolve, reject) => {
@@ -161,7 +174,7 @@ class Bot {
         }
       });
       call.on('error', reject);
-      call.on('end', () => (seated ? resolve(seated.token) : reject(new Error('the seek ended unseated'))));
+      call.on('end', () => (seated ? resolve(seated) : reject(new Error('the seek ended unseated'))));
     });
   }
 
@@ -278,7 +291,15 @@ class Bot {
   }
 
   async run() {
-    if (!this.token) this.token = await this.seek();
+    if (!this.token) {
+      const seated = await this.seek();
+      this.token = seated.token;
+      const target = playTarget(this.args.server, seated.play_address);
+      if (target !== this.args.server && this.connect) {
+        this.client.close();
+        this.client = this.connect(target); // the table runs in another process of the server (a shard)
+      }
+    }
     let failures = 0;
     for (;;) {
       const joinsBefore = this.stats.joins;
@@ -307,10 +328,11 @@ async function main() {
     return 2;
   }
   const TableService = loadService();
-  const client = new TableService(args.server, grpc.credentials.createInsecure(), {
-    'grpc.max_receive_message_length': 32 * 1024 * 1024,
-  });
-  const bot = new Bot(args, client);
+  const connect = (address) =>
+    new TableService(address, grpc.credentials.createInsecure(), {
+      'grpc.max_receive_message_length': 32 * 1024 * 1024,
+    });
+  const bot = new Bot(args, connect(args.server), connect);
   try {
     const result = await bot.run();
     console.log(JSON.stringify({ result, stats: bot.stats }));
@@ -319,7 +341,7 @@ async function main() {
     console.error(`fatal: ${error.details || error.message}`);
     return error.exitCode || 2;
   } finally {
-    client.close();
+    bot.client.close();
   }
 }
 
@@ -329,4 +351,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { Bot, has, loadDefinition, loadService, parseArgs, sample };
+module.exports = { Bot, has, loadDefinition, loadService, parseArgs, playTarget, sample };

@@ -22,7 +22,7 @@ import grpc
 import pytest
 
 from bots.first_legal import FirstLegalBot
-from client_sdk.runner import play_target, run_bot_async
+from client_sdk.runner import play_target, run_bot_async, seek_and_run_async
 from protocol import convert
 from protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
@@ -216,3 +216,12 @@ async def test_sigterm_stops_every_shard_and_each_resumes_its_own_tables(sharded
             assert info.table.status == pb.TABLE_STATUS_WAITING
         runs = await _play_table(again.address, [t.token for c in created for t in c.seat_tokens])
         assert all(result_of(run) is not None for run in runs)
+
+
+async def test_sdk_seekers_play_at_the_shard_their_table_was_placed_on(sharded: ShardedServer) -> None:
+    results = await asyncio.wait_for(asyncio.gather(*(
+        seek_and_run_async(FirstLegalBot(), sharded.address, game="all_fives", players=2) for _ in range(4))), 120)
+    assert [r.status for r in results] == ["finished"] * 4
+    async with grpc.aio.insecure_channel(sharded.address) as channel:
+        listed = await table_service_pb2_grpc.TableServiceStub(channel).ListTables(pb.ListTablesRequest())
+    assert {shard_of_table(t.table_id) for t in listed.tables} == {0, 1}  # two tables, round robin
