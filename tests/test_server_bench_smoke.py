@@ -10,7 +10,7 @@ from bench import server_bench
 from bench.server_bench import Sizes, render, run, summary, turnarounds
 
 TINY = Sizes(ping_count=30, ping_sizes=(64,), rounds=2, turnaround_tables=1, sdk_turnaround_tables=0,
-             batched_turnaround_tables=1, load_games=("twenty_five", "twenty_five:batches"), load_tables=2,
+             batched_turnaround_tables=1, load_games=("twenty_five:batches",), load_tables=2,
              load_clients=1, load_warmup=0.3, load_seconds=0.7, shard_counts=(2,), loops=("asyncio",),
              hold_waiting_steps=(2, 3), hold_steps=(2, 4), journal_games=1,
              journal_rounds=1)
@@ -42,7 +42,7 @@ def test_summary_percentiles() -> None:
     assert summary([]) == {"n": 0}
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(300)
 def test_bench_runs_end_to_end_at_tiny_sizes(tmp_path: Path) -> None:
     out = tmp_path / "server.json"
     report = run(sizes=TINY, out=out)
@@ -53,7 +53,7 @@ def test_bench_runs_end_to_end_at_tiny_sizes(tmp_path: Path) -> None:
     assert len(report["turnaround"]["ratio_to_raw_by_round"]) == 2
     assert report["turnaround"]["within_deal_first_message"]["n"] > 0
     assert "turnaround_sdk" not in report
-    load = report["load"]["twenty_five"]
+    load = report["load"]["twenty_five:batches"]
     assert load["moves_in_window"] > 0 and load["errors"] == 0 and load["rejections"] == 0
     assert [s["tables"] for s in report["hold"]["steps"]] == [2, 4]
     assert [s["streams"] for s in report["hold"]["steps"]] == [8, 16]
@@ -63,8 +63,7 @@ def test_bench_runs_end_to_end_at_tiny_sizes(tmp_path: Path) -> None:
     assert all(r["journal_us_per_move"] > 0 for r in report["journal"]["runs"])
     assert "turnaround.turnaround / raw" in report["ratios"]
     assert report["turnaround_batched"]["turnaround"]["n"] > 0
-    assert report["load"]["twenty_five:batches"]["moves_in_window"] > 0
-    assert report["goals"]["messages_per_move"] == load["messages_per_move"]
+    assert report["goals"]["messages_per_move"] is None  # its run (twenty_five, coalesced) was not made: no figure
     assert "goal turnaround with SDK bots" in render(report)
     sharded = report["shards"]["2"]
     assert sharded["moves_in_window"] > 0 and sharded["errors"] == 0 and sharded["shards"] == 2
