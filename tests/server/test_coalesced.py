@@ -18,7 +18,8 @@ import pytest
 
 import server.tables as tables
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from server.events import ActionTaken, DecisionRequested, Event
+from rules.events import CardPlayed
+from server.events import DecisionRequested, Event
 from tests.server.test_batches import _comparable
 from tests.server.test_service import create_game
 from tests.server.test_tables import make_table
@@ -66,7 +67,7 @@ async def test_a_coalescing_seat_gets_another_seats_move_only_after_the_delay(
     batch = await _next(follower)
     waited = time.monotonic() - began
     assert waited >= 0.3
-    assert [type(item.body) for item in batch] == [ActionTaken]
+    assert [type(item.body) for item in batch] == [CardPlayed]
     await follower.aclose()
 
 
