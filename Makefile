@@ -84,7 +84,7 @@ ladder: venv
 	$(BIN)/tricktable ladder --game cinq_cents --games 20 --sims 20 --option target=500 --workers $(or $(WORKERS),2)
 
 bench: venv
-	-$(PY) -m pip install --quiet -e '.[bench]'
+	-$(PY) -m pip install --quiet -e '.[bench,fast]'
 	$(PY) -m bench.run
 	$(PY) -m bench.server_bench
 

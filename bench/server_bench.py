@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import importlib.util
 import itertools
 import json
 import os
@@ -469,11 +470,17 @@ def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[su
 
 
 def measure_loops(folder: Path, sizes: Sizes) -> dict[str, Any]:
-    """The throughput run (Twenty-Five, coalesced) on a fresh server per event loop of ``sizes.loops``."""
+    """The throughput run (Twenty-Five, coalesced) on a fresh server per event loop of ``sizes.loops``.
+
+    Raises:
+        RuntimeError: uvloop is asked for but not installed (``make bench`` installs the ``fast`` extra).
+    """
     from server.runtime import ENV_LOOP
 
     out: dict[str, Any] = {}
     for loop in sizes.loops:
+        if loop == "uvloop" and importlib.util.find_spec("uvloop") is None:
+            raise RuntimeError("uvloop is not installed: pip install -e '.[fast]' (or leave it out of Sizes.loops)")
         with game_server(folder / f"loop-{loop}", "--join-ms", "600000", env={ENV_LOOP: loop}) as server:
             out[loop] = measure_load(server, sizes, GOAL_GAME)
     return out
