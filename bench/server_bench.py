@@ -595,9 +595,10 @@ def run(*, quick: bool = False, sizes: Sizes | None = None, out: Path | None = R
         say("open tables held ...", flush=True)
         report["hold"] = measure_hold(folder / "hold", sizes)
     say("journal cost per move ...", flush=True)
-    game = sizes.load_games[0]
-    report["journal"] = journal_cost.measure(game, sizes.journal_games, sizes.journal_rounds,
-                                             server_cpu_us_per_move=report["load"][game]["server_cpu_us_per_move"])
+    run_name = sizes.load_games[0]  # a game, or a game played with batches only (its server figure is as good)
+    report["journal"] = journal_cost.measure(run_name.removesuffix(BATCHES_ONLY), sizes.journal_games,
+                                             sizes.journal_rounds,
+                                             server_cpu_us_per_move=report["load"][run_name]["server_cpu_us_per_move"])
     report["ratios"] = ratios(report)
     report["goals"] = goals(report)
     if out is not None:
