@@ -154,7 +154,7 @@ def resolve(preset: SpoilFiveConfig, options: Mapping[str, Any]) -> SpoilFiveCon
             f"{game}: sides must be {_describe_counts(sorted(allowed))} with {players} players, not {sides}"
         )
     pattern = options.get("deal_pattern", preset.deal_pattern)
-    if pattern not in DEAL_PATTERNS:
+    if not isinstance(pattern, str) or pattern not in DEAL_PATTERNS:
         raise OptionsError(f"{game}: deal_pattern must be '3-2' or '2-3', not {pattern!r}")
     target = options.get("target")
     if target is None:
