@@ -22,9 +22,7 @@ import typer
 
 from analysis.decisions import DEFAULT_THRESHOLD, BotEstimator, ValuingBot, analyse, describe_analysis
 from bots import make_bot
-from cli.verify import load_records
-from rules.errors import OptionsError
-from rules.record import RecordFieldError, parse_record
+from cli.verify import RecordWork
 
 #: Worlds per decision by default: the noise of a 200-world mean is well under a deal point in these games.
 DEFAULT_SIMS = 200
@@ -61,28 +59,22 @@ def analyse_command(
 ) -> None:
     """Value each decision of a seat from its own view with an analysing bot; flag the costly ones."""
     estimator = BotEstimator(_analyser(bot, seed, sims))
-    errors = 0
-    for path in records:
-        for loaded in load_records(path):
-            try:
-                if loaded.error is not None:
-                    raise ValueError(loaded.error)
-                record = parse_record(loaded.value)
-                seats = [seat] if seat is not None else list(range(len(record.seats)))
-                results = [analyse(record, s, estimator, threshold=threshold) for s in seats]
-            except (ValueError, OptionsError, RecordFieldError) as exc:
-                errors += 1
-                typer.echo(f"{loaded.where}: error: {exc}")
+    work = RecordWork()
+    for where, record in work.each(records):
+        seats = [seat] if seat is not None else list(range(len(record.seats)))
+        try:
+            results = [analyse(record, s, estimator, threshold=threshold) for s in seats]
+        except RecordWork.FAILURES as exc:
+            work.fail(where, exc)
+            continue
+        for result in results:
+            if as_json:
+                typer.echo(json.dumps({"record": where, "analyser": bot, "sims": sims, **result.to_json()}))
                 continue
-            for result in results:
-                if as_json:
-                    typer.echo(json.dumps({"record": loaded.where, "analyser": bot, "sims": sims,
-                                           **result.to_json()}))
-                    continue
-                name = record.seats[result.seat][1]
-                typer.echo(f"{loaded.where}: seat {result.seat} ({name}), analysed by {bot} ({sims} worlds a decision)")
-                typer.echo("\n".join(describe_analysis(result, every=every)))
-    raise typer.Exit(1 if errors else 0)
+            name = record.seats[result.seat][1]
+            typer.echo(f"{where}: seat {result.seat} ({name}), analysed by {bot} ({sims} worlds a decision)")
+            typer.echo("\n".join(describe_analysis(result, every=every)))
+    raise typer.Exit(1 if work.errors else 0)
 
 
 def register(app: typer.Typer) -> None:

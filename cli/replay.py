@@ -22,9 +22,7 @@ from typing import Annotated
 import typer
 
 from analysis.counterfactual import DEFAULT_STAND_IN, Replay, mirror_seat, replay, replay_json
-from cli.verify import load_records
-from rules.errors import OptionsError
-from rules.record import RecordFieldError, parse_record
+from cli.verify import RecordWork
 
 
 def _describe(where: str, result: Replay) -> list[str]:
@@ -59,29 +57,24 @@ def replay_command(
 ) -> None:
     """Replay recorded games on their own decks with one seat's bot swapped, and say how the result changed."""
     replays: list[Replay] = []
-    errors = 0
-    for path in records:
-        for loaded in load_records(path):
-            try:
-                if loaded.error is not None:
-                    raise ValueError(loaded.error)
-                record = parse_record(loaded.value)
-                seats = [seat, mirror_seat(record, seat)] if duplicate else [seat]
-                done = [replay(record, s, bot, stand_in=stand_in, from_deal=from_deal, bot_seed=bot_seed)
-                        for s in seats]
-            except (ValueError, OptionsError, RecordFieldError) as exc:
-                errors += 1
-                typer.echo(f"{loaded.where}: error: {exc}")
-                continue
-            replays.extend(done)
-            for result in done:
-                if as_json:
-                    typer.echo(json.dumps({"record": loaded.where, **replay_json(result)}))
-                else:
-                    typer.echo("\n".join(_describe(loaded.where, result)))
+    work = RecordWork()
+    for where, record in work.each(records):
+        try:
+            seats = [seat, mirror_seat(record, seat)] if duplicate else [seat]
+            done = [replay(record, s, bot, stand_in=stand_in, from_deal=from_deal, bot_seed=bot_seed)
+                    for s in seats]
+        except RecordWork.FAILURES as exc:
+            work.fail(where, exc)
+            continue
+        replays.extend(done)
+        for result in done:
+            if as_json:
+                typer.echo(json.dumps({"record": where, **replay_json(result)}))
+            else:
+                typer.echo("\n".join(_describe(where, result)))
     if not as_json:
-        typer.echo(_summary(replays, errors))
-    raise typer.Exit(1 if errors else 0)
+        typer.echo(_summary(replays, work.errors))
+    raise typer.Exit(1 if work.errors else 0)
 
 
 def _summary(replays: list[Replay], errors: int) -> str:

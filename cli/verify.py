@@ -20,6 +20,8 @@ from typing import Annotated
 
 import typer
 
+from rules.errors import OptionsError
+from rules.record import GameRecord, RecordFieldError, parse_record
 from rules.verify import verify_record
 
 
@@ -30,6 +32,35 @@ class Loaded:
     where: str
     value: object = None
     error: str | None = None
+
+
+class RecordWork:
+    """Runs one piece of work on every record of some files, one error line per record it fails on.
+
+    The ``replay`` and ``analyse`` commands each walked their files the same way: read, parse,
+    work, and on a bad record or a failing bot print ``WHERE: error: ...`` and go on.
+    """
+
+    FAILURES = (ValueError, OptionsError, RecordFieldError)
+
+    def __init__(self) -> None:
+        self.errors = 0
+
+    def each(self, paths: list[Path]) -> Iterator[tuple[str, GameRecord]]:
+        """The parsed records of ``paths`` with where each came from; bad ones are reported and skipped."""
+        for path in paths:
+            for loaded in load_records(path):
+                try:
+                    if loaded.error is not None:
+                        raise ValueError(loaded.error)
+                    yield loaded.where, parse_record(loaded.value)
+                except self.FAILURES as exc:
+                    self.fail(loaded.where, exc)
+
+    def fail(self, where: str, exc: Exception) -> None:
+        """Count and report a record the work could not be done on."""
+        self.errors += 1
+        typer.echo(f"{where}: error: {exc}")
 
 
 def load_records(path: Path) -> Iterator[Loaded]:
