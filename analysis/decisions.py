@@ -22,11 +22,11 @@ bids and discards to other machinery) are counted as not analysed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bots.fast_worlds import candidates
-from rules.actions import Action, Run, describe
+from rules.actions import Action, as_decided, describe
 from rules.errors import RuleError
 from rules.game import Seat, SeatView
 from rules.match import Match
@@ -133,7 +133,7 @@ def analyse(record: GameRecord, seat: Seat, estimator: Estimator, *,
     for number, deal in enumerate(record.deals, start=1):
         for index, recorded in enumerate(deal.actions):
             if recorded.seat == seat and len(match.legal_actions()) > 1:
-                found = _decision(match.view(seat), _as_decided(recorded.action), estimator, number, index,
+                found = _decision(match.view(seat), as_decided(recorded.action), estimator, number, index,
                                   threshold)
                 if found is None:
                     skipped += 1
@@ -145,14 +145,6 @@ def analyse(record: GameRecord, seat: Seat, estimator: Estimator, *,
                 raise ValueError(f"deal {number}, action {index}: the record does not replay: {exc}") from None
     return Analysis(seat=seat, threshold=threshold, decisions=tuple(decisions), not_analysed=skipped,
                     deals=len(record.deals))
-
-
-def _as_decided(action: Action) -> Action:
-    """The action as the seat chose it: a recorded run writes the cards it turned, a decision does not.
-
-    (``rules.verify`` replays a recorded run the same way.)
-    """
-    return replace(action, exposed=None) if isinstance(action, Run) else action
 
 
 def _decision(view: SeatView, played: Action, estimator: Estimator, deal: int, index: int,

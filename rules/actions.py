@@ -9,13 +9,13 @@ beside it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from math import comb
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from rules.cards import Card, Suit, codes
+from rules.cards import SUITS, Card, Suit, codes
 
 
 class Denomination(StrEnum):
@@ -143,21 +143,48 @@ Action = Play | Rob | PassRob | Jink | PassJink | Stand | Beg | Gift | Run | Bid
 ACTION_CLASSES: tuple[type[Action], ...] = (
     Play, Rob, PassRob, Jink, PassJink, Stand, Beg, Gift, Run, Bid, Pass, Discard
 )
-_TYPE_ORDER: dict[str, int] = {cls.type: i for i, cls in enumerate(ACTION_CLASSES)}
+
+
+def as_decided(action: Action) -> Action:
+    """The action as the seat chose it: a recorded run without the cards it turned.
+
+    A recorded ``run`` writes the cards it exposed, a result the rules compute
+    from the deck (see :class:`Run`); replaying a record, analysing it or
+    comparing it with a bot's choice starts from the decision itself.
+    """
+    return Run() if isinstance(action, Run) else action
+
+
+def _play_key(action: Play) -> tuple[int, ...]:
+    return (action.card.index, -1 if action.suit is None else SUITS.index(action.suit))
+
+
+def _rob_key(action: Rob) -> tuple[int, ...]:
+    return (action.card.index,)
+
+
+def _bid_key(action: Bid) -> tuple[int, ...]:
+    return (action.tricks, action.denomination.order)
+
+
+def _discard_key(action: Discard) -> tuple[int, ...]:
+    return tuple(sorted(c.index for c in action.cards))
+
+
+#: How actions of one kind order among themselves; a kind not listed has a single action (``pass``, ``stand``...).
+_FIELD_KEYS: dict[type[Action], Callable[[Any], tuple[int, ...]]] = {
+    Play: _play_key, Rob: _rob_key, Bid: _bid_key, Discard: _discard_key,
+}
+#: Per action class: its rank in :data:`ACTION_CLASSES` and how its own fields order.
+_SORT_KEYS: dict[type[Action], tuple[int, Callable[[Any], tuple[int, ...]] | None]] = {
+    cls: (i, _FIELD_KEYS.get(cls)) for i, cls in enumerate(ACTION_CLASSES)
+}
 
 
 def action_sort_key(action: Action) -> tuple[int, ...]:
-    """Deterministic order for ``legal_actions()``: by type, then by card or bid."""
-    head = _TYPE_ORDER[action.type]
-    if isinstance(action, Play):
-        return (head, action.card.index, -1 if action.suit is None else "CDHS".index(action.suit))
-    if isinstance(action, Rob):
-        return (head, action.card.index)
-    if isinstance(action, Bid):
-        return (head, action.tricks, action.denomination.order)
-    if isinstance(action, Discard):
-        return (head, *sorted(c.index for c in action.cards))
-    return (head,)
+    """Deterministic order for ``legal_actions()``: by kind (:data:`ACTION_CLASSES`), then by card or bid."""
+    head, fields = _SORT_KEYS[type(action)]
+    return (head,) if fields is None else (head, *fields(action))
 
 
 def discards_of(cards: Iterable[Card], count: int) -> list[Discard]:

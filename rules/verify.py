@@ -29,10 +29,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from rules.actions import Action, Run, describe
+from rules.actions import Action, as_decided, describe
 from rules.cards import Card
 from rules.errors import OptionsError, RuleError
 from rules.game import DealState, GameConfig, GameRules, Result
@@ -248,10 +248,8 @@ def _replay_action(match: Match, index: int, record_deal: RecordedDeal, k: int) 
     if len(match.finished) > index:
         why = "the deal and the match are over" if match.result is not None else "the deal is over"
         return match, _found(path, f"extra action: {why} after {k} actions", "no action", dict(recorded.raw))
-    action: Action = recorded.action
-    if isinstance(action, Run) and action.exposed is not None:
-        # The exposed cards are a result of the run: replay the decision, then compare what it turned.
-        action = replace(action, exposed=None)
+    # A run's exposed cards are its result: replay the decision, then compare what it turned.
+    action = as_decided(recorded.action)
     try:
         match.check(action, recorded.seat)
     except RuleError as exc:

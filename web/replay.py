@@ -11,10 +11,9 @@ and permalinks use.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
-from rules.actions import Action, Run, describe
+from rules.actions import as_decided, describe
 from rules.game import DealState
 from rules.match import Match
 from rules.record import GameRecord, parse_record
@@ -50,16 +49,11 @@ def replay(data: object) -> dict[str, Any]:
         deal, before = _deal_of(match, index)
         frames.append(_frame(deal, before, players, f"deal {recorded.number}: {names[deal.dealer]} deals"))
         for step in recorded.actions:
-            match = match.apply(_decision(step.action), step.seat)
+            match = match.apply(as_decided(step.action), step.seat)
             deal, before = _deal_of(match, index)
             frames.append(_frame(deal, before, players, f"{names[step.seat]}: {describe(step.action)}",
                                  actor=step.seat))
     return {"meta": _meta(record, names), "frames": frames, "deals": deals}
-
-
-def _decision(action: Action) -> Action:
-    """The action as decided: a run's exposed cards are what the engine turns, not part of the decision."""
-    return replace(action, exposed=None) if isinstance(action, Run) else action
 
 
 def _deal_of(match: Match, index: int) -> tuple[DealState, tuple[int, ...]]:
