@@ -81,6 +81,7 @@ from rules.events import Event as RulesEvent
 from rules.game import Contract, Result, Seat, SeatView, Trick
 from rules.record import action_to_json
 from rules.registry import GAMES
+from rules.spoil_five_config import DEAL_PATTERNS, DealPattern
 
 #: The seat number of a spectator's view (no seat on the wire).
 SPECTATOR_SEAT: Seat = -1
@@ -412,11 +413,7 @@ def legal_actions_from_proto(items: Iterable[table_service_pb2.LegalAction]) -> 
 
 # --- options -------------------------------------------------------------------
 
-_DEAL_PATTERNS: dict[str, game_pb2.DealPattern.ValueType] = {
-    "3-2": game_pb2.DEAL_PATTERN_THREE_TWO,
-    "2-3": game_pb2.DEAL_PATTERN_TWO_THREE,
-}
-_DEAL_PATTERN_OF = {v: k for k, v in _DEAL_PATTERNS.items()}
+_DEAL_PATTERNS, _DEAL_PATTERN_OF = by_name(DealPattern, game_pb2.DealPattern, "DEAL_PATTERN")
 
 #: Typed option fields per game: option name -> kind ("int", "bool", "deal_pattern", "bid_values").
 _OPTION_FIELDS: dict[str, dict[str, str]] = {
@@ -459,9 +456,9 @@ def options_to_proto(game: str, options: Mapping[str, Any]) -> game_pb2.TableOpt
                 raise OptionsError(f"{game}: option {name} must be true or false, not {value!r}")
             setattr(typed, name, value)
         elif kind == "deal_pattern":
-            if value not in _DEAL_PATTERNS:
-                raise OptionsError(f"{game}: deal_pattern must be one of {', '.join(_DEAL_PATTERNS)}, not {value!r}")
-            typed.deal_pattern = _DEAL_PATTERNS[value]
+            if not isinstance(value, str) or value not in DEAL_PATTERNS:
+                raise OptionsError(f"{game}: deal_pattern must be one of {', '.join(DEAL_PATTERNS)}, not {value!r}")
+            typed.deal_pattern = _DEAL_PATTERNS[DealPattern(value)]
         else:
             typed.bid_values.extend(_bid_values_to_proto(game, value))
     return out
@@ -489,7 +486,7 @@ def options_from_proto(game: str, message: game_pb2.TableOptions) -> dict[str, A
                 pattern = _DEAL_PATTERN_OF.get(typed.deal_pattern)
                 if pattern is None:
                     raise OptionsError(f"{game}: unknown deal_pattern enum value {typed.deal_pattern}")
-                out[name] = pattern
+                out[name] = pattern.value
             elif kind == "bid_values" and len(typed.bid_values) > 0:
                 out[name] = _bid_values_from_proto(game, typed.bid_values)
     for name, text in sorted(message.extra_json.items()):

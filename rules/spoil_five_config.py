@@ -11,13 +11,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from rules.cards import Card, standard_deck
 from rules.errors import OptionsError
 from rules.game import Seat
 
-DEAL_PATTERNS: dict[str, tuple[int, int]] = {"3-2": (3, 2), "2-3": (2, 3)}
+
+class DealPattern(StrEnum):
+    """How the hands are dealt (rules.md 1.2): the option's value is the cards each seat gets per round."""
+
+    THREE_TWO = "3-2"
+    TWO_THREE = "2-3"
+
+
+#: Option value -> cards per seat in the first and second round of the deal.
+DEAL_PATTERNS: dict[str, tuple[int, int]] = {
+    p.value: (int(p.value[0]), int(p.value[2])) for p in DealPattern
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -155,7 +167,7 @@ def resolve(preset: SpoilFiveConfig, options: Mapping[str, Any]) -> SpoilFiveCon
         )
     pattern = options.get("deal_pattern", preset.deal_pattern)
     if not isinstance(pattern, str) or pattern not in DEAL_PATTERNS:
-        raise OptionsError(f"{game}: deal_pattern must be '3-2' or '2-3', not {pattern!r}")
+        raise OptionsError(f"{game}: deal_pattern must be {' or '.join(map(repr, DEAL_PATTERNS))}, not {pattern!r}")
     target = options.get("target")
     if target is None:
         target = preset.target

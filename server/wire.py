@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from protocol import convert
 from protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
+from rules.game import Result
 from server.events import (
     ActionTimedOut,
     DecisionRequested,
@@ -23,24 +24,14 @@ from server.events import (
 from server.storage import TableMeta
 from server.tables import Table, TableStatus
 
-_STATUSES: dict[str, table_service_pb2.TableStatus.ValueType] = {
-    TableStatus.WAITING.value: table_service_pb2.TABLE_STATUS_WAITING,
-    TableStatus.RUNNING.value: table_service_pb2.TABLE_STATUS_PLAYING,
-    TableStatus.FINISHED.value: table_service_pb2.TABLE_STATUS_FINISHED,
-    TableStatus.ABORTED.value: table_service_pb2.TABLE_STATUS_ABORTED,
-}
-
-
+_STATUSES = convert.by_name(TableStatus, table_service_pb2.TableStatus, "TABLE_STATUS")[0]
 #: Why a default was played, on the wire.
-_DEFAULT_REASONS: dict[DefaultReason, events_pb2.DefaultReason.ValueType] = {
-    DefaultReason.TIMEOUT: events_pb2.DEFAULT_REASON_TIMEOUT,
-    DefaultReason.AWAY: events_pb2.DEFAULT_REASON_AWAY,
-}
+_DEFAULT_REASONS = convert.by_name(DefaultReason, events_pb2.DefaultReason, "DEFAULT_REASON")[0]
 
 
 def status_to_proto(status: str) -> table_service_pb2.TableStatus.ValueType:
     """The ``TableStatus`` of a table status name."""
-    return _STATUSES[status]
+    return _STATUSES[TableStatus(status)]
 
 
 def ms(seconds: float) -> int:
@@ -128,7 +119,7 @@ def stored_table_info(meta: TableMeta) -> table_service_pb2.TableInfo:
                                                    bank_ms=ms(meta.time_control.get("bank_seconds", 0))),
         seed_sha256=meta.seed_sha256, created_unix_ms=ms(meta.created_at), scores=list(meta.scores),
         seed_chosen=meta.seed_chosen, sealed=meta.sealed)
-    info.result.CopyFrom(game_pb2.Result(
-        status=game_pb2.RESULT_STATUS_FINISHED if meta.status == "finished" else game_pb2.RESULT_STATUS_ABORTED,
-        winners=meta.winners, scores=meta.scores, reason=meta.reason))
+    info.result.CopyFrom(convert.result_to_proto(Result(
+        status="finished" if meta.status == "finished" else "aborted",
+        winners=tuple(meta.winners), scores=tuple(meta.scores), reason=meta.reason)))
     return info

@@ -55,6 +55,7 @@ from rules.events import (
 from rules.events import Event as RulesEvent
 from rules.game import Contract, Result, SeatView, Trick
 from rules.registry import GAMES, game_rules, new_match
+from rules.spoil_five_config import DealPattern
 
 
 def _all_action_samples() -> list[Action]:
@@ -251,6 +252,19 @@ def test_non_default_options_round_trip() -> None:
     for game, options in cases.items():
         assert convert.options_from_proto(game, convert.options_to_proto(game, options)) == options
         assert game_rules(game).config(options)
+
+
+def test_every_deal_pattern_travels_as_the_wire_value_of_its_name() -> None:
+    for pattern in DealPattern:
+        message = convert.options_to_proto("twenty_five", {"deal_pattern": pattern.value})
+        assert game_pb2.DealPattern.Name(message.twenty_five.deal_pattern) == f"DEAL_PATTERN_{pattern.name}"
+        back = convert.options_from_proto("twenty_five", message)["deal_pattern"]
+        assert back == pattern.value and type(back) is str
+
+
+def test_a_deal_pattern_that_is_not_a_string_is_an_options_error() -> None:
+    with pytest.raises(OptionsError, match="deal_pattern must be one of 3-2, 2-3"):
+        convert.options_to_proto("forty_five", {"deal_pattern": ["3", "2"]})
 
 
 def test_unknown_options_travel_as_json_and_come_back() -> None:

@@ -101,5 +101,5 @@ def opened(record: dict[str, Any]) -> dict[str, Any]:
 
 async def running_tables(stub: Any) -> list[pb.TableInfo]:
     """The tables the server is playing."""
-    listed = await stub.ListTables(pb.ListTablesRequest(status=pb.TABLE_STATUS_PLAYING))
+    listed = await stub.ListTables(pb.ListTablesRequest(status=pb.TABLE_STATUS_RUNNING))
     return list(listed.tables)

@@ -148,7 +148,7 @@ async def test_in_band_rejections_keep_the_stream_open_and_change_nothing(stub: 
     assert pb.RejectionReason.Name(rejection.reason) == "REJECTION_REASON_NOT_YOUR_TURN"
     # Nothing changed: the table still waits on the same decision, then plays it once.
     table = await stub.GetTable(pb.GetTableRequest(table_id=created.table_id))
-    assert table.table.status == pb.TABLE_STATUS_PLAYING
+    assert table.table.status == pb.TABLE_STATUS_RUNNING
     good = pb.Decide(decision_id=decision.decision_id, action_id=decision.legal_actions[0].id)
     seat.send(pb.PlayRequest(decide=good))
     accepted = await seat.next("accepted")

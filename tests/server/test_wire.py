@@ -15,7 +15,8 @@ from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from rules.actions import describe
 from rules.registry import new_match
 from server.events import DecisionRequested
-from server.wire import decision_to_proto
+from server.tables import TableStatus
+from server.wire import decision_to_proto, status_to_proto
 
 
 def _plain(decision: DecisionRequested, enumerate_discards: bool) -> pb.DecisionRequest:
@@ -59,3 +60,8 @@ def test_decisions_with_options_converted_once_equal_the_plain_conversion(game: 
 def _discards(decision: DecisionRequested) -> int:
     return sum(1 for a in decision.legal_actions if a.type == "discard")
 
+
+
+def test_every_table_status_has_the_wire_value_of_its_name() -> None:
+    for status in TableStatus:
+        assert pb.TableStatus.Name(status_to_proto(status.value)) == f"TABLE_STATUS_{status.name}"

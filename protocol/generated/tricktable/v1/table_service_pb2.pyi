@@ -62,7 +62,7 @@ class _TableStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TableStat
     """Not set (in a filter: any status)."""
     TABLE_STATUS_WAITING: _TableStatus.ValueType  # 1
     """Waiting for every seat to join."""
-    TABLE_STATUS_PLAYING: _TableStatus.ValueType  # 2
+    TABLE_STATUS_RUNNING: _TableStatus.ValueType  # 2
     """Being played."""
     TABLE_STATUS_FINISHED: _TableStatus.ValueType  # 3
     """Played to its end; the record is available."""
@@ -76,7 +76,7 @@ TABLE_STATUS_UNSPECIFIED: TableStatus.ValueType  # 0
 """Not set (in a filter: any status)."""
 TABLE_STATUS_WAITING: TableStatus.ValueType  # 1
 """Waiting for every seat to join."""
-TABLE_STATUS_PLAYING: TableStatus.ValueType  # 2
+TABLE_STATUS_RUNNING: TableStatus.ValueType  # 2
 """Being played."""
 TABLE_STATUS_FINISHED: TableStatus.ValueType  # 3
 """Played to its end; the record is available."""
