@@ -41,7 +41,8 @@ def flags_config(game: str | None, bots: str | None, fmt: str, games: int, seed:
                  option: list[str], name: str | None) -> dict[str, Any]:
     """The config fields given as flags (no CONFIG file)."""
     from cli.selfplay import parse_options
-    from tournament.config import ConfigError, entrant_names
+    from tournament.config import ConfigError
+    from tournament.entrants import entrant_names
 
     if game is None or bots is None:
         raise ConfigError("give a CONFIG.toml, or at least --game and --bots")

@@ -61,7 +61,8 @@ def test_the_wheel_in_a_clean_venv_serves_plays_a_users_bot_and_types_it(tmp_pat
 
     run(py, "-m", "pip", "install", "-q", wheel, cwd=work)
     sdk_only = run(py, "-c", "import importlib.util as u, client_sdk.runner, client_sdk.cards, bots, tournament.arena; "
-                   "print([m for m in ('structlog', 'typer', 'rich', 'openskill', 'aiohttp') if u.find_spec(m)])",
+                   "print([m for m in ('structlog', 'typer', 'rich', 'openskill', 'aiohttp', 'pydantic') "
+                   "if u.find_spec(m)])",
                    cwd=work)
     assert sdk_only.stdout.strip() == "[]"  # the SDK installed alone brings none of the server's packages
     arena = run(py, "-c", "from tournament.arena import play; "

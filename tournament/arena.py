@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules.registry import game_rules
-from tournament.config import EntrantSpec, entrant_names
+from tournament.entrants import EntrantSpec, entrant_names
 from tournament.runner import LocalRunner, MatchOutcome
 from tournament.schedule import MatchSpec
 

@@ -26,7 +26,8 @@ Choices:
   interpreter) and ``{tls_ca}`` (the ``--tls-ca`` file, empty without TLS).
   A built-in bot over the server runs as its own process, the same SDK
   client as ``tricktable bot NAME --server {address} --token {token}``
-  (started through the lean :mod:`tournament.seat`).
+  (started through the lean :mod:`tournament.seat`). Entrants are
+  :class:`tournament.entrants.EntrantSpec`.
 - ``partners`` (partnership games only): ``"fixed"`` (default) - an entrant
   fills every seat of its side (one bot process per seat); ``"rotate"`` -
   an entrant fills one seat and every way of splitting a table's entrants
@@ -41,6 +42,12 @@ Choices:
 - ``games`` counts games per pairing; it is rounded up so that every deck set
   is played in every rotation (duplicate). ``deck_sets`` sets that count
   directly instead.
+
+The fields are a pydantic model: its JSON Schema is published as
+``docs/tournament.schema.json`` (``python -m tournament.config`` prints it;
+a test keeps the file up to date), so editors and other languages can check
+a file before a run. Every error is one line naming the field
+(:class:`ConfigError`).
 """
 
 from __future__ import annotations
@@ -48,135 +55,192 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import sys
 import tomllib
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from rules.errors import OptionsError
 from rules.match import MAX_DEALS
 from rules.registry import GAMES, game_rules
+from tournament.entrants import EntrantSpec
 
-FORMATS: tuple[str, ...] = ("round_robin", "swiss", "gauntlet")
-PARTNER_MODES: tuple[str, ...] = ("fixed", "rotate")
-PLACEHOLDERS: tuple[str, ...] = ("address", "token", "seat", "name", "seed", "python", "tls_ca")
+Format = Literal["round_robin", "swiss", "gauntlet"]
+PartnerMode = Literal["fixed", "rotate"]
+FORMATS: tuple[str, ...] = get_args(Format)
+
+AtLeastOne = Annotated[StrictInt, Field(ge=1)]
 
 
 class ConfigError(ValueError):
-    """The tournament configuration is invalid; the message names the field."""
+    """The tournament configuration is invalid; the message is one line that names the field."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EntrantSpec:
-    """One entrant: a name and either a built-in ``bot`` or a ``command`` template."""
-
-    name: str
-    bot: str | None = None
-    command: str | None = None
-
-    def __post_init__(self) -> None:
-        if not self.name or not isinstance(self.name, str):
-            raise ConfigError("entrants: every entrant needs a non-empty name")
-        if (self.bot is None) == (self.command is None):
-            raise ConfigError(f"entrant {self.name!r}: give exactly one of 'bot' or 'command'")
-        if self.command is not None:
-            try:
-                self.command.format(**{k: "" for k in PLACEHOLDERS})
-            except (KeyError, IndexError, ValueError) as exc:
-                raise ConfigError(f"entrant {self.name!r}: bad command template {self.command!r}: "
-                                  f"unknown placeholder {exc} (placeholders: {', '.join(PLACEHOLDERS)})") from None
-            if "{token}" not in self.command:
-                raise ConfigError(f"entrant {self.name!r}: the command must contain {{token}}")
+def elo_to_score(elo: float) -> float:
+    """The expected score of a player ``elo`` points stronger (logistic, 400-point scale)."""
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SprtSpec:
+def _entrant_shorthand(value: object) -> object:
+    """A bare bot spec is an entrant of that name; a table without ``name`` is named after its bot."""
+    if isinstance(value, str):
+        return {"name": value, "bot": value}
+    if isinstance(value, Mapping) and "name" not in value and isinstance(value.get("bot"), str):
+        return {**value, "name": value["bot"]}
+    return value
+
+
+def _entrants_shorthand(value: object) -> object:
+    if isinstance(value, list | tuple):
+        return [_entrant_shorthand(v) for v in value]
+    return value
+
+
+def _seed_text(value: object) -> object:
+    """An integer seed is its decimal text (TOML ``seed = 7``); the seed is hashed as text."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+Entrants = Annotated[tuple[EntrantSpec, ...], BeforeValidator(
+    _entrants_shorthand, json_schema_input_type=list[EntrantSpec | str])]
+Seed = Annotated[StrictStr, BeforeValidator(_seed_text, json_schema_input_type=str | int)]
+
+
+class SprtSpec(BaseModel):
     """A sequential test "is ``a`` stronger than ``b``": H0 score ``score0`` against H1 ``score1``.
 
     Scores are ``a``'s expected pairwise score against ``b`` (0.5 = equal); the TOML may give
     ``elo0``/``elo1`` (Elo differences) instead.
     """
 
-    a: str
-    b: str
-    score0: float = 0.5
-    score1: float = 0.55
-    alpha: float = 0.05
-    beta: float = 0.05
+    model_config = ConfigDict(extra="forbid", frozen=True, title="Sprt", json_schema_extra={
+        "description": "A sequential test: is a stronger than b? Scores are a's expected score against b "
+                       "(0.5 = equal); elo0/elo1 give the hypotheses as Elo differences instead."})
 
-    def __post_init__(self) -> None:
+    a: StrictStr = Field(description="The entrant tested as the stronger.")
+    b: StrictStr = Field(description="The entrant it is compared with.")
+    score0: StrictFloat = Field(default=0.5, description="H0: a's expected score against b.")
+    score1: StrictFloat = Field(default=0.55, description="H1: a's expected score against b.")
+    alpha: StrictFloat = Field(default=0.05, description="False positive rate, in (0, 0.5).")
+    beta: StrictFloat = Field(default=0.05, description="False negative rate, in (0, 0.5).")
+    # Input only: converted to score0/score1 before validation, so stored configs and fingerprints hold scores.
+    elo0: StrictFloat | None = Field(default=None, exclude=True, description="H0 as an Elo difference (not score0).")
+    elo1: StrictFloat | None = Field(default=None, exclude=True, description="H1 as an Elo difference (not score1).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _elo_to_scores(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return data
+        fields = dict(data)
+        for elo_key, score_key in (("elo0", "score0"), ("elo1", "score1")):
+            elo = fields.pop(elo_key, None)
+            if elo is None:
+                continue
+            if score_key in fields:
+                raise ValueError(f"give {elo_key} or {score_key}, not both")
+            if isinstance(elo, bool) or not isinstance(elo, int | float):
+                raise ValueError(f"{elo_key}: expected a number")
+            fields[score_key] = elo_to_score(float(elo))
+        return fields
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SprtSpec:
         if not 0.0 < self.score0 < self.score1 < 1.0:
-            raise ConfigError(f"sprt: need 0 < score0 < score1 < 1 (got {self.score0}, {self.score1})")
+            raise ValueError(f"need 0 < score0 < score1 < 1 (got {self.score0}, {self.score1})")
         if not (0.0 < self.alpha < 0.5 and 0.0 < self.beta < 0.5):
-            raise ConfigError("sprt: alpha and beta must be in (0, 0.5)")
+            raise ValueError("alpha and beta must be in (0, 0.5)")
         if self.a == self.b:
-            raise ConfigError("sprt: a and b must be different entrants")
+            raise ValueError("a and b must be different entrants")
+        return self
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TournamentConfig:
+class TournamentConfig(BaseModel):
     """A validated tournament. ``options`` are the game's table options as given (the rules resolve defaults)."""
 
-    name: str
-    game: str
-    options: Mapping[str, Any]
-    entrants: tuple[EntrantSpec, ...]
-    format: str = "round_robin"
-    games: int = 2
-    deck_sets: int | None = None
-    seed: str = "tricktable"
-    concurrency: int = 1
-    partners: str = "fixed"
-    rounds: int | None = None
-    challenger: str | None = None
-    forfeit_after: int = 3
-    decision_ms: int | None = None
-    bank_ms: int | None = None
-    match_timeout_s: float = 600.0
-    max_deals: int = MAX_DEALS
-    sprt: SprtSpec | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    model_config = ConfigDict(extra="forbid", frozen=True, title="Tricktable tournament", json_schema_extra={
+        "description": "A tournament file (TOML) for `tricktable tournament FILE.toml`; the README's "
+                       "Tournaments section explains formats, duplicate decks and runners."})
 
-    def __post_init__(self) -> None:
-        if self.game not in GAMES:
-            raise ConfigError(f"game: unknown game {self.game!r} (games: {', '.join(GAMES)})")
+    name: StrictStr = Field(min_length=1, description=(
+        "The tournament's name (default: the file's stem); --resume continues the tournament of this name."))
+    game: StrictStr = Field(json_schema_extra={"enum": list(GAMES)}, description="The game (docs/games.md).")
+    options: dict[str, Any] = Field(default_factory=dict, description=(
+        "The game's table options (docs/games.md), except first_dealer, which each deck set's seed draws."))
+    entrants: Entrants = Field(description=(
+        "At least two: a bot spec (a built-in name, module:Class or path/to/file.py:Class), "
+        "or a table with name and bot or command."))
+    format: Format = Field(default="round_robin", description="How entrants are paired.")
+    games: AtLeastOne = Field(default=2, description=(
+        "Games per pairing (per round in Swiss), rounded up to whole duplicate sets."))
+    deck_sets: AtLeastOne | None = Field(default=None, description="Deck sets per pairing, instead of games.")
+    seed: Seed = Field(default="tricktable", description="The same seed gives the same decks and pairings.")
+    concurrency: AtLeastOne = Field(default=1, description="Matches at once (capped by the cores).")
+    partners: PartnerMode = Field(default="fixed", description=(
+        "Partnership games: fixed (an entrant fills every seat of its side) "
+        "or rotate (one seat each; every split into sides is played)."))
+    rounds: AtLeastOne | None = Field(default=None, description="Swiss rounds (default: ceil(log2(entrants))).")
+    challenger: StrictStr | None = Field(default=None, description=(
+        "Gauntlet only: the entrant who meets every other (default: the first)."))
+    forfeit_after: AtLeastOne = Field(default=3, description=(
+        "Crashes or timeouts of one bot in one match before it forfeits the match."))
+    decision_ms: AtLeastOne | None = Field(default=None, description="Each table's decision clock, in milliseconds.")
+    bank_ms: Annotated[StrictInt, Field(ge=0)] | None = Field(default=None, description=(
+        "Each seat's time bank, in milliseconds."))
+    match_timeout_s: StrictFloat = Field(default=600.0, gt=0, description=(
+        "Bound on one match over the server, in seconds."))
+    max_deals: AtLeastOne = Field(default=MAX_DEALS, description=(
+        "A game still going after this many deals is adjudicated to the side(s) ahead."))
+    sprt: SprtSpec | None = Field(default=None, description="Stop early when a sequential test decides a versus b.")
+    extra: dict[str, Any] = Field(default_factory=dict, description="Free-form values kept with the tournament.")
+
+    @field_validator("game")
+    @classmethod
+    def _known_game(cls, game: str) -> str:
+        if game not in GAMES:
+            raise ValueError(f"unknown game {game!r} (games: {', '.join(GAMES)})")
+        return game
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TournamentConfig:
+        """Checks across fields; each message starts with the field it blames."""
         try:
             game_rules(self.game).config(self.options)
         except OptionsError as exc:
-            raise ConfigError(f"options: {exc}") from None
+            raise ValueError(f"options: {exc}") from None
         if "first_dealer" in self.options:
             # Duplicate deals compare like with like only if the dealer comes from the deck seed too.
-            raise ConfigError("options: first_dealer is drawn from each deck set's seed in a tournament; remove it")
-        if self.format not in FORMATS:
-            raise ConfigError(f"format: unknown format {self.format!r} (formats: {', '.join(FORMATS)})")
-        if self.partners not in PARTNER_MODES:
-            raise ConfigError(f"partners: must be one of {', '.join(PARTNER_MODES)} (got {self.partners!r})")
+            raise ValueError("options: first_dealer is drawn from each deck set's seed in a tournament; remove it")
         names = [e.name for e in self.entrants]
         if len(set(names)) != len(names):
-            raise ConfigError(f"entrants: names must be unique (got {names})")
+            raise ValueError(f"entrants: names must be unique (got {names})")
         if len(names) < 2:
-            raise ConfigError("entrants: a tournament needs at least two entrants")
-        if self.games < 1 or (self.deck_sets is not None and self.deck_sets < 1):
-            raise ConfigError("games and deck_sets must be at least 1")
-        if self.concurrency < 1:
-            raise ConfigError("concurrency must be at least 1")
-        if self.forfeit_after < 1:
-            raise ConfigError("forfeit_after must be at least 1")
-        if self.max_deals < 1:
-            raise ConfigError("max_deals must be at least 1")
-        if self.rounds is not None and self.rounds < 1:
-            raise ConfigError("rounds must be at least 1")
+            raise ValueError("entrants: a tournament needs at least two entrants")
         if self.format == "gauntlet":
             if self.challenger is not None and self.challenger not in names:
-                raise ConfigError(f"challenger: {self.challenger!r} is not an entrant")
+                raise ValueError(f"challenger: {self.challenger!r} is not an entrant")
         elif self.challenger is not None:
-            raise ConfigError("challenger is only for the gauntlet format")
+            raise ValueError("challenger: only for the gauntlet format")
         if self.sprt is not None and not {self.sprt.a, self.sprt.b} <= set(names):
-            raise ConfigError(f"sprt: {self.sprt.a!r} and {self.sprt.b!r} must both be entrants")
+            raise ValueError(f"sprt: {self.sprt.a!r} and {self.sprt.b!r} must both be entrants")
         if self.units_per_table > len(names):
-            raise ConfigError(f"entrants: a {self.game} table needs {self.units_per_table} entrants "
-                              f"(partners = {self.partners!r}); only {len(names)} given")
+            raise ValueError(f"entrants: a {self.game} table needs {self.units_per_table} entrants "
+                             f"(partners = {self.partners!r}); only {len(names)} given")
+        return self
 
     # --- derived -------------------------------------------------------------
 
@@ -224,10 +288,7 @@ class TournamentConfig:
 
     def to_json(self) -> dict[str, Any]:
         """The config as plain JSON values (stored with the tournament; compared on resume)."""
-        data = asdict(self)
-        data["options"] = dict(self.options)
-        data["extra"] = dict(self.extra)
-        return data
+        return self.model_dump(mode="json")
 
     def fingerprint(self) -> str:
         """SHA-256 of what decides the schedule and the results (not concurrency, which changes no result)."""
@@ -236,105 +297,47 @@ class TournamentConfig:
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
-_KEYS = {"name", "game", "options", "entrants", "format", "games", "deck_sets", "seed", "concurrency", "partners",
-         "rounds", "challenger", "forfeit_after", "decision_ms", "bank_ms", "match_timeout_s", "max_deals",
-         "sprt", "extra"}
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    """``("entrants", 0, "command")`` as ``entrants[0].command``."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else str(part)
+    return text
 
 
-def elo_to_score(elo: float) -> float:
-    """The expected score of a player ``elo`` points stronger (logistic, 400-point scale)."""
-    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
+# pydantic's wording where it would speak Python (tuple, dictionary, dataclass) to someone writing TOML.
+_TOML_WORDS = {
+    "tuple_type": "expected a list",
+    "dict_type": "expected a table",
+    "model_type": "expected a table",
+    "dataclass_type": "expected a bot spec or a table with name and bot or command",
+}
 
 
-def _typed(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
-    value = data.get(key, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) and kind in (int, float, (int, float)):
-        raise ConfigError(f"{key}: expected a number, got a boolean")
-    if not isinstance(value, kind):
-        raise ConfigError(f"{key}: expected {getattr(kind, '__name__', kind)}, got {type(value).__name__}")
-    return value
-
-
-def _entrant(value: object, index: int) -> EntrantSpec:
-    if isinstance(value, str):
-        return EntrantSpec(name=value, bot=value)
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"entrants[{index}]: expected a table with name and bot or command")
-    unknown = set(value) - {"name", "bot", "command"}
-    if unknown:
-        raise ConfigError(f"entrants[{index}]: unknown key(s) {', '.join(sorted(unknown))}")
-    bot = value.get("bot")
-    name = value.get("name", bot)
-    if not isinstance(name, str):
-        raise ConfigError(f"entrants[{index}]: name must be a string")
-    return EntrantSpec(name=name, bot=value.get("bot"), command=value.get("command"))
+def _describe(exc: ValidationError) -> str:
+    """Every problem on one line, each led by the field it is about."""
+    problems = []
+    for error in exc.errors():
+        where = _location(error["loc"])
+        message = _TOML_WORDS.get(error["type"]) or str(error["msg"]).removeprefix("Value error, ")
+        if error["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
+            keys = TournamentConfig.model_fields if len(error["loc"]) == 1 else None
+            message = "unknown key" + (f" (keys: {', '.join(sorted(keys))})" if keys else "")
+        problems.append(f"{where}: {message}" if where else message)
+    return "; ".join(problems)
 
 
 def config_from_mapping(data: Mapping[str, Any], *, default_name: str = "tournament") -> TournamentConfig:
-    """Validate a parsed TOML table (or the same keys from flags).
+    """Validate a parsed TOML table (or the same keys from flags, or a stored config's JSON).
 
     Raises:
-        ConfigError: naming the bad field.
+        ConfigError: naming the bad field(s), on one line.
     """
-    unknown = set(data) - _KEYS
-    if unknown:
-        raise ConfigError(f"unknown key(s) {', '.join(sorted(unknown))} (keys: {', '.join(sorted(_KEYS))})")
-    game = _typed(data, "game", str)
-    if game is None:
-        raise ConfigError("game: missing")
-    entrants_raw = data.get("entrants")
-    if not isinstance(entrants_raw, Sequence) or isinstance(entrants_raw, str):
-        raise ConfigError("entrants: expected a list ([[entrants]] tables or bot names)")
-    sprt_raw = data.get("sprt")
-    sprt = None
-    if sprt_raw is not None:
-        if not isinstance(sprt_raw, Mapping):
-            raise ConfigError("sprt: expected a table with a and b")
-        fields = dict(sprt_raw)
-        for elo_key, score_key in (("elo0", "score0"), ("elo1", "score1")):
-            if elo_key in fields:  # chess-style hypotheses: an Elo difference is an expected score
-                if score_key in fields:
-                    raise ConfigError(f"sprt: give {elo_key} or {score_key}, not both")
-                fields[score_key] = elo_to_score(float(fields.pop(elo_key)))
-        try:
-            sprt = SprtSpec(**fields)
-        except TypeError as exc:
-            raise ConfigError(f"sprt: {exc}") from None
-    options = _typed(data, "options", Mapping, {})
-    return TournamentConfig(
-        name=_typed(data, "name", str, default_name),
-        game=game,
-        options=dict(options),
-        entrants=tuple(_entrant(e, i) for i, e in enumerate(entrants_raw)),
-        format=_typed(data, "format", str, "round_robin"),
-        games=_typed(data, "games", int, 2),
-        deck_sets=_typed(data, "deck_sets", int, None),
-        seed=str(_typed(data, "seed", (str, int), "tricktable")),
-        concurrency=_typed(data, "concurrency", int, 1),
-        partners=_typed(data, "partners", str, "fixed"),
-        rounds=_typed(data, "rounds", int, None),
-        challenger=_typed(data, "challenger", str, None),
-        forfeit_after=_typed(data, "forfeit_after", int, 3),
-        decision_ms=_typed(data, "decision_ms", int, None),
-        bank_ms=_typed(data, "bank_ms", int, None),
-        match_timeout_s=float(_typed(data, "match_timeout_s", (int, float), 600.0)),
-        max_deals=_typed(data, "max_deals", int, MAX_DEALS),
-        sprt=sprt,
-        extra=dict(_typed(data, "extra", Mapping, {})),
-    )
-
-
-def entrant_names(specs: Sequence[str]) -> list[str]:
-    """Names for bots given by spec: the spec itself, ``-2``, ``-3`` ... added when a spec comes again."""
-    names: list[str] = []
-    for spec in specs:
-        label, n = spec, 2
-        while label in names:
-            label, n = f"{spec}-{n}", n + 1
-        names.append(label)
-    return names
+    try:
+        return TournamentConfig.model_validate({"name": default_name, **data})
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc)) from None
 
 
 def check_bots(config: TournamentConfig) -> None:
@@ -370,3 +373,18 @@ def load_config(path: Path) -> TournamentConfig:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     return config_from_mapping(data, default_name=path.stem)
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of a tournament file (what :func:`config_from_mapping` accepts), as published in docs/."""
+    schema = TournamentConfig.model_json_schema(mode="validation")
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+
+
+def schema_text() -> str:
+    """:func:`json_schema` as the committed file's text (stable: a test compares it with docs/)."""
+    return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":  # python -m tournament.config > docs/tournament.schema.json
+    sys.stdout.write(schema_text())

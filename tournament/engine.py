@@ -29,7 +29,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tournament.config import EntrantSpec, TournamentConfig
+from tournament.config import TournamentConfig
+from tournament.entrants import EntrantSpec
 from tournament.ratings import Game, SprtState, match_points, pairwise_score, sprt, sprt_from_games
 from tournament.runner import LocalRunner, MatchOutcome, MatchRunner
 from tournament.schedule import (

@@ -36,7 +36,7 @@ from rules.errors import RuleError
 from rules.game import Seat
 from rules.match import MAX_DEALS, Match, play_out
 from rules.registry import new_match
-from tournament.config import EntrantSpec
+from tournament.entrants import EntrantSpec
 from tournament.schedule import MatchSpec
 
 #: Outcome statuses: played to the end; stopped because an entrant forfeited; stopped at the deal limit

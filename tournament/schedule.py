@@ -33,9 +33,10 @@ import itertools
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tournament.config import TournamentConfig
+if TYPE_CHECKING:  # the arena (SDK, no pydantic) schedules too; only the organiser's runs read a config
+    from tournament.config import TournamentConfig
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -38,7 +38,8 @@ from typing import Any
 from bots.first_legal import FirstLegalBot
 from client_sdk.errors import ConnectionLost, LimitExceeded, SdkError, TableNotPlayable
 from client_sdk.runner import connect, create_table, get_record, open_channel, play_target, run_bot_async
-from tournament.config import EntrantSpec, TournamentConfig
+from tournament.config import TournamentConfig
+from tournament.entrants import EntrantSpec
 from tournament.runner import MatchOutcome, bot_seed, forfeit_winners
 from tournament.schedule import MatchSpec
 from tournament.seat import PARENT_ENV

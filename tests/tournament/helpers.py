@@ -8,7 +8,8 @@ from typing import Any
 
 from rules.actions import Action
 from rules.game import SeatView
-from tournament.config import EntrantSpec, TournamentConfig, config_from_mapping
+from tournament.config import TournamentConfig, config_from_mapping
+from tournament.entrants import EntrantSpec
 from tournament.runner import MatchOutcome
 from tournament.schedule import MatchSpec
 

@@ -86,6 +86,13 @@ def test_bad_config_exits_2_with_a_message(tmp_path):
     assert done.returncode == 2 and "unknown game 'whist'" in done.stderr
 
 
+def test_a_wrongly_typed_field_exits_2_with_one_line_naming_it(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('game = "all_fives"\ngames = "two"\nentrants = ["random", "first-legal"]\n')
+    done = tournament(str(bad), "--db", str(tmp_path / "db.sqlite3"))
+    assert done.returncode == 2 and done.stderr == "error: games: Input should be a valid integer\n"
+
+
 def test_killed_tournament_resumes_to_the_same_final_table(tmp_path):
     config = tmp_path / "kill.toml"
     config.write_text(CONFIG)
