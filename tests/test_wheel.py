@@ -37,6 +37,10 @@ class Mine:
         return max(plays, key=lambda a: strength(view, a.card))
 '''
 
+# What a bot author imports, and what only the server, the command line and tournaments need.
+SDK_MODULES = ("client_sdk.runner", "client_sdk.cards", "bots.heuristic", "tournament.arena")
+SERVER_ONLY = ("structlog", "typer", "rich", "openskill", "aiohttp", "pydantic")
+
 pytestmark = pytest.mark.timeout(900)
 
 
@@ -60,10 +64,8 @@ def test_the_wheel_in_a_clean_venv_serves_plays_a_users_bot_and_types_it(tmp_pat
     work.mkdir()
 
     run(py, "-m", "pip", "install", "-q", wheel, cwd=work)
-    sdk_only = run(py, "-c", "import importlib.util as u, client_sdk.runner, client_sdk.cards, bots, tournament.arena; "
-                   "print([m for m in ('structlog', 'typer', 'rich', 'openskill', 'aiohttp', 'pydantic') "
-                   "if u.find_spec(m)])",
-                   cwd=work)
+    sdk_only = run(py, "-c", f"import importlib.util as u, {', '.join(SDK_MODULES)}; "
+                   f"print([m for m in {SERVER_ONLY!r} if u.find_spec(m)])", cwd=work)
     assert sdk_only.stdout.strip() == "[]"  # the SDK installed alone brings none of the server's packages
     arena = run(py, "-c", "from tournament.arena import play; "
                 "print(play('all_fives', ['random', 'heuristic']).summary())", cwd=work)
