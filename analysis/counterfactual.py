@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bots import make_bot
-from client_sdk.bot import Bot
+from client_sdk.bot import Bot, action_of
 from rules.actions import Action
 from rules.cards import Card
 from rules.errors import RuleError
@@ -161,7 +161,7 @@ def _answer(bot: Bot, match: Match, seat: Seat) -> Action:
     choice = bot.choose_action(match.view(seat))
     if inspect.isawaitable(choice):
         raise TypeError("an asynchronous bot cannot replay in-process; give it a synchronous choose_action")
-    return choice
+    return action_of(choice)
 
 
 def replay(record: GameRecord, seat: Seat, bot: str, *, stand_in: str = DEFAULT_STAND_IN, from_deal: int = 1,

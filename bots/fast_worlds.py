@@ -146,6 +146,8 @@ class WorldSearcher:
         self.last_rejected = 0
         #: Worlds searched over the bot's life.
         self.total_worlds = 0
+        #: The last searched decision's mean value of each candidate (empty when it searched none): its note.
+        self.last_values: dict[Action, float] = {}
 
     def _start(self, view: SeatView) -> tuple[Action, ...]:
         """The view's legal actions, the last decision's counts reset.
@@ -156,6 +158,7 @@ class WorldSearcher:
         if not view.legal_actions:
             raise ValueError(f"seat {view.seat} has nothing to do")
         self.last_worlds = self.last_rejected = 0
+        self.last_values = {}
         return view.legal_actions
 
     def _decide(self, view: SeatView, rng: random.Random, playout: FastPlayout, bonus: float,
@@ -165,7 +168,10 @@ class WorldSearcher:
         if len(actions) == 1:
             return actions[0]
         worlds = WorldStream(view, rng, self.simulations, self.budget, fit=fit)
-        best = search(view, actions, worlds, playout, bonus)
+        totals = action_totals(view, actions, worlds, playout, bonus)
+        best = best_index(totals)
+        if worlds.drawn:
+            self.last_values = {a: total / worlds.drawn for a, total in zip(actions, totals, strict=True)}
         self.last_worlds, self.last_rejected = worlds.drawn, worlds.failed
         self.total_worlds += worlds.drawn
         return actions[best] if worlds.drawn else heuristic.choose_action(view)

@@ -32,7 +32,7 @@ from bots.intervals import half_width
 from bots.pimc import PimcBot
 from bots.random_bot import RandomBot
 from bots.search import DEFAULT_BUDGET, SearchBot
-from rules.actions import Action
+from client_sdk.bot import Choice, action_of
 from rules.game import SeatView
 from rules.match import MAX_DEALS, Match, play_out
 from rules.registry import new_match
@@ -45,7 +45,7 @@ STEPS: tuple[tuple[str, str], ...] = (("random", "heuristic"), ("heuristic", "pi
 class Chooser(Protocol):
     """Anything with ``choose_action(view)``; the ladder's bots are synchronous."""
 
-    def choose_action(self, view: SeatView) -> Action: ...
+    def choose_action(self, view: SeatView) -> Choice: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +84,8 @@ class BotSpec:
 def play_match(game: str, options: dict[str, Any], seed: str, bots: Sequence[Chooser],
                *, max_deals: int = MAX_DEALS) -> Match:
     """Play one match in-process, seat ``s`` choosing with ``bots[s]``."""
-    match = play_out(new_match(game, options, seed=seed), lambda m, seat: bots[seat].choose_action(m.view(seat)),
-                     max_deals=max_deals)
+    match = play_out(new_match(game, options, seed=seed),
+                     lambda m, seat: action_of(bots[seat].choose_action(m.view(seat))), max_deals=max_deals)
     return match if match.is_over else match.abort(f"ladder deal limit reached ({max_deals} deals)")
 
 
@@ -119,7 +119,7 @@ class Timed:
         self.bot = bot
         self.effort = Effort()
 
-    def choose_action(self, view: SeatView) -> Action:
+    def choose_action(self, view: SeatView) -> Choice:
         """The wrapped bot's choice, timed."""
         start = time.process_time()
         action = self.bot.choose_action(view)

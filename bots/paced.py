@@ -11,8 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from client_sdk.bot import Bot, ask, current_decision
-from rules.actions import Action
+from client_sdk.bot import Bot, Choice, ask, current_decision
 from rules.game import SeatView
 
 
@@ -23,7 +22,7 @@ class PacedBot:
         self.bot = bot
         self.delay = delay
 
-    async def choose_action(self, view: SeatView) -> Action:
+    async def choose_action(self, view: SeatView) -> Choice:
         """Wait ``delay`` seconds, then answer with the wrapped bot's choice."""
         await asyncio.sleep(self.delay)
         return await ask(self.bot, view, current_decision())

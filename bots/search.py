@@ -60,6 +60,7 @@ from bots.fast_worlds import (
 )
 from bots.playout import greedy_playout
 from bots.search_bids import Finish, choose_bid, choose_discard
+from client_sdk.bot import AnnotatedAction, Choice
 from rules.actions import Action, Discard, Pass, Play
 from rules.game import DealState, SeatView, Trick
 
@@ -182,8 +183,14 @@ class SearchBot(WorldSearcher):
         self.bid_search = bid_search
         self.bid_worlds = bid_worlds
 
-    def choose_action(self, view: SeatView) -> Action:
-        """The action with the best mean outcome over sampled worlds.
+    def choose_action(self, view: SeatView) -> Choice:
+        """The action with the best mean outcome over sampled worlds, annotated with what the search saw.
+
+        A searched card or decision (rob, jink, stand, beg, gift, run) comes
+        as an :class:`AnnotatedAction`: the worlds searched and the mean value
+        of each candidate by action id (the server keeps the note secret until
+        the table ends, then writes it into the record). Cinq Cents bids and
+        discards, searched by :mod:`bots.search_bids`, come bare.
 
         Raises:
             ValueError: the view has no legal action.
@@ -208,7 +215,14 @@ class SearchBot(WorldSearcher):
         if any(isinstance(a, Pass) for a in legal):
             return heuristic.choose_action(view)
         bonus = self.win_bonus if self.win_bonus is not None else win_bonus(view.game)
-        return self._decide(view, rng, self.policy, bonus, fit=bid_fit(view))
+        return self._noted(self._decide(view, rng, self.policy, bonus, fit=bid_fit(view)), "search")
+
+    def _noted(self, action: Action, what: str) -> Choice:
+        """``action`` with the last search's world count and candidate values (rounded) as its note."""
+        if not self.last_values:
+            return action
+        values = {a: round(v, 3) for a, v in self.last_values.items()}
+        return AnnotatedAction(action, note=f"{what}: {self.last_worlds} worlds", values=values)
 
     def action_values(self, view: SeatView) -> dict[Action, float] | None:
         """The mean value of every legal action over the same sampled worlds, as a card decision searches them.

@@ -14,26 +14,81 @@ refuses an action the bot chose (before the bot is asked again), and
 
 A bot that plans its time (a search bot) reads the clock of the decision it
 is answering with :func:`current_decision`, without changing its signature.
+
+A bot may say why it chose: return ``AnnotatedAction(action, note="...",
+values={action: estimate, ...})`` instead of the bare action. The server keeps
+the note secret until the table ends, then writes it into the record
+(:mod:`rules.annotation` has the limits; an over-limit note raises
+:class:`rules.annotation.AnnotationError` where it is made, in the bot).
 """
 
 from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from protocol.convert import action_id
 from rules.actions import Action
+from rules.annotation import Annotation
 from rules.game import SeatView
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class AnnotatedAction:
+    """An action with the bot's note on it: what ``choose_action`` may return instead of the bare action.
+
+    ``values`` are numbers keyed by legal action (an :class:`Action` or its id,
+    ``"play-5H"``), by convention the bot's estimate of each. Why a wrapper and
+    not a second method: the note is made where the choice is, from the same
+    numbers, and a bot without notes stays one method returning an action.
+
+    Raises:
+        AnnotationError: a limit of :mod:`rules.annotation` is exceeded (note over 280 characters, over 64
+            values, a value not finite).
+    """
+
+    action: Action
+    annotation: Annotation
+
+    def __init__(self, action: Action, note: str = "",
+                 values: Mapping[Action, float] | Mapping[str, float] | None = None) -> None:
+        keyed = {k if isinstance(k, str) else action_id(k): v for k, v in (values or {}).items()}
+        object.__setattr__(self, "action", action)
+        object.__setattr__(self, "annotation", Annotation(note=note, values=keyed))
+
+
+#: What ``choose_action`` returns: an action, or an action with the bot's note.
+Choice = Action | AnnotatedAction
+
+
+def split_choice(choice: object) -> tuple[object, Annotation | None]:
+    """A bot's answer as (the action, or whatever it returned instead; its annotation or None).
+
+    Why one helper: every caller of ``choose_action`` (the runner, tournaments,
+    ladders, replays) unwraps the same way, and an empty note is no note.
+    """
+    if isinstance(choice, AnnotatedAction):
+        return choice.action, choice.annotation or None
+    return choice, None
+
+
+def action_of(choice: Choice) -> Action:
+    """The action of a bot's answer, its note dropped (for in-process play, which keeps no notes)."""
+    return choice.action if isinstance(choice, AnnotatedAction) else choice
 
 
 @runtime_checkable
 class Bot(Protocol):
-    """Anything with ``choose_action(view)`` returning an action (sync) or an awaitable of one (async)."""
+    """Anything with ``choose_action(view)`` returning an action (sync) or an awaitable of one (async).
 
-    def choose_action(self, view: SeatView) -> Action | Awaitable[Action]:
+    The action may come as an :class:`AnnotatedAction`, with the bot's note on it.
+    """
+
+    def choose_action(self, view: SeatView) -> Choice | Awaitable[Choice]:
         """Choose one of ``view.legal_actions`` (never empty when called)."""
         ...
 
@@ -67,7 +122,7 @@ def current_decision() -> DecisionInfo | None:
     return _CURRENT.get()
 
 
-async def ask(bot: Bot, view: SeatView, decision: DecisionInfo | None = None) -> Action:
+async def ask(bot: Bot, view: SeatView, decision: DecisionInfo | None = None) -> Choice:
     """Ask ``bot`` for an action, awaiting it when the bot is asynchronous.
 
     Why one helper: the runner treats sync and async bots alike. ``decision``
@@ -80,7 +135,7 @@ async def ask(bot: Bot, view: SeatView, decision: DecisionInfo | None = None) ->
     return choice
 
 
-async def ask_awaitable(choice: Awaitable[Action], decision: DecisionInfo | None = None) -> Action:
+async def ask_awaitable(choice: Awaitable[Choice], decision: DecisionInfo | None = None) -> Choice:
     """Await an asynchronous bot's choice with :func:`current_decision` set while it runs."""
     token = _CURRENT.set(decision)
     try:
@@ -89,7 +144,7 @@ async def ask_awaitable(choice: Awaitable[Action], decision: DecisionInfo | None
         _CURRENT.reset(token)
 
 
-def choose_now(bot: Bot, view: SeatView, decision: DecisionInfo | None = None) -> Action | Awaitable[Action]:
+def choose_now(bot: Bot, view: SeatView, decision: DecisionInfo | None = None) -> Choice | Awaitable[Choice]:
     """Call ``bot.choose_action`` with :func:`current_decision` set: the action of a synchronous bot,
     the awaitable of an asynchronous one (to be awaited by the caller, e.g. with a time limit).
 

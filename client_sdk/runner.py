@@ -37,7 +37,7 @@ from typing import Any
 
 import grpc
 
-from client_sdk.bot import Bot, DecisionInfo, ask_awaitable, choose_now, not_an_action
+from client_sdk.bot import Bot, DecisionInfo, ask_awaitable, choose_now, not_an_action, split_choice
 from client_sdk.errors import (
     RETRY_WITH_BACKOFF,
     ConnectionLost,
@@ -49,6 +49,7 @@ from client_sdk.errors import (
 from protocol import convert
 from protocol.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
 from rules.actions import Action, describe
+from rules.annotation import Annotation
 from rules.errors import TricktableError
 from rules.game import Result, SeatView
 
@@ -432,27 +433,28 @@ class _SeatLoop:
     async def _decide(self, decision_id: str, entry: _Pending) -> None:
         """Ask the bot and send its choice; a bot that raises, overruns or returns no action gets the first legal
         action sent for it."""
+        annotation: Annotation | None = None
         try:
             choice = choose_now(self.bot, entry.view, entry.info)
-            if not inspect.isawaitable(choice):
-                action = choice
-            elif entry.limit is None:
-                action = await ask_awaitable(choice, entry.info)
-            else:
-                action = await asyncio.wait_for(ask_awaitable(choice, entry.info), entry.limit)
+            if inspect.isawaitable(choice):
+                limit = entry.limit
+                choice = await (ask_awaitable(choice, entry.info) if limit is None
+                                else asyncio.wait_for(ask_awaitable(choice, entry.info), limit))
+            answer, annotation = split_choice(choice)
         except TimeoutError:
             log.warning("bot overran its clock on decision %s; playing the first legal action", decision_id)
-            action = entry.view.legal_actions[0]
+            answer = entry.view.legal_actions[0]
         except Exception:  # a bot's bug must not lose the game on time
             log.exception("bot raised while choosing; playing the first legal action")
-            action = entry.view.legal_actions[0]
-        mistake = not_an_action(action)
-        if mistake is not None:
-            first = entry.view.legal_actions[0]
-            log.warning("bot's choose_action %s; playing the first legal action (%s)", mistake, describe(first))
-            action = first
+            answer = entry.view.legal_actions[0]
+        mistake = not_an_action(answer)
+        if isinstance(answer, Action) and mistake is None:
+            action = answer
+        else:
+            action, annotation = entry.view.legal_actions[0], None
+            log.warning("bot's choose_action %s; playing the first legal action (%s)", mistake, describe(action))
         entry.last_action = action
-        await self.send(_decide_message(decision_id, action, entry.legal))
+        await self.send(_decide_message(decision_id, action, entry.legal, annotation))
 
 
 def _tell_game_end(bot: Bot, result: Result) -> None:
@@ -566,9 +568,12 @@ def _on_event(session: SeatSession, event: events_pb2.Event) -> None:
         session.result = convert.result_from_proto(event.game_ended.result)
 
 
-def _decide_message(decision_id: str, action: Action, legal: Mapping[str, Action]) -> table_service_pb2.Decide:
-    """A Decide carrying the action's stable id when it is a legal one, else the action itself."""
+def _decide_message(decision_id: str, action: Action, legal: Mapping[str, Action],
+                    annotation: Annotation | None = None) -> table_service_pb2.Decide:
+    """A Decide carrying the action's stable id when it is a legal one, else the action itself, and the bot's note."""
     decide = table_service_pb2.Decide(decision_id=decision_id)
+    if annotation:
+        decide.annotation.CopyFrom(convert.annotation_to_proto(annotation))
     action_id = convert.action_id(action)
     if legal.get(action_id) == action:
         decide.action_id = action_id

@@ -51,6 +51,7 @@ from rules.actions import (
     discard_choice,
     discards_of,
 )
+from rules.annotation import Annotation
 from rules.cards import Card, Suit
 from rules.errors import NotationError, OptionsError
 from rules.events import (
@@ -356,6 +357,21 @@ def action_id(action: Action) -> str:
         action = Discard(cards=tuple(sorted(action.cards)))
     return "-".join(str(v) for value in action_to_json(action).values()
                     for v in (value if isinstance(value, list) else (value,)))
+
+
+def annotation_to_proto(annotation: Annotation) -> table_service_pb2.Annotation:
+    """The wire form of a bot's annotation (``Decide.annotation``)."""
+    return table_service_pb2.Annotation(note=annotation.note, values=dict(annotation.values))
+
+
+def annotation_from_proto(message: table_service_pb2.Annotation) -> Annotation | None:
+    """A decide's annotation, None when it is empty (unset).
+
+    Raises:
+        AnnotationError: over a limit or malformed (the server refuses the decide with ``BAD_ANNOTATION``).
+    """
+    annotation = Annotation(note=message.note, values=dict(message.values))
+    return annotation if annotation else None
 
 
 def legal_actions_to_proto(actions: Iterable[Action]) -> list[table_service_pb2.LegalAction]:

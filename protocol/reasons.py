@@ -49,6 +49,8 @@ class RejectReason(StrEnum):
     NOT_JOINED = "NOT_JOINED"
     #: A second join arrived on a stream that has joined.
     ALREADY_JOINED = "ALREADY_JOINED"
+    #: The decide's annotation is over a limit or malformed (:mod:`rules.annotation`).
+    BAD_ANNOTATION = "BAD_ANNOTATION"
 
 
 def reason_for(code: ErrorCode) -> RejectReason:

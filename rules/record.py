@@ -16,6 +16,9 @@ Choices:
   (an implementation may add fields of its own); the fields of an action
   are exactly those of game-record.md's table, so an unknown key in an
   action is an error (it would otherwise be silently dropped on replay).
+  The one addition is the server's optional ``annotation`` on any action
+  (:mod:`rules.annotation`: the bot's note, revealed after the table ended),
+  which replaying ignores.
 - ``seed`` may be ``null`` as well as a string: the engine writes ``null``
   when a match was started from explicit decks; the replay needs the seed
   only when ``options.first_dealer`` is unset.
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.actions import ACTION_CLASSES, Action, Bid, Denomination, Discard, Play, Rob, Run
+from rules.annotation import Annotation, AnnotationError
 from rules.cards import Card, Suit, codes
 from rules.errors import NotationError, RecordError
 from rules.match import RECORD_FORMAT
@@ -38,8 +42,8 @@ from rules.registry import GAMES
 TRUMP_VALUES: tuple[str, ...] = ("C", "D", "H", "S", "NT")
 RESULT_STATUSES: tuple[str, ...] = ("finished", "aborted")
 
-__all__ = ["RECORD_FIELDS", "RECORD_FORMAT", "GameRecord", "RecordFieldError", "action_from_json", "action_to_json",
-           "parse_action", "parse_deal", "parse_record"]
+__all__ = ["ANNOTATION_KEY", "RECORD_FIELDS", "RECORD_FORMAT", "GameRecord", "RecordFieldError", "action_from_json",
+           "action_to_json", "annotate_record", "parse_action", "parse_deal", "parse_record"]
 
 
 class RecordFieldError(RecordError):
@@ -53,11 +57,12 @@ class RecordFieldError(RecordError):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RecordedAction:
-    """One action of a deal: the acting seat, the parsed action and its JSON form."""
+    """One action of a deal: the acting seat, the parsed action, its JSON form and the bot's annotation, if any."""
 
     seat: int
     action: Action
     raw: Mapping[str, Any]
+    annotation: Annotation | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -246,6 +251,9 @@ RECORD_FIELDS: dict[type[Action], tuple[RecordField, ...]] = {
 }
 _ACTION_CLASS: dict[str, type[Action]] = {cls.type: cls for cls in ACTION_CLASSES}
 
+#: The key of a recorded action's optional annotation (:mod:`rules.annotation`; the server's addition).
+ANNOTATION_KEY = "annotation"
+
 #: Action type -> the fields it carries besides ``seat`` and ``type`` (game-record.md's table).
 ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     cls.type: tuple(f.key for f in RECORD_FIELDS.get(cls, ())) for cls in ACTION_CLASSES}
@@ -288,7 +296,7 @@ def action_from_json(data: object) -> Action:
 
 
 def parse_action(value: object, path: str) -> RecordedAction:
-    """Parse one recorded action (with its ``seat``): exactly the fields of its type.
+    """Parse one recorded action (with its ``seat``): exactly the fields of its type, and maybe an ``annotation``.
 
     Raises:
         RecordFieldError: naming the bad field.
@@ -297,12 +305,35 @@ def parse_action(value: object, path: str) -> RecordedAction:
     seat = _int(_require(obj, "seat", path), _join(path, "seat"))
     action = _read_action(obj, path)
     for key in obj:
-        if key not in {"seat", "type", *ACTION_FIELDS[action.type]}:
+        if key not in {"seat", "type", ANNOTATION_KEY, *ACTION_FIELDS[action.type]}:
             raise RecordFieldError(_join(path, key), f"a {action.type!r} action has no field {key!r}")
-    return RecordedAction(seat=seat, action=action, raw=obj)
+    annotation = None
+    if ANNOTATION_KEY in obj:
+        try:
+            annotation = Annotation.from_json(obj[ANNOTATION_KEY])
+        except AnnotationError as error:
+            raise RecordFieldError(_join(path, ANNOTATION_KEY), str(error)) from None
+    return RecordedAction(seat=seat, action=action, raw=obj, annotation=annotation)
 
 
 # --- deals and the record ----------------------------------------------------
+
+
+def annotate_record(record: dict[str, Any], annotations: Mapping[int, Annotation]) -> None:
+    """Write each annotation on its action of ``record`` (``annotations`` keyed by action number, 0-based, over
+    every deal in order): the server's step after the table ended.
+
+    Raises:
+        ValueError: an action number the record does not have.
+    """
+    if not annotations:
+        return
+    actions = [action for deal in record.get("deals", []) for action in deal.get("actions", [])]
+    for number, annotation in annotations.items():
+        if not 0 <= number < len(actions):
+            raise ValueError(f"annotation of action {number}: the record has {len(actions)} actions")
+        actions[number][ANNOTATION_KEY] = annotation.to_json()
+
 
 
 def _parse_trick(value: object, path: str) -> RecordedTrick:

@@ -37,7 +37,7 @@ from rules.cards import Card
 from rules.errors import OptionsError, RuleError
 from rules.game import DealState, GameConfig, GameRules, Result
 from rules.match import Match
-from rules.record import GameRecord, RecordedDeal, RecordFieldError, action_to_json, parse_record
+from rules.record import ANNOTATION_KEY, GameRecord, RecordedDeal, RecordFieldError, action_to_json, parse_record
 from rules.registry import game_rules
 from rules.shuffle import SeededDecks, seed_commitment
 
@@ -228,7 +228,9 @@ def _deal_of(match: Match, index: int) -> tuple[DealState, tuple[int, ...]]:
 
 
 def _recorded_action_form(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The recorded action as the engine writes it: a discard's cards sorted, the bot's annotation left out."""
     form = dict(raw)
+    form.pop(ANNOTATION_KEY, None)  # the server's addition (rules.annotation): replaying ignores it
     if form.get("type") == "discard" and isinstance(form.get("cards"), list):
         form["cards"] = sorted(form["cards"], key=_card_key)
     return form

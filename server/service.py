@@ -23,6 +23,7 @@ from protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from protocol.reasons import RejectReason
 from rules.actions import Action
+from rules.annotation import AnnotationError
 from rules.game import Seat
 from rules.registry import game_rules
 from server.clocks import LIMITS, TimeControl
@@ -275,9 +276,10 @@ def decide(table: Table, seat: Seat, message: pb.Decide) -> Outcome:
     1. the table's state and the decision id (:meth:`Table.refuse`): not
        started; a settled id (the same answer again is a duplicate, anything
        else stale); game over; not the seat's turn; not its pending decision;
-    2. then the choice: none or an undecodable action is malformed, an id
+    2. then the annotation: over a limit or malformed is ``BAD_ANNOTATION``;
+    3. then the choice: none or an undecodable action is malformed, an id
        not among the decision's is unknown;
-    3. then the rules (:meth:`Table.submit`).
+    4. then the rules (:meth:`Table.submit`), which keeps the annotation with the action played.
     """
     decision_id = _decision_number(message.decision_id)
     done = None if decision_id is None else table.resolved(decision_id)
@@ -287,6 +289,10 @@ def decide(table: Table, seat: Seat, message: pb.Decide) -> Outcome:
     if refused is not None:
         return refused
     assert decision_id is not None  # refuse() passes only the seat's pending decision
+    try:
+        annotation = convert.annotation_from_proto(message.annotation) if message.HasField("annotation") else None
+    except AnnotationError as error:
+        return table.reject(seat, RejectReason.BAD_ANNOTATION, f"annotation: {error}")
     choice = message.WhichOneof("choice")
     if choice == "action_id":
         pending = table.pending_for(seat)
@@ -296,14 +302,14 @@ def decide(table: Table, seat: Seat, message: pb.Decide) -> Outcome:
             return table.reject(seat, RejectReason.UNKNOWN_ACTION_ID,
                                 f"action_id {_bounded(message.action_id)!r} is not a legal action id of decision "
                                 f"{decision_id}")
-        return table.submit(seat, decision_id, action)
+        return table.submit(seat, decision_id, action, annotation)
     if choice != "action":
         return table.reject(seat, RejectReason.MALFORMED_ACTION, "a decide needs an action or an action_id")
     try:
         action = convert.action_from_proto(message.action)
     except Exception as error:  # NotationError for bad notation; anything else is still the client's input
         return table.reject(seat, RejectReason.MALFORMED_ACTION, bounded(str(error)) or type(error).__name__)
-    return table.submit(seat, decision_id, action)
+    return table.submit(seat, decision_id, action, annotation)
 
 
 #: Characters at most of a client's id (decision or action) quoted back: the ids the server issues are shorter.

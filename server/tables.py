@@ -34,12 +34,13 @@ import structlog
 
 from protocol.reasons import RejectReason, reason_for
 from rules.actions import Action
+from rules.annotation import Annotation
 from rules.defaults import default_action
 from rules.errors import RuleError
 from rules.events import ACTION_EVENTS
 from rules.game import Seat, SeatView
 from rules.match import MAX_DEALS, Match
-from rules.record import action_from_json, action_to_json
+from rules.record import action_from_json, action_to_json, annotate_record
 from rules.shuffle import seed_commitment
 from server.clocks import AWAY_AFTER_TIMEOUTS, AWAY_ANSWER_SECONDS, SeatClock, TimeControl
 from server.errors import ShuttingDownError
@@ -172,6 +173,8 @@ class Table:
         self._views_of: Match | None = None
         self._views: dict[Seat, SeatView] = {}
         self._resolved: dict[int, tuple[Seat, Action]] = {}
+        #: The bots' annotations by action number (0-based over the game): secret until :meth:`_build_record`.
+        self._annotations: dict[int, Annotation] = {}
         self._next_decision = 1
         self._actions = 0
         self._max_actions = max_actions
@@ -416,12 +419,14 @@ class Table:
 
     # --- playing ---------------------------------------------------------
 
-    def submit(self, seat: Seat, decision_id: int, action: Action) -> Outcome:
-        """Seat ``seat`` answers decision ``decision_id`` with ``action``.
+    def submit(self, seat: Seat, decision_id: int, action: Action, annotation: Annotation | None = None) -> Outcome:
+        """Seat ``seat`` answers decision ``decision_id`` with ``action`` (and its bot's ``annotation``).
 
         A refusal changes nothing but the seat's rejection counter; the same
         answer to an already played decision is accepted as a duplicate and
-        plays nothing.
+        plays nothing (its annotation is the first one's). The annotation is
+        kept with the action, journaled, and published by nothing but the
+        record.
         """
         self._heard_from(seat)
         done = self._resolved.get(decision_id)
@@ -440,7 +445,7 @@ class Table:
             self.log.exception("engine failed to check an action", seat=seat, action=repr(action))
             return self._reject(seat, RejectReason.MALFORMED_ACTION, f"the action could not be checked: {error}")
         self._clocks[seat].stop(self._loop.time())
-        self._guard(self._play, p, action, None, after)
+        self._guard(self._play, p, action, None, after, annotation)
         return Outcome(accepted=True)
 
     def _heard_from(self, seat: Seat) -> None:
@@ -560,7 +565,8 @@ class Table:
         state.defaults += 1
         self._play(p, default_action(self._seat_view(p.seat)), reason)
 
-    def _play(self, p: _Pending, action: Action, default: DefaultReason | None, after: Match | None = None) -> None:
+    def _play(self, p: _Pending, action: Action, default: DefaultReason | None, after: Match | None = None,
+              annotation: Annotation | None = None) -> None:
         """Play ``action`` for ``p`` (``default``: why the server chose it, None for the seat's own move)."""
         if p.timer is not None:
             p.timer.cancel()
@@ -570,9 +576,13 @@ class Table:
         if after is None:
             after = before.apply(action, p.seat)
         self.match = after
+        step: Step = {"k": "play", "d": p.decision_id, "s": p.seat, "a": action_to_json(action),
+                      "t": None if default is None else default.value}
+        if annotation:
+            self._annotations[self._actions] = annotation
+            step["n"] = annotation.to_json()
         self._actions += 1
-        self._write_step({"k": "play", "d": p.decision_id, "s": p.seat, "a": action_to_json(action),
-                          "t": None if default is None else default.value})
+        self._write_step(step)
         if default is not None:  # marked, so every audience can tell a default from a real move
             done = next(e for e in after.events if isinstance(e, ACTION_EVENTS))  # the action's own event
             for audience in self._audiences():
@@ -640,7 +650,9 @@ class Table:
                 p = self._pending
                 if p is None or (p.decision_id, p.seat) != (step["d"], step["s"]):
                     raise ValueError(f"journal step {step} does not answer the pending decision")
-                self._play(p, action_from_json(step["a"]), _default_of(step["t"]))
+                noted = step.get("n")
+                self._play(p, action_from_json(step["a"]), _default_of(step["t"]),
+                           annotation=None if noted is None else Annotation.from_json(noted))
             elif kind == "joined":
                 self.seats[step["s"]].name = step["name"]
                 self._publish_all(SeatJoined(seat=step["s"], name=step["name"], rejoined=step["r"]))
@@ -724,6 +736,10 @@ class Table:
         record.update(seed_sha256=self.seed_sha256, salt=self.salt, seed_chosen=self.seed_chosen)
         for entry in record.get("seats", []):
             entry.update(self.seats[entry["seat"]].counters())
+        try:
+            annotate_record(record, self._annotations)  # the table is over: the bots' notes may be read now
+        except ValueError:  # a record without its notes rather than none
+            self.log.exception("annotations do not fit the record")
         return record
 
     def _guard(self, step: Callable[..., None], *args: Any) -> None:

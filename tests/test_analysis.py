@@ -13,6 +13,8 @@ from bots.fast_worlds import candidates
 from bots.random_bot import RandomBot
 from bots.search import SearchBot
 from cli.main import app
+from client_sdk.bot import AnnotatedAction, action_of
+from protocol import convert
 from rules.game import SeatView
 from rules.match import play_out
 from rules.record import parse_record
@@ -29,7 +31,7 @@ def _record(players: str, seed: str = "t1") -> str:
     """The JSON of a short All Fives match between two search bots or two random bots (40 worlds a decision)."""
     match = new_match("all_fives", SHORT, seed=seed)
     bots = [SearchBot(f"p{s}", simulations=40) if players == "search" else RandomBot(f"r{s}") for s in range(2)]
-    match = play_out(match, lambda m, s: bots[s].choose_action(m.view(s)))
+    match = play_out(match, lambda m, s: action_of(bots[s].choose_action(m.view(s))))
     return json.dumps(match.to_record(seed=seed, names=[f"{players}-{s}" for s in range(2)]))
 
 
@@ -98,7 +100,8 @@ def test_search_action_values_value_every_legal_action_and_their_best_is_the_sea
         if len(view.legal_actions) > 1:
             values = SearchBot("x", simulations=10).action_values(view)
             assert values is not None and set(values) == set(view.legal_actions)
-            assert best_of(values, candidates(view.legal_actions)) == SearchBot("x", simulations=10).choose_action(view)
+            chosen = action_of(SearchBot("x", simulations=10).choose_action(view))
+            assert best_of(values, candidates(view.legal_actions)) == chosen
             checked += 1
         match = match.apply(view.legal_actions[-1], seat)
     assert checked == 6
@@ -136,3 +139,22 @@ def test_analyse_command_refuses_a_bot_that_cannot_value_actions_and_reports_bad
     bad.write_text(json.dumps({"format": "nope"}))
     code, out = _run(str(bad), "--sims", "2")
     assert code == 1 and f"{bad}: error: format" in out and "Traceback" not in out
+
+
+def test_search_bot_annotates_its_card_moves_with_each_candidate_s_value_and_its_world_count() -> None:
+    match = new_match("all_fives", SHORT, seed="v")
+    checked = 0
+    while not match.is_over and checked < 4:
+        seat = match.to_act
+        assert seat is not None
+        view = match.view(seat)
+        if len(candidates(view.legal_actions)) > 1:
+            values = SearchBot("x", simulations=10).action_values(view)
+            choice = SearchBot("x", simulations=10).choose_action(view)
+            assert isinstance(choice, AnnotatedAction) and values is not None
+            assert choice.annotation.note == "search: 10 worlds"
+            assert choice.annotation.values == {convert.action_id(a): round(values[a], 3)
+                                                for a in candidates(view.legal_actions)}
+            checked += 1
+        match = match.apply(view.legal_actions[-1], seat)
+    assert checked == 4

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bots import make_bot
-from client_sdk.bot import Bot, not_an_action
+from client_sdk.bot import Bot, not_an_action, split_choice
 from rules.actions import Action
 from rules.errors import RuleError
 from rules.game import Seat
@@ -149,10 +149,11 @@ class LocalRunner:
                 choice = bots[seat].choose_action(state.view(seat))
                 if inspect.isawaitable(choice):
                     raise TypeError("asynchronous bots need the server runner")
-                problem = not_an_action(choice)
-                if problem is None:
-                    state.check(choice, seat)
-                    action = choice
+                answer, _ = split_choice(choice)  # in-process play keeps no notes
+                problem = not_an_action(answer)
+                if isinstance(answer, Action):  # exactly when there is no problem
+                    state.check(answer, seat)
+                    action = answer
             except RuleError as exc:
                 problem = f"illegal action: {exc}"
             except Exception as exc:  # a bot's bug is a fault of that bot, never the tournament's end

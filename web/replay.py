@@ -5,8 +5,9 @@ replayed through the rules engine, so what the page draws at each step is
 what the engine says the table looked like, not a second reading of the
 record's fields. One frame per deal as dealt and one after each action;
 the frame after the last action of a deal shows it complete (last trick,
-points). A frame knows its deal and trick, which the page's "jump to"
-and permalinks use.
+points), and the frame of an annotated action carries the bot's note. A
+frame knows its deal and trick, which the page's "jump to" and permalinks
+use.
 """
 
 from __future__ import annotations
@@ -51,8 +52,10 @@ def replay(data: object) -> dict[str, Any]:
         for step in recorded.actions:
             match = match.apply(as_decided(step.action), step.seat)
             deal, before = _deal_of(match, index)
-            frames.append(_frame(deal, before, players, f"{names[step.seat]}: {describe(step.action)}",
-                                 actor=step.seat))
+            frame = _frame(deal, before, players, f"{names[step.seat]}: {describe(step.action)}", actor=step.seat)
+            if step.annotation:  # the bot's note, beside its move (records carry it once the table ended)
+                frame["annotation"] = step.annotation.to_json()
+            frames.append(frame)
     return {"meta": _meta(record, names), "frames": frames, "deals": deals}
 
 

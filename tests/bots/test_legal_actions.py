@@ -14,6 +14,7 @@ from bots.ladder import Chooser
 from bots.pimc import PimcBot
 from bots.random_bot import RandomBot
 from bots.search import SearchBot
+from client_sdk.bot import action_of
 from rules.registry import new_match
 from tests.bots.support import GAMES
 
@@ -34,7 +35,7 @@ def test_heuristic_pimc_and_search_choose_only_legal_actions(game: str, seed: in
         seat = match.to_act
         assert seat is not None
         view = match.view(seat)
-        action = bots[seat].choose_action(view)
+        action = action_of(bots[seat].choose_action(view))
         assert action in view.legal_actions, (game, seat, action)
         match = match.apply(action, seat)
 

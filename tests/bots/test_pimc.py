@@ -7,6 +7,7 @@ import pytest
 from bots import make_bot
 from bots.pimc import PimcBot
 from bots.search import SearchBot
+from client_sdk.bot import action_of
 from rules.actions import Action, Play, Rob
 from rules.cards import Suit, cards
 from rules.events import CardPlayed
@@ -33,7 +34,7 @@ def test_the_searching_bots_always_rob_when_offered(kind: type[PimcBot | SearchB
     # One world a decision is noisy enough that a plain play would sometimes look best: it is never tried.
     for seed in range(24):
         bot = kind(seed, simulations=1)
-        assert isinstance(bot.choose_action(_rob_offer(game)), Rob)
+        assert isinstance(action_of(bot.choose_action(_rob_offer(game))), Rob)
         assert bot.last_worlds == 1, "which card to bury is searched"
 
 

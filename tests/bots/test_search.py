@@ -7,6 +7,7 @@ import random
 import pytest
 
 from bots.search import SearchBot
+from client_sdk.bot import action_of
 from rules.actions import Play
 from rules.cards import Card
 from rules.cinq_cents_play import suit_of as cinq_suit_of
@@ -83,7 +84,7 @@ def test_choices_are_reproducible_with_a_seed_and_simulation_count(game: str) ->
 def test_search_with_a_time_budget_returns_a_legal_action() -> None:
     _, _, view = _decision("forty_five", "budget", 3)
     bot = SearchBot(1, budget=0.02)
-    assert bot.choose_action(view) in view.legal_actions
+    assert action_of(bot.choose_action(view)) in view.legal_actions
     assert bot.last_worlds >= 1
 
 

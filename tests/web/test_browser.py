@@ -23,9 +23,8 @@ import pytest
 from playwright.async_api import BrowserContext, Page, Route, ViewportSize, async_playwright, expect
 
 from bots import make_bot
-from client_sdk.bot import Bot, ask, current_decision
+from client_sdk.bot import Bot, Choice, ask, current_decision
 from client_sdk.runner import create_table, run_bot_async
-from rules.actions import Action
 from rules.game import SeatView
 from server.clocks import TimeControl
 from tests.web.conftest import Site
@@ -61,7 +60,7 @@ class GatedBot:
         self.bot = bot
         self.permits = permits
 
-    async def choose_action(self, view: SeatView) -> Action:
+    async def choose_action(self, view: SeatView) -> Choice:
         await self.permits.acquire()
         return await ask(self.bot, view, current_decision())
 

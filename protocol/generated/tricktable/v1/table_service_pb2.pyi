@@ -134,6 +134,8 @@ class _RejectionReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Rejec
     """A second join arrived on a Play stream that has already joined."""
     REJECTION_REASON_NOT_STARTED: _RejectionReason.ValueType  # 54
     """The table has not started: not every seat has joined yet."""
+    REJECTION_REASON_BAD_ANNOTATION: _RejectionReason.ValueType  # 55
+    """The decide's annotation is over a limit or malformed (see Annotation); answer again without it."""
 
 class RejectionReason(_RejectionReason, metaclass=_RejectionReasonEnumTypeWrapper):
     """Why a decision was refused: one reason per rules ErrorCode, then protocol-level reasons."""
@@ -182,6 +184,8 @@ REJECTION_REASON_ALREADY_JOINED: RejectionReason.ValueType  # 53
 """A second join arrived on a Play stream that has already joined."""
 REJECTION_REASON_NOT_STARTED: RejectionReason.ValueType  # 54
 """The table has not started: not every seat has joined yet."""
+REJECTION_REASON_BAD_ANNOTATION: RejectionReason.ValueType  # 55
+"""The decide's annotation is over a limit or malformed (see Annotation); answer again without it."""
 Global___RejectionReason: _TypeAlias = RejectionReason  # noqa: Y015
 
 @_typing.final
@@ -933,6 +937,7 @@ class Decide(_message.Message):
     DECISION_ID_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
     ACTION_ID_FIELD_NUMBER: _builtins.int
+    ANNOTATION_FIELD_NUMBER: _builtins.int
     decision_id: _builtins.str
     """The decision answered."""
     action_id: _builtins.str
@@ -941,22 +946,81 @@ class Decide(_message.Message):
     def action(self) -> _game_pb2.Action:
         """The action."""
 
+    @_builtins.property
+    def annotation(self) -> Global___Annotation:
+        """Optional: the bot's note on this decision. Kept with the action and shown to nobody (other seats,
+        spectators, progress, records) until the table has ended; then it is in the record. Over a limit
+        (see Annotation), the whole decide is refused with REJECTION_REASON_BAD_ANNOTATION and nothing changes.
+        """
+
     def __init__(
         self,
         *,
         decision_id: _builtins.str = ...,
         action: _game_pb2.Action | None = ...,
         action_id: _builtins.str = ...,
+        annotation: Global___Annotation | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "action_id", b"action_id", "choice", b"choice"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "action_id", b"action_id", "annotation", b"annotation", "choice", b"choice"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "action_id", b"action_id", "choice", b"choice", "decision_id", b"decision_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "action_id", b"action_id", "annotation", b"annotation", "choice", b"choice", "decision_id", b"decision_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_choice: _TypeAlias = _typing.Literal["action", "action_id"]  # noqa: Y015
     _WhichOneofArgType_choice: _TypeAlias = _typing.Literal["choice", b"choice"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_choice) -> _WhichOneofReturnType_choice | None: ...
 
 Global___Decide: _TypeAlias = Decide  # noqa: Y015
+
+@_typing.final
+class Annotation(_message.Message):
+    """A bot's note on its own decision: free text and numbers keyed by legal action id (e.g. its estimated
+    value of each action). Limits: note at most 280 characters (no control character but newline and
+    tab), at most 64 values, keys of 1 to 64 characters, values finite. An empty annotation is none.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class ValuesEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.float
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.float = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    NOTE_FIELD_NUMBER: _builtins.int
+    VALUES_FIELD_NUMBER: _builtins.int
+    note: _builtins.str
+    """Free text."""
+    @_builtins.property
+    def values(self) -> _containers.ScalarMap[_builtins.str, _builtins.float]:
+        """Numbers keyed by legal action id ("play-5H"); by convention the bot's estimate of each action."""
+
+    def __init__(
+        self,
+        *,
+        note: _builtins.str = ...,
+        values: _abc.Mapping[_builtins.str, _builtins.float] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["note", b"note", "values", b"values"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Annotation: _TypeAlias = Annotation  # noqa: Y015
 
 @_typing.final
 class Accepted(_message.Message):
