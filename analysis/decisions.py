@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bots.fast_worlds import candidates
+from bots.search import SearchBot
 from rules.actions import Action, as_decided, describe
 from rules.errors import RuleError
 from rules.game import Seat, SeatView
@@ -72,9 +73,10 @@ class Decision:
         return max(0.0, self.choice_value - self.played_value)
 
     def to_json(self) -> dict[str, Any]:
-        """Plain JSON values."""
+        """Plain JSON values (the actions in record form and as readable names, for the replay's timeline)."""
         return {"deal": self.deal, "action": self.action, "played": action_to_json(self.played),
-                "choice": action_to_json(self.choice), "played_value": round(self.played_value, 3),
+                "choice": action_to_json(self.choice), "played_name": describe(self.played),
+                "choice_name": describe(self.choice), "played_value": round(self.played_value, 3),
                 "choice_value": round(self.choice_value, 3), "loss": round(self.loss, 3),
                 "worlds": self.worlds, "costly": self.costly}
 
@@ -203,6 +205,11 @@ class BotEstimator:
                         worlds=self.bot.last_worlds)
 
 
+def search_estimator(sims: int, seed: str = "analyse") -> BotEstimator:
+    """The reference analyser: the search bot with ``sims`` worlds a decision (reproducible for one ``seed``)."""
+    return BotEstimator(SearchBot(seed, simulations=sims))
+
+
 def best_of(values: dict[Action, float], candidates: Sequence[Action]) -> Action:
     """The candidate of highest value, the first on a tie (as the search bot breaks ties)."""
     return max(candidates, key=lambda a: (values[a], -candidates.index(a)))
@@ -219,4 +226,5 @@ __all__ = [
     "analyse",
     "best_of",
     "describe_analysis",
+    "search_estimator",
 ]

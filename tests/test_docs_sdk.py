@@ -27,3 +27,13 @@ def test_the_arena_example_of_the_sdk_guide_runs(tmp_path: Path, monkeypatch: py
     (tmp_path / "high_card.py").write_text(BLOCKS[0])
     monkeypatch.chdir(tmp_path)
     exec(compile(arena, "sdk.md", "exec"), {})  # the guide's own example, run as a reader would
+
+
+def test_the_annotated_bot_of_the_sdk_guide_plays_with_no_fault(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    noting = next(b for b in BLOCKS if "AnnotatedAction(" in b)
+    (tmp_path / "noting_high_card.py").write_text(noting)
+    monkeypatch.chdir(tmp_path)
+    result = play("all_fives", ["noting_high_card.py:NotingHighCard", "random"], games=1, duplicate=True, seed="doc")
+    assert all(o.status == "finished" for o in result.outcomes), result.summary()
+    assert result.totals()["noting_high_card.py:NotingHighCard"].faults == 0

@@ -6,7 +6,7 @@ Pages are static files (``web/static``) that read the JSON API:
 | --- | --- | --- |
 | lobby | ``/`` | ``/api/tables``, ``/api/tournaments`` (polled) |
 | live table | ``/table/{id}`` | ``/api/tables/{id}/events`` (Server-Sent Events) |
-| replay | ``/replay/{id}``, ``/replay/{tournament}/{match}`` | ``/api/replay/...`` |
+| replay | ``/replay/{id}``, ``/replay/{tournament}/{match}`` | ``/api/replay/...``; ``/api/analysis/...?seat=S`` |
 | tournament | ``/tournament/{name}`` | ``/api/tournaments/{name}`` (polled while it runs) |
 
 Bad input gets a status and a one-line message, never a traceback: an
@@ -26,6 +26,7 @@ import structlog
 from aiohttp import web
 
 from web import live
+from web.analysed import DEFAULT_SIMS, Analyses, AnalysisError
 from web.catalog import Catalog, replay_path
 from web.replay import ReplayError, replay
 
@@ -33,6 +34,7 @@ log = structlog.get_logger("tricktable.web")
 
 STATIC = Path(str(resources.files("web") / "static"))
 CATALOG: web.AppKey[Catalog] = web.AppKey("catalog", Catalog)
+ANALYSES: web.AppKey[Analyses] = web.AppKey("analyses", Analyses)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -40,6 +42,7 @@ def make_app(catalog: Catalog) -> web.Application:
     """The viewer over ``catalog``."""
     app = web.Application(middlewares=[errors])
     app[CATALOG] = catalog
+    app[ANALYSES] = Analyses()
     app.add_routes([
         web.get("/", _page("lobby.html")),
         web.get("/table/{table_id}", table_page),
@@ -50,6 +53,8 @@ def make_app(catalog: Catalog) -> web.Application:
         web.get("/api/tables/{table_id}/events", api_table_events),
         web.get("/api/replay/{table_id}", api_replay),
         web.get("/api/replay/{tournament}/{match_id}", api_replay),
+        web.get("/api/analysis/{table_id}", api_analysis),
+        web.get("/api/analysis/{tournament}/{match_id}", api_analysis),
         web.get("/api/tournaments", api_tournaments),
         web.get("/api/tournaments/{tournament}", api_tournament),
         web.get("/static/{name}", static_file),
@@ -163,6 +168,25 @@ async def api_replay(request: web.Request) -> web.StreamResponse:
     response = web.json_response(frames)
     response.enable_compression()  # a long Cinq Cents game is thousands of similar frames
     return response
+
+
+async def api_analysis(request: web.Request) -> web.StreamResponse:
+    """A seat's decisions in an ended game, valued by the search bot from its own view (``?seat=S&sims=N``).
+
+    400 when ``seat`` or ``sims`` is missing or not a whole number, 422 when either is out of range or the record
+    does not replay.
+    """
+    record = await _record(request)
+    try:
+        seat = int(request.query["seat"])
+        sims = int(request.query.get("sims", DEFAULT_SIMS))
+    except (KeyError, ValueError):
+        raise web.HTTPBadRequest(text="400: give ?seat=S (and optionally &sims=N), whole numbers") from None
+    try:
+        found = await request.app[ANALYSES].of(request.path, record, seat, sims)
+    except AnalysisError as error:
+        raise web.HTTPUnprocessableEntity(text=f"422: {error}") from None
+    return web.json_response(found)
 
 
 async def api_tournaments(request: web.Request) -> web.StreamResponse:

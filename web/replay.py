@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from protocol.convert import action_id
 from rules.actions import as_decided, describe
 from rules.game import DealState
 from rules.match import Match
@@ -53,6 +54,7 @@ def replay(data: object) -> dict[str, Any]:
             match = match.apply(as_decided(step.action), step.seat)
             deal, before = _deal_of(match, index)
             frame = _frame(deal, before, players, f"{names[step.seat]}: {describe(step.action)}", actor=step.seat)
+            frame["action_id"] = action_id(as_decided(step.action))  # what an annotation's values are keyed by
             if step.annotation:  # the bot's note, beside its move (records carry it once the table ended)
                 frame["annotation"] = step.annotation.to_json()
             frames.append(frame)

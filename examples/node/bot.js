@@ -12,9 +12,11 @@
 //
 // Usage:
 //   node bot.js --server HOST:PORT --token TOKEN [--name NAME] [--strategy first|random]
-//               [--transport play|watch] [--quiet]
+//               [--transport play|watch] [--annotate] [--quiet]
 //   node bot.js --server HOST:PORT --seek all_fives [--players 2]
 // --transport watch uses the server stream Watch plus the unary SubmitAction instead of Play.
+// --annotate sends a note with each answer (Decide.annotation, docs/protocol.md section 7): kept secret by
+// the server until the game ends, then in the record beside the move.
 // TRICKTABLE_SERVER and TRICKTABLE_TOKEN are read when the flags are missing.
 // Exit status: 0 once game_ended was received, 2 for a usage or a fatal call error,
 // 3 when the server stayed unreachable.
@@ -54,6 +56,7 @@ function parseArgs(argv) {
     strategy: 'random',
     transport: 'play',
     quiet: false,
+    annotate: false,
   };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i];
@@ -70,6 +73,7 @@ function parseArgs(argv) {
     else if (flag === '--strategy') args.strategy = value();
     else if (flag === '--transport') args.transport = value();
     else if (flag === '--quiet') args.quiet = true;
+    else if (flag === '--annotate') args.annotate = true;
     else throw new Error(`unknown argument ${flag}`);
   }
   if (!args.server) throw new Error('--server HOST:PORT (or TRICKTABLE_SERVER) is required');
@@ -156,7 +160,18 @@ class Bot {
     }
     const legal = decision.legal_actions;
     const pick = takeFirst ? legal[0] : legal[Math.floor(Math.random() * legal.length)];
-    return { name: pick.name, choice: { action_id: pick.id } };
+    return { name: pick.name, choice: { action_id: pick.id, ...this.annotation(legal, pick) } };
+  }
+
+  // With --annotate, the answer's note (section 7): free text (at most 280 characters) and numbers keyed by
+  // legal action id (at most 64, finite), here this bot's chance of picking each action. Over a limit, the
+  // server refuses the whole decide with REJECTION_REASON_BAD_ANNOTATION.
+  annotation(legal, pick) {
+    if (!this.args.annotate) return {};
+    const values = {};
+    for (const action of legal.slice(0, 64)) values[action.id] = this.args.strategy === 'first' ? 0 : 1 / legal.length;
+    if (this.args.strategy === 'first') values[pick.id] = 1;
+    return { annotation: { note: `${this.args.strategy} of ${legal.length} legal actions`, values } };
   }
 
   // Seek a game (section 4): resolves to SeekSeated (token, play_address, ...).

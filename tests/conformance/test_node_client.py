@@ -162,7 +162,8 @@ async def test_four_node_bots_play_a_whole_game_of_twenty_five(node, tmp_path: P
             stub = pb_grpc.TableServiceStub(channel)
             created = await stub.CreateTable(pb.CreateTableRequest(game=convert.game_to_proto("twenty_five"),
                                                                    seed="node-game"))
-            runs = await asyncio.gather(*(_run_node(node, "--server", server.address, "--token", t.token)
+            runs = await asyncio.gather(*(_run_node(node, "--server", server.address, "--token", t.token,
+                                                    *(["--annotate"] if t.seat % 2 == 0 else []))
                                           for t in created.seat_tokens))
             for code, output in runs:
                 assert code == 0, output
@@ -172,6 +173,10 @@ async def test_four_node_bots_play_a_whole_game_of_twenty_five(node, tmp_path: P
     assert record["result"]["status"] == "finished"
     assert verify_record(record) is None
     assert all(seat["timeouts"] == 0 and seat["default_actions"] == 0 for seat in record["seats"])
+    actions = [a for d in record["deals"] for a in d["actions"]]
+    # --annotate (seats 0 and 2): every answer's note is in the record beside its move, the others have none.
+    assert all(("annotation" in a) == (a["seat"] % 2 == 0) for a in actions)
+    assert all(a["annotation"]["note"].startswith("random of ") for a in actions if "annotation" in a)
     result = _result(runs[0][1])
     assert result["status"] == "RESULT_STATUS_FINISHED"
     assert result["scores"] == record["result"]["scores"]

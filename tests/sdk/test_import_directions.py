@@ -13,13 +13,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-OUR_PACKAGES = {"rules", "protocol", "client_sdk", "bots", "server", "cli", "tournament", "tests", "bench", "web"}
+OUR_PACKAGES = {"rules", "protocol", "client_sdk", "bots", "server", "cli", "tournament", "tests", "bench", "web",
+                "analysis"}
 ALLOWED = {
     "protocol": {"protocol", "rules"},
     "client_sdk": {"client_sdk", "protocol", "rules"},
     "bots": {"bots", "client_sdk", "protocol", "rules"},
-    # The web viewer reads the server's tables and the tournaments' store; nothing below imports it but the CLI.
-    "web": {"web", "server", "tournament", "rules"},
+    # The web viewer reads the server's tables and the tournaments' store, names actions as the protocol does, and
+    # analyses a replayed game on demand; nothing below imports it but the CLI.
+    "web": {"web", "server", "tournament", "rules", "protocol", "analysis"},
 }
 
 

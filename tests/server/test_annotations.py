@@ -19,16 +19,18 @@ from tests.server.test_journal import Server, data_dir, started_table
 __all__ = ["data_dir"]  # the fixture, shared with the journal tests
 
 
-def annotated_moves(table: Table, moves: int) -> None:
-    """``moves`` first-legal answers, each with a note naming its action number and a value per legal action."""
-    for _ in range(moves):
+def annotated_moves(table: Table, moves: int | None, tag: str = "move") -> None:
+    """``moves`` first-legal answers (None: to the end), each noting ``tag``, its action number and seat, and a
+    value for each of the first legal actions."""
+    while (moves is None or moves > 0) and not table.is_over:
         seat = table.match.to_act
         assert seat is not None
         pending = table.pending_for(seat)
         assert pending is not None
-        note = Annotation(note=f"move {table.actions_played} by seat {seat}",
+        note = Annotation(note=f"{tag} {table.actions_played} by seat {seat}",
                           values={convert.action_id(a): float(i) for i, a in enumerate(pending.legal_actions[:8])})
         assert table.submit(seat, pending.decision_id, pending.legal_actions[0], note).accepted
+        moves = None if moves is None else moves - 1
 
 
 def decide_message(table: Table, annotation: pb.Annotation) -> tuple[int, pb.Decide]:
@@ -68,8 +70,7 @@ async def test_an_annotated_decide_plays_and_the_record_has_the_note_on_its_acti
     table, _ = await started_table(server)
     seat, message = decide_message(table, pb.Annotation(note="first", values={"play-5H": 2.5}))
     assert decide(table, seat, message).accepted
-    while not table.is_over:
-        annotated_moves(table, 1)
+    annotated_moves(table, None)
     assert table.record is not None
     first = table.record["deals"][0]["actions"][0]
     assert first["annotation"] == {"note": "first", "values": {"play-5H": 2.5}}
@@ -89,8 +90,7 @@ async def test_a_table_resumed_from_the_journal_keeps_the_annotations_of_its_mov
     server.crash()
     again = Server(data_dir)
     (table,) = again.lobby.resume()
-    while not table.is_over:
-        annotated_moves(table, 1)
+    annotated_moves(table, None)
     await again.lobby.drain()
     assert table.record is not None
     actions = [a for d in table.record["deals"] for a in d["actions"]]

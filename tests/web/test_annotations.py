@@ -15,28 +15,14 @@ from typing import Any
 import grpc
 import pytest
 
-from protocol import convert
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from protocol.generated.tricktable.v1 import table_service_pb2_grpc
-from rules.annotation import Annotation
 from server.tables import Table
+from tests.server.test_annotations import annotated_moves
 from tests.web.conftest import Site
 from tests.web.support import sse_messages
 
 SECRET = "SECRET-NOTE"
-
-
-def annotated_moves(table: Table, moves: int | None, tag: str = SECRET) -> None:
-    """``moves`` first-legal answers (None: to the end), each annotated with ``tag`` and a value per legal action."""
-    while (moves is None or moves > 0) and not table.is_over:
-        seat = table.match.to_act
-        assert seat is not None
-        pending = table.pending_for(seat)
-        assert pending is not None
-        values = {convert.action_id(a): 1.0 + i for i, a in enumerate(pending.legal_actions[:4])}
-        note = Annotation(note=f"{tag} {table.actions_played}", values=values)
-        assert table.submit(seat, pending.decision_id, pending.legal_actions[0], note).accepted
-        moves = None if moves is None else moves - 1
 
 
 async def drain(stream: Any, quiet: float = 0.5) -> list[str]:
@@ -85,7 +71,7 @@ async def test_annotations_are_withheld_from_every_audience_until_the_end_and_in
     for t in (table, twin):
         for seat in range(2):
             t.connect(seat)
-    annotated_moves(table, 12)
+    annotated_moves(table, 12, SECRET)
     annotated_moves(twin, None, tag="TWIN-" + SECRET)  # the twin ends while the table still runs
     assert twin.is_over and not table.is_over
     await lobby.drain()
@@ -104,14 +90,15 @@ async def test_annotations_are_withheld_from_every_audience_until_the_end_and_in
     leaked = [s[:200] for s in seen if SECRET in s]
     assert leaked == []
 
-    annotated_moves(table, None)
+    annotated_moves(table, None, SECRET)
     await lobby.drain()
     async with grpc.aio.insecure_channel(site.server.address) as channel:
         stub = table_service_pb2_grpc.TableServiceStub(channel)
         got = await stub.GetRecord(pb.GetRecordRequest(table_id=table.id, owner_token=table.owner_token))
     record = json.loads(got.record_json)
-    notes = [a["annotation"]["note"] for d in record["deals"] for a in d["actions"]]
-    assert notes == [f"{SECRET} {n}" for n in range(len(notes))]
+    actions = [a for d in record["deals"] for a in d["actions"]]
+    notes = [a["annotation"]["note"] for a in actions]
+    assert notes == [f"{SECRET} {n} by seat {a['seat']}" for n, a in enumerate(actions)]
     async with site.http.get(f"/api/replay/{table.id}") as page:
         frames = (await page.json())["frames"]
     shown = [f["annotation"]["note"] for f in frames if f.get("annotation")]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 from collections.abc import AsyncIterator
@@ -27,6 +28,7 @@ from client_sdk.bot import Bot, Choice, ask, current_decision
 from client_sdk.runner import create_table, run_bot_async
 from rules.game import SeatView
 from server.clocks import TimeControl
+from tests.server.test_annotations import annotated_moves
 from tests.web.conftest import Site
 from tests.web.support import run_tournament
 
@@ -231,4 +233,55 @@ async def test_live_page_runs_the_clock_and_marks_a_timeout_and_its_default_acti
         await page.screenshot(path=SHOTS / "table-timeout.png", full_page=True)
         table.abort("test over")
         await expect(page.get_by_test_id("result")).to_contain_text("aborted")
+    assert guard.outside == []
+
+
+async def test_replay_shows_each_bot_s_note_beside_its_move_and_the_analysis_timeline(site: Site,
+                                                                                     tmp_path: Path) -> None:
+    table, _ = site.server.lobby.create_table(game="all_fives", options={"players": 2, "target": 11},
+                                              names=["noter", "other"], seed="timeline")
+    for seat in range(2):
+        table.connect(seat)
+    annotated_moves(table, None, "because")
+    await site.server.lobby.drain()
+    guard = Guard()
+    async with browser_context(guard) as context:
+        page = await context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        await page.goto(site.url + f"replay/{table.id}#step=1")
+        frames = (await (await page.request.get(site.url + f"api/replay/{table.id}")).json())["frames"]
+        first = frames[1]  # the first move
+        note = page.get_by_test_id("annotation")
+        await expect(page.get_by_test_id("note-text")).to_have_text(f"because 0 by seat {first['actor']}")
+        await expect(note).to_contain_text(f"{['noter', 'other'][first['actor']]}'s note")
+        await expect(note.locator("li.played")).to_have_attribute("data-action", first["action_id"])
+        await page.get_by_test_id("back").click()
+        await expect(note).to_be_hidden()  # the deal as dealt: no move, no note
+
+        # On demand: seat 0's decisions valued by the search bot (a few worlds each, to keep the test short).
+        await page.locator("input[aria-label='worlds a decision']").fill("3")
+        await page.get_by_test_id("analyse").click()
+        timeline = page.get_by_test_id("timeline")
+        await expect(timeline).to_have_count(1, timeout=60_000)
+        analysis = (await (await page.request.get(site.url + f"api/analysis/{table.id}?seat=0&sims=3")).json())
+        bars = timeline.get_by_test_id("decision")
+        await expect(bars).to_have_count(len(analysis["decisions"]))
+        assert len(analysis["decisions"]) > 3
+        deals = timeline.get_by_test_id("loss-per-deal").locator("tr[data-deal]")
+        await expect(deals).to_have_count(len(analysis["loss_per_deal"]))
+        await expect(page.locator(".timeline .bar.costly")).to_have_count(analysis["costly"])
+        last = analysis["decisions"][-1]
+        await bars.last.click()  # a bar goes to its move, which shows the analysis beside it
+        await expect(page.get_by_test_id("step-label")).to_contain_text(f"noter: {last['played_name']}")
+        await expect(page.get_by_test_id("step-analysis")).to_contain_text(f"loss {last['loss']:.2f}")
+        await page.screenshot(path=SHOTS / "replay-analysis.png", full_page=True)
+
+        # From a file of `tricktable analyse --json` (one line per seat): a timeline for each.
+        lines = tmp_path / "analysis.jsonl"
+        lines.write_text("\n".join(json.dumps({**analysis, "seat": s}) for s in (0, 1)) + "\n")
+        await page.get_by_test_id("analysis-file").set_input_files(lines)
+        await expect(timeline).to_have_count(2)
+        await expect(page.get_by_test_id("analysis-status")).to_contain_text("analysis.jsonl")
+        assert errors == []
     assert guard.outside == []

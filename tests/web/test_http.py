@@ -231,3 +231,34 @@ async def test_live_stream_of_a_table_suspended_for_a_restart_ends_cleanly_so_th
 
 async def _names(messages: Any) -> list[str]:
     return [name async for name, _ in messages]
+
+
+async def test_analysis_of_an_ended_game_values_a_seat_s_decisions_as_tricktable_analyse_json(site: Site) -> None:
+    table, _ = site.server.lobby.create_table(game="all_fives", options={"target": 11}, seed="analysed")
+    for seat in range(2):
+        table.connect(seat)
+    while not table.is_over:
+        play(table, 1)
+    await site.server.lobby.drain()
+    async with site.http.get(f"/api/analysis/{table.id}?seat=1&sims=2") as response:
+        assert response.status == 200
+        found = await response.json()
+    assert found["seat"] == 1 and found["analyser"] == "search" and found["sims"] == 2
+    assert found["decisions"] and all({"played_name", "choice_name", "loss", "costly"} <= set(d)
+                                      for d in found["decisions"])
+    assert table.record is not None and len(found["loss_per_deal"]) == len(table.record["deals"])
+
+
+@pytest.mark.parametrize(("query", "status"), [("", 400), ("?seat=x", 400), ("?seat=2", 422), ("?seat=0&sims=0", 422),
+                                               ("?seat=0&sims=401", 422)])
+async def test_an_analysis_of_no_seat_or_too_many_worlds_is_refused_in_one_line(site: Site, query: str,
+                                                                               status: int) -> None:
+    table, _ = site.server.lobby.create_table(game="all_fives", seed="refused")
+    for seat in range(2):
+        table.connect(seat)
+    play(table, 2)
+    table.abort("enough")
+    await site.server.lobby.drain()
+    async with site.http.get(f"/api/analysis/{table.id}{query}") as response:
+        text = await response.text()
+    assert response.status == status and len(text.splitlines()) == 1 and "Traceback" not in text

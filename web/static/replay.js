@@ -1,5 +1,7 @@
-// The replay of an ended game: every hand face up, step by step, with a permalink per step (#step=N).
-import { el, header, renderBoard, trickLine, sideNames, getJSON } from "./common.js";
+// The replay of an ended game: every hand face up, step by step, with a permalink per step (#step=N); each bot's
+// note beside its move (annotations, in the record once the table ended); and the analysis timeline of a seat's
+// decisions (computed on demand by /api/analysis, or read from `tricktable analyse --json` output).
+import { el, header, renderBoard, trickLine, sideNames, getJSON, fmt } from "./common.js";
 
 const parts = location.pathname.split("/").slice(2).map(decodeURIComponent);
 const api = "/api/replay/" + parts.map(encodeURIComponent).join("/");
@@ -17,6 +19,11 @@ const trickSelect = el("select", { "aria-label": "trick", onchange: (e) => jump(
 const scoreLine = el("table", { class: "grid", "data-testid": "score-line" });
 const tricks = el("ol", { class: "tricks", "data-testid": "tricks" });
 const permalink = el("a", { "data-testid": "permalink" }, "permalink");
+const note = el("div", { class: "note", "data-testid": "annotation" });
+const stepAnalysis = el("div", { class: "note", "data-testid": "step-analysis" });
+const timelines = el("div", { "data-testid": "timelines" });
+const analysisStatus = el("span", { class: "muted", "data-testid": "analysis-status" });
+let analyses = []; // loaded analyses: {seat, threshold, decisions, loss_per_deal, ...} as `tricktable analyse --json`
 
 function go(index) {
   step = Math.max(0, Math.min(data.frames.length - 1, index));
@@ -56,6 +63,103 @@ function draw() {
   tricks.replaceChildren(...frame.board.tricks.map((t, i) => trickLine(t, names, frame.board.players, { deal: frame.deal, number: i + 1 })));
   for (const row of scoreLine.querySelectorAll("tr[data-deal]")) row.classList.toggle("current", Number(row.dataset.deal) === frame.deal);
   permalink.href = `${location.pathname}#step=${step}`;
+  drawNote(frame, names);
+  drawStepAnalysis(names);
+}
+
+// The acting bot's note on this move: its text, and its values by action id, best first, the move played marked.
+function drawNote(frame, names) {
+  const a = frame.annotation;
+  note.hidden = !a;
+  if (!a) return note.replaceChildren();
+  const values = Object.entries(a.values || {}).sort((x, y) => y[1] - x[1]);
+  note.replaceChildren(
+    el("span", { class: "label" }, `${names[frame.actor]}'s note`), " ", el("span", { class: "text", "data-testid": "note-text" }, a.note || ""),
+    values.length ? el("ol", { class: "values" }, values.map(([id, v]) =>
+      el("li", { class: id === frame.action_id ? "played" : null, "data-action": id }, `${id}: ${fmt(v, 3)}`))) : null);
+}
+
+// The frame (step) of an analysed decision: the frame after its action.
+function stepOf(decision) {
+  const deal = data.deals[decision.deal - 1];
+  return deal ? deal.frame + decision.action + 1 : -1;
+}
+
+function drawStepAnalysis(names) {
+  const found = analyses.flatMap((an) => an.decisions.filter((d) => stepOf(d) === step).map((d) => [an, d]));
+  stepAnalysis.hidden = !found.length;
+  stepAnalysis.replaceChildren(...found.map(([an, d]) => el("div", { class: d.costly ? "costly" : null },
+    el("span", { class: "label" }, `analysis of ${names[an.seat]}`), " ",
+    `played ${d.played_name} (${fmt(d.played_value)}), ${an.analyser || "analyser"}: ${d.choice_name} (${fmt(d.choice_value)}), `,
+    `loss ${fmt(d.loss)}`, d.costly ? el("b", {}, " costly") : null)));
+}
+
+// One timeline per analysed seat: a bar per decision (its height the estimated loss, the costly ones red) that
+// goes to the move, then the loss of each deal.
+function drawTimelines() {
+  const names = data.meta.names;
+  timelines.replaceChildren(...analyses.map((an) => {
+    const top = Math.max(an.threshold || 0, ...an.decisions.map((d) => d.loss)) || 1;
+    return el("div", { class: "timeline-box", "data-testid": "timeline", "data-seat": an.seat },
+      el("div", {}, el("b", {}, names[an.seat] ?? `seat ${an.seat}`),
+        ` (seat ${an.seat}): ${an.decisions.length} decisions, ${an.costly} costly (loss over ${an.threshold}), `,
+        `estimated loss ${fmt(an.total_loss)}`, an.sims ? `; ${an.analyser || "search"}, ${an.sims} worlds a decision` : ""),
+      el("div", { class: "timeline" }, an.decisions.map((d) => el("button", {
+        class: `bar${d.costly ? " costly" : ""}`, "data-testid": "decision", "data-step": stepOf(d),
+        style: `height:${4 + Math.round(56 * d.loss / top)}px`, onclick: () => go(stepOf(d)),
+        title: `deal ${d.deal}, action ${d.action}: played ${d.played_name} (${fmt(d.played_value)}), ` +
+          `analyser: ${d.choice_name} (${fmt(d.choice_value)}), loss ${fmt(d.loss)}${d.costly ? ", costly" : ""}` }))),
+      el("table", { class: "grid", "data-testid": "loss-per-deal" },
+        el("tr", {}, el("th", {}, "deal"), el("th", { class: "num" }, "decisions"), el("th", { class: "num" }, "estimated loss"),
+          el("th", { class: "num" }, "costly")),
+        an.loss_per_deal.map((loss, i) => {
+          const mine = an.decisions.filter((d) => d.deal === i + 1);
+          return el("tr", { "data-deal": i + 1 }, el("td", {}, i + 1), el("td", { class: "num" }, mine.length),
+            el("td", { class: "num" }, fmt(loss)), el("td", { class: "num" }, mine.filter((d) => d.costly).length));
+        })));
+  }));
+  drawStepAnalysis(names);
+}
+
+function showAnalyses(loaded, how) {
+  analyses = loaded;
+  analysisStatus.textContent = how;
+  drawTimelines();
+}
+
+async function analyseSeat(seat, sims) {
+  analysisStatus.textContent = `analysing ${data.meta.names[seat]} (${sims} worlds a decision)…`;
+  try {
+    const found = await getJSON(`${api.replace("/api/replay/", "/api/analysis/")}?seat=${seat}&sims=${sims}`);
+    showAnalyses([found], `analysed by ${found.analyser}, ${found.sims} worlds a decision`);
+  } catch (error) {
+    analysisStatus.textContent = error.message;
+  }
+}
+
+// `tricktable analyse --json` writes one JSON object per line (record and seat).
+async function loadAnalysisFile(file) {
+  try {
+    const loaded = (await file.text()).split("\n").filter((line) => line.trim()).map((line) => JSON.parse(line));
+    showAnalyses(loaded.filter((an) => Array.isArray(an.decisions)), `from ${file.name}`);
+  } catch (error) {
+    analysisStatus.textContent = `${file.name}: ${error.message}`;
+  }
+}
+
+function analysisPanel() {
+  const names = data.meta.names;
+  const seat = el("select", { "aria-label": "seat to analyse" }, names.map((n, i) => el("option", { value: i }, `${i} ${n}`)));
+  const sims = el("input", { type: "number", min: 1, max: 400, value: 50, "aria-label": "worlds a decision", style: "width:5rem" });
+  return el("div", {},
+    el("h2", {}, "analysis"),
+    el("div", { class: "controls" }, seat, sims, " worlds a decision ",
+      el("button", { "data-testid": "analyse", onclick: () => analyseSeat(Number(seat.value), Number(sims.value)) }, "analyse"),
+      el("label", {}, " or load ", el("code", {}, "tricktable analyse --json"), " output: ",
+        el("input", { type: "file", accept: ".json,.jsonl,application/json", "data-testid": "analysis-file",
+                      onchange: (e) => e.target.files[0] && loadAnalysisFile(e.target.files[0]) })),
+      analysisStatus),
+    timelines);
 }
 
 function build() {
@@ -81,10 +185,13 @@ function build() {
       dealSelect, trickSelect, permalink),
     el("div", { class: "controls" }, slider, counter),
     el("p", {}, label),
+    note,
+    stepAnalysis,
     boardRoot,
     el("div", { class: "columns" },
       el("div", {}, el("h2", {}, "score line"), el("div", { class: "scroll" }, scoreLine)),
-      el("div", {}, el("h2", {}, "tricks of this deal"), tricks)));
+      el("div", {}, el("h2", {}, "tricks of this deal"), tricks)),
+    analysisPanel());
 }
 
 document.addEventListener("keydown", (e) => {
