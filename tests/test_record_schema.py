@@ -68,3 +68,39 @@ async def test_a_record_stored_by_the_server_matches_the_schema(tmp_path: Path) 
         record = json.loads(await get_record(server.address, table.table_id))
     assert "timeouts" in record["seats"][0]  # the server's counters are part of the shape
     assert [e.message for e in VALIDATOR.iter_errors(record)] == []
+
+
+def _annotated(annotation: object) -> dict[str, Any]:
+    record = copy.deepcopy(_records()[0])
+    record["deals"][0]["actions"][0]["annotation"] = annotation
+    return record
+
+
+def test_a_record_with_an_annotated_action_matches_the_schema_parses_and_verifies() -> None:
+    from rules.annotation import Annotation
+    from rules.record import parse_record
+    from rules.verify import verify_record
+
+    record = _annotated({"note": "search: 200 worlds", "values": {"play-5H": 4.25, "play-2C": -1}})
+    assert [e.message for e in VALIDATOR.iter_errors(record)] == []
+    assert verify_record(record) is None
+    assert parse_record(record).deals[0].actions[0].annotation == Annotation(
+        note="search: 200 worlds", values={"play-5H": 4.25, "play-2C": -1.0})
+
+
+@pytest.mark.parametrize("annotation", [
+    "a note",
+    {"note": "x" * 281},
+    {"values": {f"k{i}": 1 for i in range(65)}},
+    {"values": {"play-5H": "high"}},
+    {"values": {"": 1}},
+    {"note": "n", "mood": "good"},
+], ids=["not-an-object", "long-note", "too-many-values", "not-a-number", "empty-key", "unknown-field"])
+def test_an_annotation_over_a_limit_fails_the_schema_and_the_record_check_at_its_path(annotation: object) -> None:
+    from rules.record import RecordFieldError, parse_record
+
+    record = _annotated(annotation)
+    assert list(VALIDATOR.iter_errors(record))
+    with pytest.raises(RecordFieldError) as error:
+        parse_record(record)
+    assert error.value.path == "deals[0].actions[0].annotation"
