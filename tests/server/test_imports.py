@@ -34,7 +34,9 @@ def test_server_imports_only_rules_and_the_protocol_package() -> None:
 #: What the server may take from the rules: the engine's entry points and its types, never a game's logic.
 RULES_NAMES = {
     "rules.actions": {"Action"},
-    "rules.record": {"action_from_json", "action_to_json"},  # the record form: the journal stores actions
+    "rules.record": {"action_from_json", "action_to_json",  # the record form: the journal stores actions
+                     "annotate_record"},  # the bots' notes go on their actions once the table ended
+    "rules.annotation": {"Annotation", "AnnotationError"},  # a bot's note: its form and limits
     "rules.cards": {"Card", "Suit"},
     "rules.errors": {"ErrorCode", "NotationError", "OptionsError", "RecordError", "RuleError"},
     "rules.events": {"ACTION_EVENTS", "ActionEvent", "Audience", "Event"},
