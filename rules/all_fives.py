@@ -83,8 +83,8 @@ def counting_points(cards: Sequence[Card], trump: Suit) -> int:
     return sum(COUNTING_VALUES.get(c.rank, 0) for c in cards if c.suit is trump)
 
 
-def _strength(card: Card, trump: Suit, led: Suit | None) -> int:
-    # Rules.md 2.3: a trump beats any non-trump; else the suit led; other cards cannot win.
+def trick_strength(card: Card, trump: Suit, led: Suit | None) -> int:
+    """How ``card`` bids for a trick led in ``led`` (rules.md 2.3): a trump over the suit led over the rest."""
     if card.suit is trump:
         return 200 + card.rank
     if card.suit is led:
@@ -355,7 +355,7 @@ class AllFivesDeal:
             return replace(self, hands=tuple(hands), current=current, history=history, events=events)
         trump, led = self.trump, current.cards[0].suit
         assert trump is not None
-        winner = trick_winner(current.leader, current.cards, self.players, lambda c: _strength(c, trump, led))
+        winner = trick_winner(current.leader, current.cards, self.players, lambda c: trick_strength(c, trump, led))
         tricks = (*self.tricks, replace(current, winner=winner))
         if any(hands):
             won = TrickWon(number=len(tricks), trick=tricks[-1], deal_points=self.scored)
@@ -477,4 +477,4 @@ class AllFivesRules:
 RULES = AllFivesRules()
 
 __all__ = ["COUNTING_VALUES", "GAME", "RULES", "AllFivesConfig", "AllFivesDeal", "AllFivesRules", "Phase",
-           "counting_points"]
+           "counting_points", "trick_strength"]

@@ -1,7 +1,10 @@
 """All Fives (rules.md section 2) as a compact, mutable playout state.
 
-Rule choices, from rules.md section 2 (written from the rule text, apart
-from ``rules.all_fives``, so the agreement test cross-checks both):
+Rule choices, from rules.md section 2. The counting values (2.4) and how a
+card bids for a trick (2.3) are the readable engine's own
+(:data:`rules.all_fives.COUNTING_VALUES`, :func:`rules.all_fives.trick_strength`),
+turned into flat tuples once at import; the rest is written from the rule
+text apart from ``rules.all_fives``, so the agreement test cross-checks both:
 
 - 2.1 2 or 3 players, each alone (side ``k`` is seat ``k``); every suit
   ranks A K Q J 10 ... 2, trump included; target 61.
@@ -29,6 +32,8 @@ import random
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from rules.all_fives import COUNTING_VALUES, trick_strength
+from rules.cards import ALL_CARDS, SUITS
 from rules.fast.bitset import DeckSource, FastMatch, bits
 
 STAND = 52
@@ -40,19 +45,21 @@ _STAND_OR_BEG, _GIFT_OR_RUN, _PLAY, _OVER = 0, 1, 2, 3
 
 #: Cards of each suit as a bit set (index = suit * 13 + rank - 2, ace highest).
 SUIT_MASKS: tuple[int, ...] = tuple(0x1FFF << (13 * s) for s in range(4))
-_COUNTING = {14: 4, 13: 3, 12: 2, 11: 1, 10: 10, 5: 5}
+_CARDS = ALL_CARDS[:52]
 #: ``VALUES[trump][c]``: what card ``c`` counts to the winner of its trick (rules.md 2.4).
 VALUES: tuple[tuple[int, ...], ...] = tuple(
-    tuple(_COUNTING.get(c % 13 + 2, 0) if c // 13 == trump else 0 for c in range(52)) for trump in range(4)
+    tuple(COUNTING_VALUES.get(card.rank, 0) if card.suit is trump else 0 for card in _CARDS) for trump in SUITS
 )
-#: ``STRENGTH[trump][led][c]``: a trump 200 + rank, a card of the suit led 100 + rank, else 0.
+#: ``STRENGTH[trump][led][c]``: the engine's trick strength of ``c`` (a trump over the suit led over the rest),
+#: 0 for a card of neither suit (it cannot win).
 STRENGTH: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(
-        tuple(200 + c % 13 if c // 13 == trump else (100 + c % 13 if c // 13 == led else 0) for c in range(52))
-        for led in range(4)
+        tuple(trick_strength(card, trump, led) if card.suit in (trump, led) else 0 for card in _CARDS)
+        for led in SUITS
     )
-    for trump in range(4)
+    for trump in SUITS
 )
+
 
 class AllFivesFast(FastMatch):
     """An All Fives match as one mutable state; see the module doc for the rules and action codes.

@@ -1,7 +1,12 @@
 """Cinq Cents québécois (rules.md section 3) as a compact, mutable playout state.
 
-Rule choices, from rules.md section 3 (written from the rule text, apart
-from ``rules.cinq_cents``, so the agreement test cross-checks both):
+Rule choices, from rules.md section 3. The deck (3.1), the bid order and
+standard values (3.3) and the card ranking (3.4: which suit a card belongs
+to, how it bids for a trick) are the readable engine's own
+(:func:`rules.cards.cinq_cents_deck`, :mod:`rules.cinq_cents_bids`,
+:mod:`rules.cinq_cents_play`), turned into flat tuples and bit sets once at
+import; the rest is written from the rule text apart from
+``rules.cinq_cents``, so the agreement test cross-checks both:
 
 - 3.1 4 players, seats 0 and 2 against 1 and 3; 46 cards (no 2s or 3s, La
   Blanche ``JKB`` and Le Fou ``JKF``); target 1000.
@@ -38,6 +43,10 @@ from collections.abc import Callable, Mapping, Sequence
 from math import comb
 from typing import Any, ClassVar
 
+from rules import cinq_cents_bids as bids
+from rules import cinq_cents_play as play
+from rules.actions import Denomination
+from rules.cards import ALL_CARDS, SUITS, cinq_cents_deck
 from rules.fast.bitset import DeckSource, FastMatch, bits
 
 JKB = 52
@@ -48,18 +57,14 @@ PASS = 87
 DISCARD = 1 << 54
 _CARD_MASK = DISCARD - 1
 
-#: Denominations in bid order and the card suit each makes trump (-1: no-trump).
-DENOMINATIONS = ("S", "C", "D", "H", "NT")
-_DENOMINATION_SUIT = (3, 0, 1, 2, -1)
-NO_TRUMP = 4
+#: Denominations in bid order (their record letters) and the card suit each makes trump (-1: no-trump).
+DENOMINATIONS: tuple[str, ...] = tuple(d.value for d in bids.DENOMINATIONS)
+_DENOMINATION_SUIT: tuple[int, ...] = tuple(-1 if d.suit is None else SUITS.index(d.suit) for d in bids.DENOMINATIONS)
+NO_TRUMP = DENOMINATIONS.index(Denomination.NO_TRUMP.value)
 
 _BIDDING, _DISCARD, _PLAY, _OVER = 0, 1, 2, 3
 #: The 46-card deck by index (rules.md 3.1).
-DECK: tuple[int, ...] = (*(c for c in range(52) if c % 13 >= 2), JKB, JKF)
-
-
-def _rank(c: int) -> int:
-    return c % 13 + 2
+DECK: tuple[int, ...] = tuple(sorted(c.index for c in cinq_cents_deck()))
 
 
 class DenominationTables:
@@ -69,48 +74,32 @@ class DenominationTables:
     trump suit, the trump "suit" holds the jokers and the second bower and the
     partner suit loses its jack; at no-trump jokers are in no suit).
     ``suit_of[c]``: the suit card ``c`` leads (4 for a joker at no-trump).
-    ``strength[s][c]``: how ``c`` bids for a trick led in suit ``s``.
+    ``strength[s][c]``: how ``c`` bids for a trick led in suit ``s`` (0 for a card not in the deck).
     """
 
     __slots__ = ("follow", "strength", "suit_of", "trump")
 
     def __init__(self, denomination: int) -> None:
         trump = _DENOMINATION_SUIT[denomination]
+        trump_suit = None if trump < 0 else SUITS[trump]
         self.trump = trump
-        suit_of = [c // 13 if c < 52 else 4 for c in range(54)]
-        order: list[int] = []
-        if trump >= 0:
-            partner = 3 - trump  # C <-> S, D <-> H
-            second = 13 * partner + 9
-            order = [JKB, JKF, 13 * trump + 9, second]
-            order += [13 * trump + r - 2 for r in (14, 13, 12, 10, 9, 8, 7, 6, 5, 4)]
-            for c in order:
-                suit_of[c] = trump
+        suits = [play.suit_of(card, trump_suit) for card in ALL_CARDS]
+        suit_of = [4 if s is None else SUITS.index(s) for s in suits]
         self.suit_of: tuple[int, ...] = tuple(suit_of)
         self.follow: tuple[int, ...] = tuple(
             sum(1 << c for c in DECK if suit_of[c] == s) for s in range(4)
         )
-        trump_strength = {c: 100 + len(order) - i for i, c in enumerate(order)}
-        rows = []
-        for led in range(4):
-            row = [0] * 54
-            for c in DECK:
-                if c in trump_strength:
-                    row[c] = trump_strength[c]
-                elif c >= 52:
-                    row[c] = 200 if c == JKB else 199
-                elif c // 13 == led:
-                    row[c] = _rank(c)
-            rows.append(tuple(row))
-        self.strength: tuple[tuple[int, ...], ...] = tuple(rows)
+        self.strength: tuple[tuple[int, ...], ...] = tuple(
+            tuple(play.strength(ALL_CARDS[c], trump_suit, led) if c in DECK else 0 for c in range(54))
+            for led in SUITS
+        )
 
 
 TABLES: tuple[DenominationTables, ...] = tuple(DenominationTables(d) for d in range(5))
 
 #: The standard bid values (rules.md 3.3) by [tricks - 6][denomination].
-STANDARD_VALUES: tuple[tuple[int, ...], ...] = tuple(
-    tuple(40 + 100 * t + 20 * d for d in range(5)) for t in range(5)
-)
+STANDARD_VALUES: tuple[tuple[int, ...], ...] = bids.STANDARD_TABLE.values
+
 
 def nth_combination(items: Sequence[int], size: int, index: int) -> list[int]:
     """The ``index``-th ``size``-subset of ``items`` in ``itertools.combinations`` order."""
@@ -312,9 +301,9 @@ class CinqCentsFast(FastMatch):
             self._end_deal(void=False)
 
     def _end_deal(self, *, void: bool) -> None:
-        if not void:
-            assert self.contract is not None
-            declarer, tricks, denomination = self.contract
+        contract = None if void else self.contract
+        if contract is not None:
+            declarer, tricks, denomination = contract
             ours = declarer & 1
             value = self.values[tricks - 6][denomination]
             points = [0, 0]
@@ -324,12 +313,11 @@ class CinqCentsFast(FastMatch):
             self.scores[0] += points[0]
             self.scores[1] += points[1]
         self.last_deal = (tuple(self.deal_points), tuple(self.trick_winners), void)
-        if not void:
+        if contract is not None:
             reached = tuple(side for side in (0, 1) if self.scores[side] >= self.target)
             if reached:
-                assert self.contract is not None
                 self.over = True
-                self.winners = reached if len(reached) == 1 else (self.contract[0] & 1,)
+                self.winners = reached if len(reached) == 1 else (contract[0] & 1,)
                 self.phase = _OVER
                 self.to_act = -1
                 return
@@ -348,7 +336,7 @@ class CinqCentsFast(FastMatch):
         c = code if code < JOKER_LEAD else JKB + (code - JOKER_LEAD) // 4
         tables = self.tables
         suit = tables.suit_of[c]
-        own = tables.strength[suit][c] if suit < 4 else (200 if c == JKB else 199)
+        own = tables.strength[suit if suit < 4 else 0][c]  # a joker at no-trump leads no suit: any row has it
         return (self._row_led[c] if self.trick_len else own), own
 
     def random_action(self, rnd: Callable[[], float]) -> int:

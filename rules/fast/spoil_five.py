@@ -1,8 +1,11 @@
 """Twenty-Five and Forty-Five (rules.md section 1) as a compact, mutable playout state.
 
-Rule choices, all from rules.md section 1 (this module is written from the
-rule text, independently of ``rules.spoil_five``, so the agreement test
-cross-checks both):
+Rule choices, all from rules.md section 1. The card ranking (1.3) and the
+deal patterns are the readable engine's own (:data:`rules.spoil_five_ranking.RANKINGS`,
+:data:`rules.spoil_five_config.DEAL_PATTERNS`), turned into flat tuples and
+bit sets once at import; the rest (following, robbing, jinking, scoring) is
+written from the rule text apart from ``rules.spoil_five``, so the agreement
+test cross-checks both:
 
 - 1.1 seat ``s`` is on side ``s mod sides``.
 - 1.2 deal ``a`` each then ``b`` each (``deal_pattern`` 3-2 or 2-3) from
@@ -48,7 +51,10 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from rules import spoil_five_ranking as ranking
+from rules.cards import ALL_CARDS, SUITS
 from rules.fast.bitset import DeckSource, FastMatch, bits
+from rules.spoil_five_config import DEAL_PATTERNS
 
 #: Action codes: plays are the card index itself.
 ROB = 52
@@ -56,38 +62,14 @@ PASS_ROB = 104
 JINK = 105
 PASS_JINK = 106
 
-CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
-_ACE, _KING, _QUEEN, _JACK = 14, 13, 12, 11
+#: The A of hearts' card index: a trump whatever the trump suit (1.3).
+ACE_OF_HEARTS = ranking.ACE_OF_HEARTS.index
 
-
-def card_index(rank: int, suit: int) -> int:
-    """The dense index of a card (suits C D H S, ranks 2..14), as :attr:`rules.cards.Card.index`."""
-    return suit * 13 + rank - 2
-
-
-ACE_OF_HEARTS = card_index(_ACE, HEARTS)
+#: The 52 cards by index (no jokers in this family).
+_CARDS = ALL_CARDS[:52]
 
 #: Phases of a deal (and the end of the match).
 _ROB_DEALER, _JINK, _PLAY, _OVER = 0, 1, 2, 3
-
-
-def _trump_order(trump: int) -> list[int]:
-    """Trumps high to low (rules.md 1.3)."""
-    red = trump in (DIAMONDS, HEARTS)
-    order = [card_index(5, trump), card_index(_JACK, trump), ACE_OF_HEARTS]
-    if trump != HEARTS:
-        order.append(card_index(_ACE, trump))
-    tail = (_KING, _QUEEN, 10, 9, 8, 7, 6, 4, 3, 2) if red else (_KING, _QUEEN, 2, 3, 4, 6, 7, 8, 9, 10)
-    order.extend(card_index(r, trump) for r in tail)
-    return order
-
-
-def _plain_order(suit: int) -> list[int]:
-    """A non-trump suit high to low (rules.md 1.3); the A of hearts is never a plain heart."""
-    red = suit in (DIAMONDS, HEARTS)
-    ranks = (_KING, _QUEEN, _JACK, 10, 9, 8, 7, 6, 5, 4, 3, 2, _ACE) if red else (
-        _KING, _QUEEN, _JACK, _ACE, 2, 3, 4, 5, 6, 7, 8, 9, 10)
-    return [c for c in (card_index(r, suit) for r in ranks) if c != ACE_OF_HEARTS]
 
 
 class TrumpTables:
@@ -105,40 +87,28 @@ class TrumpTables:
     __slots__ = ("ace", "allow", "allow_at_will", "follow", "strength", "trump", "trump_mask", "trump_rank")
 
     def __init__(self, trump: int) -> None:
-        order = _trump_order(trump)
+        engine = ranking.RANKINGS[SUITS[trump]]
         self.trump = trump
-        self.ace = ACE_OF_HEARTS if trump == HEARTS else card_index(_ACE, trump)
-        rank = [0] * 52
-        for position, c in enumerate(order):
-            rank[c] = len(order) - position
-        self.trump_rank: tuple[int, ...] = tuple(rank)
-        self.trump_mask = sum(1 << c for c in order)
-        plain = [0] * 52
-        suit_mask = [0, 0, 0, 0]
-        for suit in range(4):
-            if suit == trump:
-                continue
-            po = _plain_order(suit)
-            for position, c in enumerate(po):
-                plain[c] = len(po) - position
-                suit_mask[suit] |= 1 << c
-        top = order[:3]
+        self.ace = engine.ace_of_trumps.index
+        rank = engine.trump_rank[:52]
+        plain = engine.plain_rank[:52]
+        self.trump_rank: tuple[int, ...] = rank
+        self.trump_mask = sum(1 << c.index for c in engine.trumps)
+        suit_mask = [sum(1 << c for c in range(52) if plain[c] and c // 13 == suit) for suit in range(4)]
+        top = [c for c in range(52) if engine.top[c]]
         strength: list[tuple[int, ...]] = []
         follow: list[int] = []
         allow: list[int] = []
         allow_at_will: list[int] = []
         for led in range(52):
+            strength.append(tuple(engine.strength(card, _CARDS[led]) for card in _CARDS))
             if rank[led]:
-                strength.append(tuple(100 + rank[c] if rank[c] else 0 for c in range(52)))
                 exempt = sum(1 << c for c in top if rank[c] > rank[led])
                 follow.append(self.trump_mask & ~exempt)
                 allow.append(self.trump_mask)
                 allow_at_will.append(self.trump_mask)
             else:
                 led_suit = led // 13
-                strength.append(tuple(
-                    100 + rank[c] if rank[c] else (plain[c] if c // 13 == led_suit else 0) for c in range(52)
-                ))
                 follow.append(suit_mask[led_suit])
                 allow.append(suit_mask[led_suit])
                 allow_at_will.append(suit_mask[led_suit] | self.trump_mask)
@@ -190,7 +160,7 @@ class SpoilFiveFast(FastMatch):
         self.trump_at_will = trump_at_will
         self.robbing = robbing
         self.jink = jink
-        self.pattern: tuple[int, int] = (3, 2) if deal_pattern == "3-2" else (2, 3)
+        self.pattern: tuple[int, int] = DEAL_PATTERNS[deal_pattern]
         self.decks = decks
         self.rng = rng
         self._deck = list(range(52))
