@@ -195,8 +195,7 @@ def replay(record: GameRecord, seat: Seat, bot: str, *, stand_in: str = DEFAULT_
         raise ValueError(f"a bot failed: {type(exc).__name__}: {exc}") from None
     if not match.is_over:
         match = match.abort("counterfactual replay: deal limit reached")
-    result = match.result
-    assert result is not None
+    result = match.final_result
     recorded = record.result
     replayed_deals = match.to_record(seed=record.seed)["deals"]
     identical = ([[a for a in d["actions"]] for d in replayed_deals]

@@ -169,8 +169,7 @@ def duplicate_pair(game: str, options: dict[str, Any], seed: str, a: BotSpec, b:
 
 
 def _game_share(match: Match, a_sides: list[int]) -> float:
-    result = match.result
-    assert result is not None
+    result = match.final_result
     if result.status != "finished":
         scores = result.scores
         a = max(scores[k] for k in a_sides)

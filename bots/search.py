@@ -144,9 +144,7 @@ class Playout:
 
 def heuristic_finish(playout: Playout) -> DealState:
     """Play a readable deal out with the heuristic bot at every seat; the final state."""
-    while not playout.state.is_over:
-        seat = playout.state.to_act
-        assert seat is not None
+    while (seat := playout.state.to_act) is not None:  # None once the deal is over
         playout.apply(heuristic.choose_action(playout.view(seat)), seat)
     return playout.state
 

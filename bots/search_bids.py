@@ -87,7 +87,8 @@ def candidate_denominations(hand: Sequence[Card], within: float = PRUNE_WITHIN) 
 def _auction_view(state: CinqCentsDeal, template: SeatView) -> SeatView:
     """What the seat to bid sees of ``state``, as far as a bidder reads it (hand, bids, legal bids)."""
     seat = state.to_act
-    assert seat is not None
+    if seat is None:
+        raise ValueError("the deal is over: no seat bids")
     return SeatView(
         game=template.game, options=template.options, seat=seat, players=template.players, sides=template.sides,
         deal_number=template.deal_number, dealer=template.dealer, hand=state.hands[seat], to_act=seat,
@@ -124,7 +125,8 @@ class WorldBids:
         if contract is None:
             return 0.0  # everyone passed: a void deal
         seat = state.to_act
-        assert seat is not None
+        if seat is None:
+            raise ValueError("the deal is over: no declarer discards")
         key = (seat, contract.denomination)
         if key not in self._tricks:
             discard = discard_for(state.hands[seat], contract.denomination.suit)
@@ -197,7 +199,8 @@ def choose_bid(view: SeatView, rng: random.Random, worlds: int, finish: Finish,
         if world is None:
             failed += 1
             continue
-        assert isinstance(world, CinqCentsDeal)
+        if not isinstance(world, CinqCentsDeal):
+            raise TypeError(f"a Cinq Cents view sampled a {type(world).__name__}")
         drawn += 1
         here = WorldBids(world, view, finish, table)
         for i, action in enumerate(candidates):
@@ -228,7 +231,8 @@ def choose_discard(view: SeatView, rng: random.Random, worlds: int,
                    finish: Finish) -> tuple[Action | None, int]:
     """The declarer's discard with the best mean deal result over sampled worlds (None: no world drawn),
     and the worlds drawn."""
-    assert view.contract is not None
+    if view.contract is None:
+        raise ValueError("a Cinq Cents discard comes after the contract: this view has none")
     candidates = discard_candidates(view.hand, view.contract.denomination.suit)
     if len(candidates) == 1:
         return Discard(cards=candidates[0]), 0

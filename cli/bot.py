@@ -111,9 +111,10 @@ def bot_command(
             if token is not None:
                 played = asyncio.run(play_seat_async(bot, server, token=token, name=label,
                                                      root_certificates=certificates, wait_for_server=wait_for_server))
-            else:
-                assert seek is not None
+            elif seek is not None:
                 played = asyncio.run(_seek_and_play(bot, server, seek, players, label, certificates, wait_for_server))
+            else:  # checked above: exactly one of --token and --seek
+                raise typer.BadParameter("give exactly one of --token or --seek")
             tally.add(played)
             typer.echo(summary_line(number, played))
     except (SdkError, TricktableError) as exc:

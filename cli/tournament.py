@@ -81,8 +81,8 @@ async def _run(config: TournamentConfig, store: TournamentStore, *, resume: bool
     if ray is not None:
         from tournament.ray_runner import RayDispatcher
 
-        assert isinstance(dispatcher, RayDispatcher)
-        concurrency = dispatcher.slots
+        if isinstance(dispatcher, RayDispatcher):
+            concurrency = dispatcher.slots
     tournament = Tournament(config, store, dispatcher, concurrency=concurrency, progress=progress)
     return await tournament.run(resume=resume)
 

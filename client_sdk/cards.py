@@ -20,7 +20,7 @@ from rules.cinq_cents_play import led_suit
 from rules.cinq_cents_play import strength as cinq_cents_strength
 from rules.cinq_cents_play import suit_of as cinq_cents_suit_of
 from rules.game import Seat, SeatView, Trick
-from rules.spoil_five_ranking import RANKINGS
+from rules.spoil_five_ranking import RANKINGS, Ranking
 
 #: Games whose trumps and ranks come from the Spoil Five family's tables.
 _SPOIL_FIVE = ("twenty_five", "forty_five")
@@ -33,6 +33,14 @@ def _trump(view: SeatView) -> Suit | None:
     return view.trump
 
 
+def _ranking(view: SeatView) -> Ranking:
+    """The Spoil Five family's ranking for the deal's trump (there is always one: the turn-up's suit)."""
+    trump = _trump(view)
+    if trump is None:
+        raise ValueError(f"{view.game}: a Spoil Five deal is never at no-trump")
+    return RANKINGS[trump]
+
+
 def is_trump(view: SeatView, card: Card) -> bool:
     """Whether ``card`` is a trump in this deal (the A of hearts in the Spoil Five family, Cinq Cents' jokers and
     second bower included).
@@ -40,10 +48,9 @@ def is_trump(view: SeatView, card: Card) -> bool:
     Raises:
         ValueError: before trump is known (bidding, begging).
     """
-    trump = _trump(view)
     if view.game in _SPOIL_FIVE:
-        assert trump is not None
-        return RANKINGS[trump].is_trump(card)
+        return _ranking(view).is_trump(card)
+    trump = _trump(view)
     if view.game == "cinq_cents":
         return trump is not None and cinq_cents_suit_of(card, trump) is trump
     return card.suit is trump
@@ -59,12 +66,11 @@ def strength(view: SeatView, card: Card, trick: Trick | None = None) -> int:
     Raises:
         ValueError: before trump is known (bidding, begging).
     """
-    trump = _trump(view)
     trick = trick if trick is not None else view.current_trick
     led = trick.cards[0] if trick is not None and trick.cards else card
     if view.game in _SPOIL_FIVE:
-        assert trump is not None
-        return RANKINGS[trump].strength(card, led)
+        return _ranking(view).strength(card, led)
+    trump = _trump(view)
     if view.game == "cinq_cents":
         if card.is_joker and trump is None:  # a joker at no-trump outranks every suit (rules.md 3.4)
             return cinq_cents_strength(card, None, Suit.SPADES)

@@ -48,6 +48,7 @@ from client_sdk.errors import (
 )
 from protocol import convert
 from protocol.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
+from protocol.stream import next_reply
 from rules.actions import Action, describe
 from rules.annotation import Annotation
 from rules.errors import TricktableError
@@ -55,8 +56,6 @@ from rules.game import Result, SeatView
 
 log = logging.getLogger("tricktable.sdk")
 
-#: End of a stream in grpc.aio's ``read()`` (missing from grpc-stubs).
-_EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
 
 #: Default limit on gRPC message size (both ways); views are a few kilobytes.
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
@@ -503,10 +502,9 @@ async def _play_once(
         with contextlib.suppress(asyncio.InvalidStateError):  # the call already failed: the read raises why
             await call.write(table_service_pb2.PlayRequest(join=join))
         while True:
-            message = await call.read()
-            if message is _EOF:
+            message = await next_reply(call, table_service_pb2.PlayResponse)
+            if message is None:
                 return session.result
-            assert isinstance(message, table_service_pb2.PlayResponse)
             if await loop.handle(message):
                 return session.result
     finally:

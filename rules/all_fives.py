@@ -169,9 +169,7 @@ class AllFivesDeal:
     @property
     def proposed(self) -> Suit:
         """The suit proposed as trump by the turn-up."""
-        suit = self.turn_up.suit
-        assert suit is not None  # a 52-card deck has no jokers
-        return suit
+        return self.turn_up.printed_suit
 
     @property
     def is_over(self) -> bool:
@@ -194,9 +192,7 @@ class AllFivesDeal:
         if self.current is not None:
             return self.current.leader
         if self.tricks:
-            winner = self.tricks[-1].winner
-            assert winner is not None
-            return winner
+            return self.tricks[-1].taken_by
         return self.eldest
 
     @property
@@ -230,14 +226,19 @@ class AllFivesDeal:
         elif self.phase is Phase.GIFT_OR_RUN:
             actions = [Gift(), Run()] if self.gift_allowed else [Run()]
         elif self.phase is Phase.PLAY:
-            seat = self.to_act
-            assert seat is not None
-            actions = [Play(card=c) for c in follow_suit_plays(self.hands[seat], self.led_suit)]
+            actions = [Play(card=c) for c in follow_suit_plays(self.hands[self._acting()], self.led_suit)]
         else:
             actions = []
         return sorted(actions, key=action_sort_key)
 
     # --- checking ----------------------------------------------------------
+
+    def _acting(self) -> Seat:
+        """The seat to act; once the deal is over every action is refused (``WRONG_PHASE``)."""
+        to_act = self.to_act
+        if to_act is None:
+            raise RuleError(ErrorCode.WRONG_PHASE, f"deal {self.number} is over: no action is taken")
+        return to_act
 
     def check(self, action: Action, seat: Seat | None = None) -> None:
         """Raise :class:`RuleError` unless ``seat`` (default: the seat to act) may take ``action`` now.
@@ -248,9 +249,7 @@ class AllFivesDeal:
                 given ``exposed`` is not what the deck turns), ``BAD_NAMED_SUIT``,
                 ``CARD_NOT_IN_HAND``, ``MUST_FOLLOW_SUIT``.
         """
-        to_act = self.to_act
-        if to_act is None:
-            raise RuleError(ErrorCode.WRONG_PHASE, f"deal {self.number} is over: no action is taken")
+        to_act = self._acting()
         if seat is not None and seat != to_act:
             raise RuleError(ErrorCode.NOT_YOUR_TURN, f"seat {seat} may not act: it is seat {to_act}'s turn")
         expected = _PHASE_ACTIONS[self.phase]
@@ -281,9 +280,8 @@ class AllFivesDeal:
         hand = self.hands[seat]
         if action.card not in hand:
             raise RuleError(ErrorCode.CARD_NOT_IN_HAND, f"seat {seat} does not hold {action.card.code}")
-        if action.card not in follow_suit_plays(hand, self.led_suit):
-            led = self.led_suit
-            assert led is not None
+        led = self.led_suit
+        if led is not None and action.card not in follow_suit_plays(hand, led):
             held = [c for c in sort_cards(hand) if c.suit is led]
             raise RuleError(
                 ErrorCode.MUST_FOLLOW_SUIT,
@@ -300,8 +298,7 @@ class AllFivesDeal:
             RuleError: as :meth:`check`; this deal is unchanged.
         """
         self.check(action, seat)
-        actor = self.to_act
-        assert actor is not None
+        actor = self._acting()
         if isinstance(action, Stand):
             return replace(self, phase=Phase.PLAY, trump=self.proposed, history=(*self.history, (actor, action)),
                            events=(*self.events, event_of(actor, action), TrumpSet(trump=self.proposed)))
@@ -321,8 +318,9 @@ class AllFivesDeal:
             told: Event = DealVoided(number=self.number) if after.is_void else TrumpSet(trump=after.trump)
             return replace(after, history=(*self.history, (actor, recorded)),
                            events=(*self.events, event_of(actor, recorded), told))
-        assert isinstance(action, Play)
-        return self._play(actor, action)
+        if isinstance(action, Play):
+            return self._play(actor, action)
+        raise RuleError(ErrorCode.WRONG_PHASE, f"{action.type} is not an All Fives action")
 
     def _run(self) -> AllFivesDeal:
         """Run the pack (rules.md 2.2): the state after the run, its action not yet recorded."""
@@ -354,7 +352,8 @@ class AllFivesDeal:
         if len(current.cards) < self.players:
             return replace(self, hands=tuple(hands), current=current, history=history, events=events)
         trump, led = self.trump, current.cards[0].suit
-        assert trump is not None
+        if trump is None:
+            raise RuleError(ErrorCode.WRONG_PHASE, "no card is played before trump is settled")
         winner = trick_winner(current.leader, current.cards, self.players, lambda c: trick_strength(c, trump, led))
         tricks = (*self.tricks, replace(current, winner=winner))
         if any(hands):
@@ -363,8 +362,7 @@ class AllFivesDeal:
                            events=(*events, won))
         points = list(self.scored)
         for trick in tricks:
-            assert trick.winner is not None
-            points[trick.winner] += counting_points(trick.cards, trump)
+            points[trick.taken_by] += counting_points(trick.cards, trump)
         scored = tuple(points)
         scores = tuple(a + b for a, b in zip(self.scores_before, scored, strict=True))
         return replace(self, hands=tuple(hands), current=None, tricks=tricks, history=history,

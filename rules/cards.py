@@ -91,6 +91,17 @@ class Card:
         """True for La Blanche and Le Fou."""
         return self.suit is None
 
+    @property
+    def printed_suit(self) -> Suit:
+        """The suit of an ordinary card, for the games whose 52-card deck has no jokers.
+
+        Raises:
+            ValueError: for a joker, which has no suit.
+        """
+        if self.suit is None:
+            raise ValueError(f"{self.code} is a joker: it has no suit")
+        return self.suit
+
     @classmethod
     def parse(cls, text: str) -> Card:
         """Parse a card in record notation (``5H``, ``TS``, ``JKB``).

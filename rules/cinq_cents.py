@@ -219,12 +219,32 @@ class CinqCentsDeal:
         if self.phase is Phase.BIDDING:
             return (self.dealer + 1 + len(self.bids)) % PLAYERS
         if self.phase is Phase.DISCARD:
-            assert self.contract is not None
-            return self.contract.seat
+            return self.settled_contract.seat
         if self.phase is Phase.PLAY:
-            assert self.current is not None
-            return next_to_play(self.current, PLAYERS)
+            return next_to_play(self.trick_in_play, PLAYERS)
         return None
+
+    @property
+    def settled_contract(self) -> Contract:
+        """The contract, from the end of the bidding on.
+
+        Raises:
+            RuleError: ``WRONG_PHASE`` while the bidding is on or after all passed (there is no contract).
+        """
+        if self.contract is None:
+            raise RuleError(ErrorCode.WRONG_PHASE, f"deal {self.number} has no contract: the bidding made none")
+        return self.contract
+
+    @property
+    def trick_in_play(self) -> Trick:
+        """The trick being played (its leader known, maybe no card yet).
+
+        Raises:
+            RuleError: ``WRONG_PHASE`` before the play or once the last trick is taken.
+        """
+        if self.current is None:
+            raise RuleError(ErrorCode.WRONG_PHASE, f"deal {self.number} has no trick in play")
+        return self.current
 
     @property
     def is_over(self) -> bool:
@@ -251,8 +271,7 @@ class CinqCentsDeal:
         """Completed tricks won by each side."""
         won = [0, 0]
         for t in self.tricks:
-            assert t.winner is not None
-            won[t.winner % 2] += 1
+            won[t.taken_by % 2] += 1
         return tuple(won)
 
     # --- actions ---------------------------------------------------------
@@ -268,9 +287,15 @@ class CinqCentsDeal:
             return [*bids, Pass()]
         if self.phase is Phase.DISCARD:
             return list(discards_of(self.hands[seat], DISCARD_SIZE))
-        assert self.current is not None
-        plays: list[Action] = list(legal_plays(self.hands[seat], self.current, self.trump, self.tricks, seat))
+        plays: list[Action] = list(legal_plays(self.hands[seat], self.trick_in_play, self.trump, self.tricks, seat))
         return plays
+
+    def _acting(self) -> Seat:
+        """The seat to act; once the deal is over every action is refused (``WRONG_PHASE``)."""
+        to_act = self.to_act
+        if to_act is None:
+            raise RuleError(ErrorCode.WRONG_PHASE, f"deal {self.number} is over")
+        return to_act
 
     def check(self, action: Action, seat: Seat | None = None) -> None:
         """Raise :class:`RuleError` unless ``seat`` (default: the seat to act) may take ``action`` now.
@@ -279,9 +304,7 @@ class CinqCentsDeal:
         BID_TOO_LOW, BAD_DISCARD, CARD_NOT_IN_HAND, BAD_NAMED_SUIT,
         JOKER_NOT_ALLOWED, MUST_FOLLOW_SUIT.
         """
-        to_act = self.to_act
-        if to_act is None:
-            raise RuleError(ErrorCode.WRONG_PHASE, f"deal {self.number} is over")
+        to_act = self._acting()
         if seat is not None and seat != to_act:
             raise RuleError(ErrorCode.NOT_YOUR_TURN, f"it is seat {to_act}'s turn, not seat {seat}'s")
         if self.phase is Phase.BIDDING:
@@ -302,8 +325,7 @@ class CinqCentsDeal:
         if not MIN_TRICKS <= action.tricks <= MAX_TRICKS:
             raise RuleError(ErrorCode.BID_OUT_OF_RANGE, f"a bid is 6 to 10 tricks, not {action.tricks}")
         high = self.highest_bid
-        if not is_higher(action, high):
-            assert high is not None
+        if high is not None and not is_higher(action, high):
             raise RuleError(
                 ErrorCode.BID_TOO_LOW,
                 f"{_bid_text(action)} is not higher than the highest bid so far, {_bid_text(high)}: "
@@ -332,8 +354,7 @@ class CinqCentsDeal:
             raise RuleError(ErrorCode.WRONG_PHASE, f"the play is on: play a card, not {action.type}")
         if not isinstance(action.card, Card) or not (action.suit is None or isinstance(action.suit, Suit)):
             raise RuleError(ErrorCode.MALFORMED_ACTION, f"a play needs a card and at most a suit, not {action!r}")
-        assert self.current is not None
-        error = play_error(action, self.hands[seat], self.current, self.trump, self.tricks, seat)
+        error = play_error(action, self.hands[seat], self.trick_in_play, self.trump, self.tricks, seat)
         if error is not None:
             raise error
 
@@ -344,15 +365,15 @@ class CinqCentsDeal:
             RuleError: the action is refused; this state is unchanged (it is immutable anyway).
         """
         self.check(action, seat)
-        actor = self.to_act
-        assert actor is not None
+        actor = self._acting()
         logged = replace(self, actions=(*self.actions, (actor, action)))
         if isinstance(action, Pass | Bid):
             return logged._after_bid(actor, action if isinstance(action, Bid) else None)
         if isinstance(action, Discard):
             return logged._after_discard(actor, action)
-        assert isinstance(action, Play)
-        return logged._after_play(actor, action)
+        if isinstance(action, Play):
+            return logged._after_play(actor, action)
+        raise RuleError(ErrorCode.WRONG_PHASE, f"{action.type} is not a Cinq Cents action")
 
     def _after_bid(self, seat: Seat, bid: Bid | None) -> CinqCentsDeal:
         bids = (*self.bids, (seat, bid))
@@ -386,11 +407,11 @@ class CinqCentsDeal:
                        events=(*self.events, event_of(seat, action)))
 
     def _after_play(self, seat: Seat, action: Play) -> CinqCentsDeal:
-        assert self.current is not None
+        current = self.trick_in_play
         hands = list(self.hands)
         hands[seat] = remove_card(hands[seat], action.card)
-        trick = replace(self.current, cards=(*self.current.cards, action.card),
-                        named_suit=action.suit if not self.current.cards else self.current.named_suit)
+        trick = replace(current, cards=(*current.cards, action.card),
+                        named_suit=action.suit if not current.cards else current.named_suit)
         events = (*self.events, event_of(seat, action))
         if len(trick.cards) < PLAYERS:
             return replace(self, hands=tuple(hands), current=trick, events=events)
@@ -410,12 +431,12 @@ class CinqCentsDeal:
 
     def _score(self) -> tuple[int, ...]:
         """rules.md 3.6: the contract's value won or lost; the other side 10 a trick."""
-        assert self.contract is not None
+        contract = self.settled_contract
         won = self.tricks_won()
-        ours = self.contract.seat % 2
-        value = self.config.bid_values.value(self.contract.tricks, self.contract.denomination)
+        ours = contract.seat % 2
+        value = self.config.bid_values.value(contract.tricks, contract.denomination)
         points = [0, 0]
-        points[ours] = value if won[ours] >= self.contract.tricks else -value
+        points[ours] = value if won[ours] >= contract.tricks else -value
         points[1 - ours] = POINTS_PER_TRICK * won[1 - ours]
         return tuple(points)
 
@@ -515,8 +536,7 @@ class CinqCentsRules:
         if not reached:
             return None
         if len(reached) > 1:
-            assert deal.contract is not None
-            reached = [deal.contract.seat % 2]
+            reached = [deal.settled_contract.seat % 2]
         return Result(status="finished", winners=tuple(reached), scores=tuple(scores), reason="target reached")
 
 

@@ -58,7 +58,8 @@ def led_suit(trick: Trick, trump: Suit | None) -> Suit:
     if trick.named_suit is not None:
         return trick.named_suit
     suit = suit_of(trick.cards[0], trump)
-    assert suit is not None, "a joker lead at no-trump always names a suit"
+    if suit is None:
+        raise ValueError("a joker led at no-trump names the suit to follow: this trick names none")
     return suit
 
 

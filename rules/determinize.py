@@ -124,7 +124,8 @@ def _tricks(view: SeatView) -> list[Trick]:
 
 
 def _spoil_five_rule(view: SeatView) -> FollowRule:
-    assert view.trump is not None
+    if view.trump is None:
+        raise ValueError("a Spoil Five view shows the trump from the deal on: this one has none")
     ranking = RANKINGS[view.trump]
     at_will = bool(game_rules(view.game).config(view.options).to_options()["trump_at_will"])
     return lambda trick, card, other: card in playable(ranking, (card, other), trick.cards[0],
@@ -208,6 +209,10 @@ class DealSampler:
     ``sample(rng)`` the readable engine's state at the view's decision point,
     ``fast(world, rng)`` the fast path's, each None when the world
     contradicts the history (the caller just draws again).
+
+    Raises:
+        ValueError: for a view the rules could not have made (a rob without a
+            turn-up, a Spoil Five view without trump).
     """
 
     def __init__(self, view: SeatView, *, fit: Fit | None = None) -> None:
@@ -261,7 +266,8 @@ class DealSampler:
 
     def _plan_rob(self, robber: Seat) -> None:
         view = self.view
-        assert view.turn_up is not None and view.trump is not None
+        if view.turn_up is None or view.trump is None:
+            raise ValueError(f"seat {robber} robbed, yet the view shows no turn-up and trump")
         if view.turn_up not in self.played[robber]:
             self.held[robber].append(view.turn_up)
         self.slots.append(Slot(f"buried{robber}", 1))
@@ -368,7 +374,8 @@ class DealSampler:
         robber = view.robbed_by
         if robber is not None:
             buried = view.buried if robber == self.me else filled[f"buried{robber}"][0]
-            assert buried is not None and view.turn_up is not None
+            if buried is None or view.turn_up is None:
+                raise ValueError(f"seat {robber} robbed: the view lacks the turn-up or, to the robber, the buried card")
             dealt[robber] = [c for c in dealt[robber] if c is not view.turn_up] + [buried]
             fills["rob"] = buried
         contract = view.contract

@@ -40,6 +40,17 @@ class Trick:
         """The seat that played each card, in order."""
         return tuple((self.leader + i) % players for i in range(len(self.cards)))
 
+    @property
+    def taken_by(self) -> Seat:
+        """The seat that won this completed trick.
+
+        Raises:
+            ValueError: for a trick still being played (no winner yet).
+        """
+        if self.winner is None:
+            raise ValueError(f"the trick led by seat {self.leader} is still being played: no one has taken it")
+        return self.winner
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Contract:

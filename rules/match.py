@@ -94,6 +94,17 @@ class Match:
         return self.result is not None
 
     @property
+    def final_result(self) -> Result:
+        """The result of a match that is over (finished or aborted).
+
+        Raises:
+            ValueError: the match is still being played (:attr:`result` is None until it ends).
+        """
+        if self.result is None:
+            raise ValueError("the match is still being played: it has no result yet")
+        return self.result
+
+    @property
     def to_act(self) -> Seat | None:
         """The seat that must act, or None when the match is over."""
         return None if self.result is not None else self.deal.to_act

@@ -134,9 +134,7 @@ class SpoilFiveDeal:
     @property
     def trump(self) -> Suit:
         """The trump suit: the turn-up's suit (1.2)."""
-        suit = self.turn_up.suit
-        assert suit is not None
-        return suit
+        return self.turn_up.printed_suit
 
     @property
     def to_act(self) -> Seat | None:
@@ -203,6 +201,13 @@ class SpoilFiveDeal:
             out.extend(Rob(card=c) for c in hand)
         return sorted(out, key=action_sort_key)
 
+    def _acting(self) -> Seat:
+        """The seat to act; once the deal is over every action is refused (``GAME_OVER``)."""
+        actor = self.to_act
+        if actor is None:
+            raise RuleError(ErrorCode.GAME_OVER, "the deal is over")
+        return actor
+
     def check(self, action: Action, seat: Seat | None = None) -> None:
         """Raise :class:`RuleError` unless ``seat`` (default: the seat to act) may take ``action``.
 
@@ -210,9 +215,7 @@ class SpoilFiveDeal:
         CARD_NOT_IN_HAND, MUST_FOLLOW_SUIT, MUST_FOLLOW_OR_TRUMP,
         MUST_PLAY_TRUMP, ROB_NOT_ALLOWED, MUST_PLAY_AFTER_ROB, MALFORMED_ACTION.
         """
-        actor = self.to_act
-        if actor is None:
-            raise RuleError(ErrorCode.GAME_OVER, "the deal is over")
+        actor = self._acting()
         if seat is not None and seat != actor:
             raise RuleError(ErrorCode.NOT_YOUR_TURN, f"not your turn: seat {actor} is to act")
         if self.phase is Phase.ROB:
@@ -292,8 +295,7 @@ class SpoilFiveDeal:
             RuleError: the action is refused (see :meth:`check`); this state is unchanged.
         """
         self.check(action, seat)
-        actor = self.to_act
-        assert actor is not None
+        actor = self._acting()
         actions = (*self.actions, (actor, action))
         events = (*self.events, event_of(actor, action, turn_up=self.turn_up))
         if isinstance(action, Play):
@@ -360,8 +362,7 @@ class SpoilFiveDeal:
         config = self.config
         points = [0] * config.side_count
         for t in self.tricks:
-            assert t.winner is not None
-            points[config.side_of(t.winner)] += config.trick_points
+            points[config.side_of(t.taken_by)] += config.trick_points
         if self.best_trump is not None:
             points[config.side_of(self.best_trump[0])] += config.bonus_points
         if self.jink_made:
@@ -472,8 +473,7 @@ class SpoilFiveRules:
             raise ValueError("a Spoil Five deck must hold the 52 cards once each")
         dealt = deal_cards(deck, cfg.players, dealer, cfg.pattern)
         turn_up = deck[dealt.used]
-        assert turn_up.suit is not None
-        ranking = RANKINGS[turn_up.suit]
+        ranking = RANKINGS[turn_up.printed_suit]
         if cfg.robbing and turn_up is ranking.ace_of_trumps:
             phase = Phase.ROB
         elif cfg.jink:

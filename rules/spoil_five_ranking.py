@@ -136,8 +136,7 @@ def follow_error(ranking: Ranking, lead: Card, *, trump_at_will: bool) -> RuleEr
     """The refusal of a card that :func:`playable` leaves out, with its code and exact message."""
     if ranking.is_trump(lead):
         return RuleError(ErrorCode.MUST_PLAY_TRUMP, "must play a trump: a non-exempt trump is held")
-    assert lead.suit is not None
-    suit = _SUIT_NAMES[lead.suit]
+    suit = _SUIT_NAMES[lead.printed_suit]
     if trump_at_will:
         return RuleError(ErrorCode.MUST_FOLLOW_OR_TRUMP, f"must follow suit or trump: a {suit} is held")
     return RuleError(ErrorCode.MUST_FOLLOW_SUIT, f"must follow suit: a {suit} is held")

@@ -47,10 +47,8 @@ import grpc
 from protocol import convert
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
+from protocol.stream import next_reply
 from server.conformance_relay import INVALID_ACTION_ID, Fault, Script, start_relay, upstream_channel
-
-#: End of a stream in grpc.aio's ``read()`` (missing from grpc-stubs).
-_EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
 
 #: The seat the client under test plays.
 CLIENT_SEAT = 0
@@ -314,10 +312,9 @@ async def _harness_seat(stub: pb_grpc.TableServiceAsyncStub, token: str) -> None
     try:
         await call.write(pb.PlayRequest(join=pb.Join(token=token)))
         while True:
-            message = await call.read()
-            if message is _EOF:
+            message = await next_reply(call, pb.PlayResponse)
+            if message is None:
                 return
-            assert isinstance(message, pb.PlayResponse)
             if message.WhichOneof("kind") == "decision":
                 await call.write(pb.PlayRequest(decide=harness_answer(message.decision)))
     except grpc.aio.AioRpcError:

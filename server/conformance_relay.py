@@ -33,11 +33,10 @@ from google.protobuf.message import Message
 
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
+from protocol.stream import next_reply
 
 Context = grpc.aio.ServicerContext[Any, Any]
 
-#: End of a stream in grpc.aio's ``read()`` (missing from grpc-stubs).
-_EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
 
 #: The action id the relay substitutes to make the server refuse the client's first answer.
 INVALID_ACTION_ID = "conformance-not-a-legal-action"
@@ -326,10 +325,9 @@ class Relay(pb_grpc.TableServiceServicer):
         writer = asyncio.ensure_future(forward())
         try:
             while True:
-                message = await upstream.read()
-                if message is _EOF:
+                message = await next_reply(upstream, pb.PlayResponse)
+                if message is None:
                     break
-                assert isinstance(message, pb.PlayResponse)
                 await script.pass_on(stream, message, upstream.cancel, context)
                 yield message
             code = await upstream.code()

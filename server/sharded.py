@@ -28,6 +28,7 @@ import structlog
 from server import runtime
 from server.app import Companion, GameServer, ServerConfig
 from server.logging import configure
+from server.shards import Shards
 
 log = structlog.get_logger("tricktable.sharded")
 
@@ -51,6 +52,13 @@ class Shard:
     address: str
 
 
+def _shards_of(server: GameServer) -> Shards:
+    """The shard directory of a server started with a shard number, as every server here is."""
+    if server.shards is None:
+        raise RuntimeError("a sharded server was started without its shard number")
+    return server.shards
+
+
 def _child(config: ServerConfig, logging: dict[str, Any], pipe: Connection) -> None:
     """A child shard's process: serve until SIGTERM (the address goes up the pipe, the shard list comes down)."""
     configure(**logging)
@@ -63,8 +71,7 @@ async def _serve_child(config: ServerConfig, pipe: Connection) -> None:
     await server.start()
     pipe.send(server.address)
     addresses = await asyncio.to_thread(pipe.recv)
-    assert server.shards is not None
-    server.shards.set_addresses(addresses)
+    _shards_of(server).set_addresses(addresses)
     runtime.freeze_startup_heap()
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []
@@ -115,8 +122,7 @@ async def serve_sharded(config: ServerConfig, count: int, *, logging: dict[str, 
             addresses.append(pipe.recv())
         for _, pipe in children:
             pipe.send(addresses)
-        assert server.shards is not None
-        server.shards.set_addresses(addresses)
+        _shards_of(server).set_addresses(addresses)
         shards = [Shard(0, os.getpid(), addresses[0]),
                   *(Shard(i, p.pid, addresses[i]) for i, (p, _) in enumerate(children, start=1))]
         log.info("shards started", shards=count, addresses=addresses)

@@ -171,11 +171,10 @@ class LocalRunner:
             match = play_out(match, choose, max_deals=self.max_deals)
         except _Forfeit as forfeit:
             return self._forfeit(spec, forfeit.match, forfeit.name, forfeit.reason, faults, started)
-        if not match.is_over:
+        result = match.result
+        if result is None:  # not over within the deal limit
             return self._adjudicate(spec, match, faults, started)
         record = match.to_record(seed=spec.seed, names=list(spec.seats))
-        result = match.result
-        assert result is not None
         status = "finished" if result.status == "finished" else "error"
         return MatchOutcome(match_id=spec.match_id, status=status, winners=result.winners, scores=result.scores,
                             reason=result.reason, faults=faults, record=record,

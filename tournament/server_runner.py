@@ -62,7 +62,8 @@ def bot_argv(entrant: EntrantSpec, *, address: str, token: str, seat: int, seed:
         values = {"address": address, "token": token, "seat": str(seat), "name": entrant.name, "seed": seed,
                   "python": sys.executable, "tls_ca": "" if tls_ca is None else str(tls_ca)}
         return [part.format(**values) for part in shlex.split(entrant.command)]
-    assert entrant.bot is not None
+    if entrant.bot is None:
+        raise ValueError(f"entrant {entrant.name!r} has neither a command nor a bot")
     argv = [sys.executable, "-m", "tournament.seat", entrant.bot, address, token, seed, entrant.name]
     return argv if tls_ca is None else [*argv, str(tls_ca)]
 
@@ -88,7 +89,8 @@ async def _start(seat: _Seat) -> str | None:
     except OSError as exc:
         return f"could not start {seat.argv[0]!r}: {exc}"
     stream = seat.process.stderr
-    assert stream is not None
+    if stream is None:  # started with stderr=PIPE above, so asyncio always gives a reader
+        raise RuntimeError(f"{seat.argv[0]!r} started without a stderr pipe")
     seat.reader = asyncio.ensure_future(stream.read())
     return None
 

@@ -45,8 +45,9 @@ def points(card: Card, trump: Suit | None) -> int:
 
 
 def _proposed(view: SeatView) -> Suit:
-    assert view.turn_up is not None and view.turn_up.suit is not None
-    return view.turn_up.suit
+    if view.turn_up is None:
+        raise ValueError("an All Fives stand, beg or gift comes after the turn-up: this view has none")
+    return view.turn_up.printed_suit
 
 
 def _strong(hand: tuple[Card, ...], trump: Suit) -> bool:
@@ -72,8 +73,7 @@ def _strength(trump: Suit | None) -> common.Strength:
 def _boss(view: SeatView, card: Card) -> bool:
     """No card of ``card``'s suit above it is still out of sight (played, exposed or ours are seen)."""
     known = common.played_cards(view) | set(view.hand) | set(view.exposed)
-    assert card.suit is not None
-    return not common.unseen_above(_suit_cards(card.suit), card, known)
+    return not common.unseen_above(_suit_cards(card.printed_suit), card, known)
 
 
 def _suit_cards(suit: Suit) -> list[Card]:

@@ -135,7 +135,8 @@ def discard_for(hand: tuple[Card, ...] | list[Card], trump: Suit | None) -> tupl
 
 
 def _discard(view: SeatView) -> Action:
-    assert view.contract is not None
+    if view.contract is None:
+        raise ValueError("a Cinq Cents discard comes after the contract: this view has none")
     action = Discard(cards=discard_for(view.hand, view.contract.denomination.suit))
     return action if action in view.legal_actions else view.legal_actions[0]
 
@@ -204,10 +205,9 @@ def _play(view: SeatView) -> Card:
     tables = _tables(view.trump)
     known = common.played_cards(view) | set(view.hand) | set(view.discards)
     trick = view.current_trick
-    if trick is None or not trick.cards:
-        return _lead(view, cards, tables, known)
     winning = common.current_winner(view, tables.strength)
-    assert winning is not None
+    if trick is None or winning is None:  # no card led yet
+        return _lead(view, cards, tables, known)
     best = tables.strength(winning[1], trick)
     winners = [c for c in cards if tables.strength(c, trick) > best]
     partner_ahead = view.side_of(winning[0]) == common.my_side(view)
@@ -225,7 +225,8 @@ def _play(view: SeatView) -> Card:
 
 
 def _lead(view: SeatView, cards: list[Card], tables: _Tables, known: set[Card]) -> Card:
-    assert view.contract is not None
+    if view.contract is None:
+        raise ValueError("Cinq Cents card play comes after the contract: this view has none")
     trump = tables.trump
     declaring = view.side_of(view.contract.seat) == common.my_side(view)
     trumps = sorted((c for c in cards if _is_trump(c, tables)), key=lambda c: -tables.power[c])

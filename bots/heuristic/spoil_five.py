@@ -34,7 +34,8 @@ from rules.spoil_five_ranking import RANKINGS, Ranking
 def choose_action(view: SeatView) -> Action:
     """The heuristic's action for ``view`` (which must have legal actions)."""
     legal = view.legal_actions
-    assert view.trump is not None
+    if view.trump is None:
+        raise ValueError("a Spoil Five view shows the trump from the deal on: this one has none")
     ranking = RANKINGS[view.trump]
     robs = [a for a in legal if isinstance(a, Rob)]
     if robs:
@@ -148,7 +149,8 @@ def _partner_suit(view: SeatView, ranking: Ranking) -> Suit | None:
 def _follow(view: SeatView, ranking: Ranking, cards: list[Card]) -> Card:
     strength = _strength(ranking)
     winning = common.current_winner(view, strength)
-    assert winning is not None
+    if winning is None:  # nothing led yet: lead instead
+        return _lead(view, ranking, cards)
     winner_seat, _ = winning
     mine = common.my_side(view)
     winners = [c for c in cards if common.beats(view, strength, c)]
