@@ -15,6 +15,7 @@ trick of one deal.
 
 from __future__ import annotations
 
+from rules.all_fives import trick_strength
 from rules.cards import Card, Suit
 from rules.cinq_cents_play import led_suit
 from rules.cinq_cents_play import strength as cinq_cents_strength
@@ -76,9 +77,10 @@ def strength(view: SeatView, card: Card, trick: Trick | None = None) -> int:
             return cinq_cents_strength(card, None, Suit.SPADES)
         following = trick if trick is not None and trick.cards else Trick(leader=view.seat, cards=(card,))
         return cinq_cents_strength(card, trump, led_suit(following, trump))
-    if card.suit is trump:
-        return 100 + card.rank
-    return card.rank if card.suit is led.suit else 0
+    if trump is None:  # no-trump exists only in Cinq Cents
+        raise ValueError(f"{view.game}: a deal at no-trump has no All Fives ranking")
+    # All Fives (rules.md 2.3): the engine's own trick strength; a card of neither trump nor the suit led cannot win.
+    return trick_strength(card, trump, led.suit) if card.suit in (trump, led.suit) else 0
 
 
 def winning(view: SeatView) -> tuple[Seat, Card] | None:
