@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -122,3 +123,15 @@ def test_a_bot_that_crashes_ends_its_replay_with_a_clear_error(monkeypatch: pyte
     data = _heuristic_record("twenty_five", {"players": 4}, "g1")
     with pytest.raises(ValueError, match="a bot failed: RuntimeError: boom"):
         replay(parse_record(data), 0, "crashing")
+
+
+def test_a_record_with_the_bots_annotations_replays_as_the_same_record_without_them() -> None:
+    from rules.annotation import Annotation
+    from rules.record import annotate_record
+
+    data = _heuristic_record("all_fives", {"players": 2}, "noted")
+    plain = copy.deepcopy(data)
+    annotate_record(data, {n: Annotation(note=f"move {n}", values={"x": 1.0}) for n in range(0, 40, 3)})
+    result = replay(parse_record(data), 1, "heuristic")
+    assert result.identical and not result.left
+    assert result.match.to_record(seed="noted", names=[s["name"] for s in data["seats"]]) == plain
