@@ -1,0 +1,192 @@
+"""The table step in one process: the server's own CPU per move, for this tree and earlier commits in one run.
+
+What a move costs the server between reading seat A's answer and writing
+seat B's decision, without the network: :func:`server.service.decide` on
+the answer (id lookup, the rules' check and step, the logs), the Accepted
+put in A's inbox, then every seat's stream (``server.service._seat_stream``
+with batches) drained once and every message serialized, as gRPC does
+before writing it. Bots answer with the first legal action id, so a game
+plays the same moves on every tree. No journal (``bench.journal_cost``
+measures it), no coalescing hold (every seat's batch is drained at once:
+the same conversions, more batch wrappers).
+
+Why a separate bench: the server benchmark's CPU per move moves by ±10% with
+the machine's load, more than one change to the step buys. Here each tree
+runs in its own process in alternating rounds, so one run says what each
+commit bought: ``--refs`` names the commits (``git archive`` of each into a
+temporary folder), the working tree is always measured last as ``tree``.
+
+Run ``python -m bench.table_step --refs main`` (JSON to
+``bench/results/table_step.json`` and a table on stdout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = Path(__file__).resolve().parent / "results" / "table_step.json"
+#: The game of the server's CPU goal.
+GAME = "twenty_five"
+
+
+async def _play_games(game: str, games: int, seed: str) -> dict[str, float]:
+    """Play ``games`` tables through the real decide and stream code; the CPU and wall seconds of the moves."""
+
+    from protocol.generated.tricktable.v1 import table_service_pb2 as pb
+    from rules.registry import new_match
+    from server import service
+    from server.clocks import TimeControl
+    from server.stream_guard import Inbox
+    from server.tables import Table
+
+    moves = 0
+    cpu = wall = 0.0
+    for number in range(games):
+        match = new_match(game, {}, seed=f"{seed}-{number}")
+        table = Table(table_id=f"t{number}", match=match, seed=seed, time_control=TimeControl())
+        inboxes = [Inbox() for _ in range(table.players)]
+        streams: list[Any] = [service._seat_stream(table, s, f"bot-{s}", 0, pb.PlayResponse, inboxes[s], None, True)
+                   for s in range(table.players)]
+        pending: pb.DecisionRequest | None = None
+        for stream in streams:  # joined; the last join starts the table
+            await anext(stream)
+        for stream in streams:  # the log from its start (a resume from 0: the last to join has news too)
+            pending = _decision_in(await anext(stream)) or pending
+        while pending is not None:
+            c0, w0 = time.process_time(), time.perf_counter()
+            seat = _seat_to_act(table)
+            decide = pb.Decide(decision_id=pending.decision_id, action_id=pending.legal_actions[0].id)
+            outcome = service.decide(table, seat, decide)
+            inboxes[seat].append(service._outcome_response(pb.PlayResponse, decide.decision_id, outcome))
+            table.wake()
+            pending = None
+            for stream in streams:
+                message = await anext(stream)
+                message.SerializeToString()
+                pending = _decision_in(message) or pending
+            cpu += time.process_time() - c0
+            wall += time.perf_counter() - w0
+            moves += 1
+        for stream in streams:
+            await stream.aclose()
+    return {"moves": moves, "cpu_seconds": cpu, "wall_seconds": wall}
+
+
+def _seat_to_act(table: Any) -> int:
+    seat: int = table.match.to_act
+    return seat
+
+
+def _decision_in(message: Any) -> Any:
+    """The DecisionRequest a PlayResponse carries (alone or in its batch), or None."""
+    if message.WhichOneof("kind") == "decision":
+        return message.decision
+    if message.WhichOneof("kind") == "batch":
+        for item in message.batch.messages:
+            if item.WhichOneof("kind") == "decision":
+                return item.decision
+    return None
+
+
+def _worker(game: str, games: int, seed: str) -> None:
+    """Measure the tree on ``sys.path`` (the caller's PYTHONPATH) and print one JSON line."""
+    import asyncio
+
+    import structlog
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # warnings and up: no log cost
+    result = asyncio.run(_play_games(game, games, seed))
+    print(json.dumps(result))
+
+
+def _export(ref: str, into: Path) -> Path:
+    """The files of commit ``ref`` in ``into``/ref (``git archive``)."""
+    folder = into / ref.replace("/", "_").replace("~", "-")
+    folder.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", ref], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
+def _measure(tree: Path, game: str, games: int, seed: str) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", "--game", game,
+                          "--games", str(games), "--seed", seed], cwd=tree, env=env, check=True,
+                         capture_output=True, text=True).stdout
+    result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def run(refs: Sequence[str], *, game: str = GAME, games: int = 10, rounds: int = 5,
+        seed: str = "step") -> dict[str, Any]:
+    """CPU us per move of each ref and of the working tree, in ``rounds`` alternating rounds; ratios to the first."""
+    with tempfile.TemporaryDirectory(prefix="tricktable-step-") as tmp:
+        trees = {ref: _export(ref, Path(tmp)) for ref in refs}
+        trees["tree"] = ROOT
+        per_round: dict[str, list[float]] = {name: [] for name in trees}
+        moves = 0
+        for _ in range(rounds):
+            for name, tree in trees.items():
+                result = _measure(tree, game, games, seed)
+                moves = int(result["moves"])
+                per_round[name].append(result["cpu_seconds"] / result["moves"] * 1e6)
+    first = next(iter(per_round))
+    base = statistics.median(per_round[first])
+    rows = {name: {"cpu_us_per_move_median": round(statistics.median(values), 1),
+                   "cpu_us_per_move_by_round": [round(v, 1) for v in values],
+                   f"ratio_to_{first}": round(statistics.median(values) / base, 3)}
+            for name, values in per_round.items()}
+    commits = {ref: subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %s", ref], check=True,
+                                   capture_output=True, text=True).stdout.strip() for ref in refs}
+    return {"game": game, "games_per_round": games, "moves_per_game_set": moves, "rounds": rounds, "seed": seed,
+            "load_average": [round(x, 2) for x in os.getloadavg()], "commits": commits, "rows": rows}
+
+
+def render(report: dict[str, Any]) -> str:
+    lines = [f"table step in process ({report['game']}, {report['moves_per_game_set']} moves x {report['rounds']} "
+             f"rounds, load average {report['load_average']})",
+             "{:<14} {:>10} {:>8}  {}".format("tree", "us/move", "ratio", "commit")]
+    for name, row in report["rows"].items():
+        ratio = next(v for k, v in row.items() if k.startswith("ratio_to_"))
+        lines.append("{:<14} {:>10} {:>8}  {}".format(name, row["cpu_us_per_move_median"], ratio,
+                                                      report["commits"].get(name, "(working tree)")))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.table_step", description=__doc__.split("\n")[0])
+    parser.add_argument("--refs", default="", help="comma separated commits measured before the working tree")
+    parser.add_argument("--game", default=GAME)
+    parser.add_argument("--games", type=int, default=10, help="tables played per round and tree")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seed", default="step")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        _worker(args.game, args.games, args.seed)
+        return 0
+    report = run([r for r in args.refs.split(",") if r], game=args.game, games=args.games, rounds=args.rounds,
+                 seed=args.seed)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(render(report))
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
+        sys.path.pop(0)  # run by path in a worker: the packages come from PYTHONPATH, not bench/
+    raise SystemExit(main())
