@@ -519,7 +519,7 @@ class Table:
         seat = self.match.to_act
         if seat is None:
             raise RuntimeError("the match is not over but no seat is to act")
-        legal = tuple(self.match.legal_actions())
+        legal = self._seat_view(seat).legal_actions  # the view lists them: computed once for the decision
         if not legal:
             raise RuntimeError(f"seat {seat} is to act but the engine offers no legal action")
         now = self._loop.time()
