@@ -311,11 +311,12 @@ def seat_action_to_proto(event: ActionEvent) -> game_pb2.SeatAction:
     declarer's discards) is left empty.
     """
     out = game_pb2.SeatAction()
-    _fill_seat_action(out, event)
+    fill_seat_action(out, event)
     return out
 
 
-def _fill_seat_action(out: game_pb2.SeatAction, event: ActionEvent) -> None:
+def fill_seat_action(out: game_pb2.SeatAction, event: ActionEvent) -> None:
+    """Write a history entry into ``out`` in place (a seat's history is built inside its view)."""
     out.seat = event.seat
     action = event.action
     if action is None:
@@ -376,21 +377,28 @@ def annotation_from_proto(message: table_service_pb2.Annotation) -> Annotation |
 
 def legal_actions_to_proto(actions: Iterable[Action]) -> list[table_service_pb2.LegalAction]:
     """Legal actions with their stable ids and readable names, order kept."""
-    return [_legal_action_to_proto(a) for a in actions]
+    out = []
+    for action in actions:
+        item = table_service_pb2.LegalAction()
+        fill_legal_action(item, action)
+        out.append(item)
+    return out
 
 
-def _legal_action_to_proto(action: Action) -> table_service_pb2.LegalAction:
+def fill_legal_action(out: table_service_pb2.LegalAction, action: Action) -> None:
+    """Write ``action`` with its id and name into ``out`` in place (a decision's list is built inside it)."""
     if isinstance(action, Discard):
         # Cinq Cents offers thousands of discards at once: id, name and message from one pass over the cards
         # (the same as action_id, describe and action_to_proto give).
         cards = [c.code for c in action.cards]
-        message = game_pb2.Action()
-        message.discard.SetInParent()
-        message.discard.cards.extend(cards)
-        return table_service_pb2.LegalAction(
-            id="discard-" + "-".join(c.code for c in sorted(action.cards, key=_card_index)),
-            name="discard " + " ".join(cards), action=message)
-    return table_service_pb2.LegalAction(id=action_id(action), name=describe(action), action=action_to_proto(action))
+        out.id = "discard-" + "-".join(c.code for c in sorted(action.cards, key=_card_index))
+        out.name = "discard " + " ".join(cards)
+        out.action.discard.cards.extend(cards)
+        out.action.discard.SetInParent()
+        return
+    out.id = action_id(action)
+    out.name = describe(action)
+    _fill_action(out.action, action)
 
 
 def _card_index(card: Card) -> int:
@@ -557,11 +565,18 @@ def _bid_values_from_proto(game: str, cells: Iterable[game_pb2.BidValue]) -> dic
 
 def trick_to_proto(trick: Trick) -> game_pb2.Trick:
     """A trick (in progress when ``winner`` is None)."""
-    out = game_pb2.Trick(leader=trick.leader, cards=cards_to_proto(trick.cards),
-                         named_suit=suit_to_proto(trick.named_suit))
+    out = game_pb2.Trick()
+    _fill_trick(out, trick)
+    return out
+
+
+def _fill_trick(out: game_pb2.Trick, trick: Trick) -> None:
+    out.leader = trick.leader
+    out.cards.extend([c.code for c in trick.cards])
+    if trick.named_suit is not None:
+        out.named_suit = _SUITS[trick.named_suit]
     if trick.winner is not None:
         out.winner = trick.winner
-    return out
 
 
 def trick_from_proto(message: game_pb2.Trick) -> Trick:
@@ -624,51 +639,66 @@ def result_from_proto(message: game_pb2.Result) -> Result:
 
 def view_to_proto(view: SeatView, *, legal_actions: Sequence[game_pb2.Action] | None = None,
                   options: game_pb2.TableOptions | None = None,
-                  enumerate_discards: bool = False) -> game_pb2.SeatView:
-    """A seat's view (or a spectator's, ``seat`` < 0) as a ``SeatView`` message.
+                  enumerate_discards: bool = False, history: Sequence[game_pb2.SeatAction] | None = None,
+                  into: game_pb2.SeatView | None = None) -> game_pb2.SeatView:
+    """A seat's view (or a spectator's, ``seat`` < 0) as a ``SeatView`` message, written into ``into`` when given.
 
-    ``legal_actions`` and ``options``, when given, are those of ``view``
-    already converted (a server converts a decision's legal actions once, a
-    table's options once). Legal discards go as ``discard_choice`` unless
-    ``enumerate_discards``.
+    ``legal_actions``, ``options`` and ``history``, when given, are those of
+    ``view`` already converted (a server converts a decision's legal actions
+    once, a table's options once, a seat's history one new entry at a time).
+    Legal discards go as ``discard_choice`` unless ``enumerate_discards``.
+    Every part is built inside the message (``into``: inside its parent), so
+    nothing is converted to a message and then copied.
 
     Raises:
         OptionsError: for an unknown game or options of the wrong type.
     """
-    choice = None if legal_actions is not None or enumerate_discards else discard_choice_to_proto(view.legal_actions)
+    out = game_pb2.SeatView() if into is None else into
+    choice = None if legal_actions is not None or enumerate_discards else discard_choice(view.legal_actions)
+    out.game = game_to_proto(view.game)
+    out.options.CopyFrom(options_to_proto(view.game, view.options) if options is None else options)
+    out.players = view.players
+    for side in view.sides:
+        out.sides.add().seats.extend(side)
+    out.deal_number = view.deal_number
+    out.dealer = view.dealer
+    out.hand.extend([c.code for c in view.hand])
     if choice is not None:
-        legal_actions = ()
-    out = game_pb2.SeatView(
-        game=game_to_proto(view.game),
-        options=options_to_proto(view.game, view.options) if options is None else options,
-        players=view.players,
-        sides=[game_pb2.Side(seats=list(side)) for side in view.sides],
-        deal_number=view.deal_number,
-        dealer=view.dealer,
-        hand=cards_to_proto(view.hand),
-        legal_actions=[action_to_proto(a) for a in view.legal_actions] if legal_actions is None else legal_actions,
-        scores=list(view.scores),
-        deal_points=list(view.deal_points),
-        trump=suit_to_proto(view.trump),
-        no_trump=view.no_trump,
-        turn_up=card_to_proto(view.turn_up),
-        exposed=cards_to_proto(view.exposed),
-        tricks=[trick_to_proto(t) for t in view.tricks],
-        buried=card_to_proto(view.buried),
-        kitty=cards_to_proto(view.kitty),
-        discards=cards_to_proto(view.discards),
-        hand_sizes=list(view.hand_sizes),
-    )
-    for event in view.history:  # built in place: each entry is new for every view
-        _fill_seat_action(out.history.add(), event)
-    if choice is not None:
-        out.discard_choice.CopyFrom(choice)
+        out.discard_choice.SetInParent()
+        out.discard_choice.cards.extend([c.code for c in choice[0]])
+        out.discard_choice.count = choice[1]
+    elif legal_actions is not None:
+        out.legal_actions.extend(legal_actions)
+    else:
+        for action in view.legal_actions:
+            _fill_action(out.legal_actions.add(), action)
+    out.scores.extend(view.scores)
+    out.deal_points.extend(view.deal_points)
+    if view.trump is not None:
+        out.trump = _SUITS[view.trump]
+    out.no_trump = view.no_trump
+    if view.turn_up is not None:
+        out.turn_up = view.turn_up.code
+    out.exposed.extend([c.code for c in view.exposed])
+    for trick in view.tricks:
+        _fill_trick(out.tricks.add(), trick)
+    if view.buried is not None:
+        out.buried = view.buried.code
+    out.kitty.extend([c.code for c in view.kitty])
+    out.discards.extend([c.code for c in view.discards])
+    out.hand_sizes.extend(view.hand_sizes)
+    if history is not None:
+        out.history.extend(history)
+    else:
+        for event in view.history:
+            fill_seat_action(out.history.add(), event)
     if view.seat >= 0:
         out.seat = view.seat
     if view.to_act is not None:
         out.to_act = view.to_act
     if view.current_trick is not None:
-        out.current_trick.CopyFrom(trick_to_proto(view.current_trick))
+        out.current_trick.SetInParent()
+        _fill_trick(out.current_trick, view.current_trick)
     if view.robbed_by is not None:
         out.robbed_by = view.robbed_by
     if view.jinked_by is not None:
@@ -836,13 +866,17 @@ def _case(cls: type) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in cls.__name__).lstrip("_")
 
 
+#: The ``Event`` case of each event class, named once.
+_EVENT_CASES: dict[type[RulesEvent], str] = {cls: _case(cls) for cls in _EVENT_FIELDS}
+
+
 def event_to_proto(event: RulesEvent) -> events_pb2.Event:
     """An event of the rules (already cut to its recipient by ``seen_by``) as an ``Event``.
 
     ``sequence`` and ``time_unix_ms`` are left for the caller to set.
     """
     out = events_pb2.Event()
-    case = getattr(out, _case(type(event)))
+    case = getattr(out, _EVENT_CASES[type(event)])
     case.SetInParent()
     for f in _EVENT_FIELDS[type(event)]:
         _put(case, f.wire, f.put(getattr(event, f.attr)))

@@ -19,8 +19,8 @@ import grpc
 import structlog
 
 from protocol import convert
-from protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from protocol.reasons import RejectReason
 from rules.actions import Action
 from rules.annotation import AnnotationError
@@ -40,7 +40,7 @@ from server.lobby import Lobby
 from server.storage import TableMeta as StoredMeta
 from server.stream_guard import Inbox, RejectionBudget, StreamFailure, decoded
 from server.tables import Outcome, Table
-from server.wire import decision_to_proto, event_to_proto, stored_table_info, table_info
+from server.wire import SeatWire, event_to_proto, stored_table_info, table_info
 
 Context = grpc.aio.ServicerContext[Any, Any]
 log = structlog.get_logger("tricktable.service")
@@ -149,6 +149,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         self.lobby.check_seat_streams(table, seat)
         last_seen = join.last_seen_sequence if join.HasField("last_seen_sequence") else None
         inbox = Inbox()
+        wire = _seat_wire(table, join.enumerate_discards)
 
         async def read() -> None:
             """Answer each decide into ``inbox``; an undecodable request or a flood of refusals ends the stream."""
@@ -156,7 +157,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
                 async for request in requests:
                     if request.WhichOneof("kind") == "decide":
                         try:
-                            outcome = decide(table, seat, request.decide)
+                            outcome = decide(table, seat, request.decide, wire)
                         except Exception as error:  # never leave the stream without a reader
                             log.exception("decide failed", table=table.id, game=table.game, seat=seat)
                             outcome = table.reject(seat, RejectReason.MALFORMED_ACTION,
@@ -185,7 +186,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
 
         async for response in _seat_stream(table, seat, join.name, last_seen, pb.PlayResponse, inbox, read(),
                                            join.accept_batches or join.coalesce_events, join.enumerate_discards,
-                                           join.coalesce_events):
+                                           join.coalesce_events, wire):
             yield response
 
     async def Watch(self, request: pb.WatchRequest, context: Context) -> AsyncIterator[pb.WatchResponse]:
@@ -270,7 +271,7 @@ def _time_control(message: pb.TimeControl, base: TimeControl) -> TimeControl:
 _MAX_DECISION_ID = 19
 
 
-def decide(table: Table, seat: Seat, message: pb.Decide) -> Outcome:
+def decide(table: Table, seat: Seat, message: pb.Decide, wire: SeatWire | None = None) -> Outcome:
     """Judge a decide in the order docs/protocol.md section 8 states, and play it when nothing refuses it.
 
     1. the table's state and the decision id (:meth:`Table.refuse`): not
@@ -280,6 +281,8 @@ def decide(table: Table, seat: Seat, message: pb.Decide) -> Outcome:
     3. then the choice: none or an undecodable action is malformed, an id
        not among the decision's is unknown;
     4. then the rules (:meth:`Table.submit`), which keeps the annotation with the action played.
+
+    ``wire``: the stream that sent the decision, which knows its legal action ids.
     """
     decision_id = _decision_number(message.decision_id)
     done = None if decision_id is None else table.resolved(decision_id)
@@ -295,9 +298,11 @@ def decide(table: Table, seat: Seat, message: pb.Decide) -> Outcome:
         return table.reject(seat, RejectReason.BAD_ANNOTATION, f"annotation: {error}")
     choice = message.WhichOneof("choice")
     if choice == "action_id":
-        pending = table.pending_for(seat)
-        legal = () if pending is None else pending.legal_actions
-        action = next((a for a in legal if convert.action_id(a) == message.action_id), None)
+        action = None if wire is None else wire.action_named(decision_id, message.action_id)
+        if action is None:  # not sent on this stream (SubmitAction, a discard choice) or not an id of it
+            pending = table.pending_for(seat)
+            legal = () if pending is None else pending.legal_actions
+            action = next((a for a in legal if convert.action_id(a) == message.action_id), None)
         if action is None:
             return table.reject(seat, RejectReason.UNKNOWN_ACTION_ID,
                                 f"action_id {_bounded(message.action_id)!r} is not a legal action id of decision "
@@ -354,7 +359,7 @@ def _outcome_response(kind: Any, decision_id: str, outcome: Outcome) -> Any:
 async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | None, kind: Any,
                        inbox: Inbox, reader: Coroutine[Any, Any, None] | None,
                        batches: bool = False, enumerate_discards: bool = False,
-                       coalesce: bool = False) -> AsyncIterator[Any]:
+                       coalesce: bool = False, wire: SeatWire | None = None) -> AsyncIterator[Any]:
     """Joined, then the seat's events, decisions and the reader's answers (from ``inbox``) until the table ends.
 
     One generator writes everything: the reader task only fills ``inbox`` and
@@ -365,7 +370,8 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
     discard is sent as its legal actions, not as a ``DiscardChoice``.
     With ``coalesce`` too (``Join.coalesce_events``), what is for information
     only (events, Accepted) waits for the seat's next decision, a refusal or
-    a short bounded delay (:meth:`Table.follow_batches`).
+    a short bounded delay (:meth:`Table.follow_batches`). ``wire``: the
+    stream's decision conversions (its reader looks answers up in it).
     """
     try:
         check_resume_point(table, seat, last_seen)
@@ -373,22 +379,36 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
         if reader is not None:
             reader.close()  # never started: the stream ends with the error, nothing read, nothing joined
         raise
+    if wire is None:
+        wire = _seat_wire(table, enumerate_discards)
     table.connect(seat, name)
     snap = table.snapshot(seat)
     after = snap.seq if last_seen is None else last_seen
     reading = None if reader is None else asyncio.ensure_future(reader)
-    options = convert.options_to_proto(snap.view.game, snap.view.options)  # the same for every decision
     try:
         yield kind(joined=pb.Joined(table_id=table.id, seat=seat,
                                     view=convert.view_to_proto(snap.view, enumerate_discards=enumerate_discards),
                                     sequence=snap.seq, table=table_info(table)))
         if batches:
             async for batch in table.follow_batches(seat, after, inbox, _is_accepted if coalesce else None):
-                messages = [_seat_message(kind, item, options, enumerate_discards) for item in batch]
-                yield messages[0] if len(messages) == 1 else kind(batch=pb.PlayBatch(messages=messages))
+                if len(batch) == 1 and not isinstance(batch[0], Event | DecisionRequested | StreamFailure):
+                    yield batch[0]  # an answer, as it is
+                    continue
+                response = kind()
+                if len(batch) == 1:
+                    _fill_seat_message(response, batch[0], wire)
+                else:
+                    for item in batch:  # built inside the batch: nothing is built apart and copied in
+                        _fill_seat_message(response.batch.messages.add(), item, wire)
+                yield response
         else:
             async for item in table.follow(seat, after, inbox):
-                yield _seat_message(kind, item, options, enumerate_discards)
+                if isinstance(item, Event | DecisionRequested | StreamFailure):
+                    response = kind()
+                    _fill_seat_message(response, item, wire)
+                    yield response
+                else:
+                    yield item
     finally:
         if reading is not None:
             reading.cancel()
@@ -397,17 +417,23 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
         table.disconnect(seat)
 
 
+def _seat_wire(table: Table, enumerate_discards: bool) -> SeatWire:
+    """A seat stream's conversions, with the table's options converted once (the same for every decision)."""
+    return SeatWire(convert.options_to_proto(table.game, table.options), enumerate_discards=enumerate_discards)
+
+
 def _is_accepted(message: Any) -> bool:
     """Whether an answer to the client is an Accepted: information only, so a coalescing stream may hold it."""
     return isinstance(message, pb.PlayResponse) and message.WhichOneof("kind") == "accepted"  # not a StreamFailure
 
 
-def _seat_message(kind: Any, item: Any, options: game_pb2.TableOptions, enumerate_discards: bool) -> Any:
-    """One item a seat's stream follows as a message of ``kind``: an event, a decision, or an answer as it is."""
+def _fill_seat_message(out: Any, item: Any, wire: SeatWire) -> None:
+    """Write one item a seat's stream follows into ``out`` (a response): an event, a decision, or an answer."""
     if isinstance(item, Event):
-        return kind(event=event_to_proto(item))
-    if isinstance(item, StreamFailure):
+        event_to_proto(item, into=out.event)
+    elif isinstance(item, DecisionRequested):
+        wire.decision(item, into=out.decision)
+    elif isinstance(item, StreamFailure):
         raise item.error  # the reader ended the stream: its status reaches the client by the error interceptor
-    if isinstance(item, DecisionRequested):
-        return kind(decision=decision_to_proto(item, options, enumerate_discards=enumerate_discards))
-    return item
+    else:
+        out.CopyFrom(item)

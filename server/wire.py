@@ -7,9 +7,13 @@ server-specific messages around them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from protocol import convert
 from protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
-from rules.game import Result
+from rules.actions import Action
+from rules.events import ActionEvent
+from rules.game import Result, SeatView
 from server.events import (
     ActionTimedOut,
     DecisionRequested,
@@ -39,9 +43,10 @@ def ms(seconds: float) -> int:
     return round(seconds * 1000)
 
 
-def event_to_proto(event: Event) -> events_pb2.Event:
-    """One log entry as an ``Event`` (already cut to its audience by the table)."""
-    out = _body_to_proto(event.body)
+def event_to_proto(event: Event, into: events_pb2.Event | None = None) -> events_pb2.Event:
+    """One log entry as an ``Event`` (already cut to its audience by the table), written into ``into`` when given."""
+    out = events_pb2.Event() if into is None else into
+    out.CopyFrom(_body_to_proto(event.body))
     out.sequence = event.seq
     out.time_unix_ms = ms(event.time)
     return out
@@ -71,23 +76,80 @@ def _body_to_proto(body: EventBody) -> events_pb2.Event:
     return out
 
 
-def decision_to_proto(decision: DecisionRequested, options: game_pb2.TableOptions | None = None, *,
-                      enumerate_discards: bool = False) -> table_service_pb2.DecisionRequest:
-    """A pending decision as a ``DecisionRequest`` (``options``: the table's, converted once per stream).
+class SeatWire:
+    """One seat stream's decisions as messages, with what stays the same between them converted once.
+
+    - the table's options, the same in every view;
+    - the seat's history: within a deal it only grows, so a decision
+      converts only the entries new since the stream's last decision;
+    - the legal actions, converted once for the request and its view, and
+      their ids kept, so the answer that names one is found without
+      converting the actions again (:meth:`action_named`).
 
     A Cinq Cents discard goes as a ``DiscardChoice`` (in the request and its
     view) unless the stream asked to enumerate discards (``Join.enumerate_discards``).
     """
+
+    def __init__(self, options: game_pb2.TableOptions, *, enumerate_discards: bool = False) -> None:
+        self.options = options
+        self.enumerate_discards = enumerate_discards
+        self._history = game_pb2.SeatView()
+        self._history_deal = -1
+        self._history_last: ActionEvent | None = None
+        self._decision_id = 0
+        self._ids: dict[str, Action] = {}
+
+    def decision(self, decision: DecisionRequested, into: table_service_pb2.DecisionRequest) -> None:
+        """Write ``decision`` into ``into`` (a new or cleared ``DecisionRequest``, inside its response)."""
+        view = decision.view
+        into.decision_id = str(decision.decision_id)
+        into.deadline_unix_ms = ms(decision.deadline)
+        into.time_bank_ms = ms(decision.bank_seconds)
+        choice = None if self.enumerate_discards else convert.discard_choice_to_proto(decision.legal_actions)
+        ids: dict[str, Action] = {}
+        if choice is not None:
+            into.discard_choice.CopyFrom(choice)
+        else:
+            for action in decision.legal_actions:
+                item = into.legal_actions.add()
+                convert.fill_legal_action(item, action)
+                ids[item.id] = action
+        same = view.legal_actions is decision.legal_actions or view.legal_actions == decision.legal_actions
+        convert.view_to_proto(
+            view, options=self.options, enumerate_discards=self.enumerate_discards, history=self._history_of(view),
+            legal_actions=[item.action for item in into.legal_actions] if same and choice is None else None,
+            into=into.view)
+        self._decision_id, self._ids = decision.decision_id, ids
+
+    def action_named(self, decision_id: int, action_id: str) -> Action | None:
+        """The legal action of the stream's last decision with ``action_id``; None if it is not that decision's."""
+        return self._ids.get(action_id) if decision_id == self._decision_id else None
+
+    def _history_of(self, view: SeatView) -> Sequence[game_pb2.SeatAction]:
+        """``view.history`` converted, the entries the stream converted before for this deal reused."""
+        held = self._history.history
+        known = len(held)
+        history = view.history
+        if (view.deal_number != self._history_deal or len(history) < known
+                or (known and history[known - 1] != self._history_last)):
+            del held[:]  # another deal (or a history that is not this one's continuation): start again
+            known = 0
+            self._history_deal = view.deal_number
+        for event in history[known:]:
+            convert.fill_seat_action(held.add(), event)
+        self._history_last = history[-1] if history else None
+        return held
+
+
+def decision_to_proto(decision: DecisionRequested, options: game_pb2.TableOptions | None = None, *,
+                      enumerate_discards: bool = False) -> table_service_pb2.DecisionRequest:
+    """A pending decision as a ``DecisionRequest`` (``options``: the table's, converted once per stream)."""
     view = decision.view
-    choice = None if enumerate_discards else convert.discard_choice_to_proto(decision.legal_actions)
-    legal = [] if choice is not None else convert.legal_actions_to_proto(decision.legal_actions)
-    same = view.legal_actions is decision.legal_actions or view.legal_actions == decision.legal_actions
-    view_message = convert.view_to_proto(
-        view, options=options, legal_actions=[item.action for item in legal] if same and choice is None else None,
-        enumerate_discards=enumerate_discards)
-    return table_service_pb2.DecisionRequest(
-        decision_id=str(decision.decision_id), legal_actions=legal, discard_choice=choice,
-        deadline_unix_ms=ms(decision.deadline), time_bank_ms=ms(decision.bank_seconds), view=view_message)
+    wire = SeatWire(convert.options_to_proto(view.game, view.options) if options is None else options,
+                    enumerate_discards=enumerate_discards)
+    out = table_service_pb2.DecisionRequest()
+    wire.decision(decision, out)
+    return out
 
 
 def table_info(table: Table) -> table_service_pb2.TableInfo:

@@ -1,9 +1,10 @@
 """Wire encoding shortcuts give the same messages as the plain conversion.
 
-The server converts a table's options once per stream and a decision's legal
-actions once for both the request and its view; these tests play whole
-matches of every game (new deals, redeals, Cinq Cents discards included) and
-compare every decision with the plain conversion.
+The server converts a table's options once per stream, a decision's legal
+actions once for both the request and its view, a seat's history one new
+entry at a time, and a public event once for every seat; these tests play
+whole matches of every game (new deals, redeals, Cinq Cents discards
+included) and compare every message with the plain conversion.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ from __future__ import annotations
 import pytest
 
 from protocol import convert
+from protocol.generated.tricktable.v1 import events_pb2
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from rules.actions import describe
 from rules.registry import new_match
-from server.events import DecisionRequested
+from server.events import DecisionRequested, Event, GameEvent
 from server.tables import TableStatus
-from server.wire import decision_to_proto, status_to_proto
+from server.wire import SeatWire, decision_to_proto, event_to_proto, status_to_proto
 
 
 def _plain(decision: DecisionRequested, enumerate_discards: bool) -> pb.DecisionRequest:
@@ -65,3 +67,63 @@ def _discards(decision: DecisionRequested) -> int:
 def test_every_table_status_has_the_wire_value_of_its_name() -> None:
     for status in TableStatus:
         assert pb.TableStatus.Name(status_to_proto(status.value)) == f"TABLE_STATUS_{status.name}"
+
+
+@pytest.mark.parametrize(("game", "options"), [
+    ("twenty_five", {}), ("forty_five", {}), ("all_fives", {"target": 31}), ("cinq_cents", {"target": 100}),
+])
+def test_a_streams_decisions_with_its_history_kept_between_them_equal_the_plain_conversion(
+        game: str, options: dict[str, int]) -> None:
+    """One ``SeatWire`` per seat for a whole match: each decision converts only the history entries new to it."""
+    match = new_match(game, options, seed=f"kept-{game}")
+    converted = convert.options_to_proto(game, match.view(0).options)
+    wires = [SeatWire(converted) for _ in range(match.config.players)]
+    number = deals = 0
+    while not match.is_over and number < 400:
+        seat = match.to_act
+        assert seat is not None
+        legal = tuple(match.legal_actions())
+        number += 1
+        decision = DecisionRequested(decision_id=number, seat=seat, legal_actions=legal, view=match.view(seat),
+                                     deadline=1.5, bank_seconds=2.0)
+        out = pb.DecisionRequest()
+        wires[seat].decision(decision, out)
+        assert out == _plain(decision, enumerate_discards=False)
+        deals = max(deals, decision.view.deal_number)
+        match = match.apply(legal[number % len(legal)], seat)
+    assert deals > 1  # the kept history started again at a new deal
+
+
+def test_an_answer_by_id_is_found_among_the_streams_last_decision_only() -> None:
+    match = new_match("twenty_five", {}, seed="ids")
+    seat = match.to_act
+    assert seat is not None
+    legal = tuple(match.legal_actions())
+    wire = SeatWire(convert.options_to_proto("twenty_five", match.view(seat).options))
+    out = pb.DecisionRequest()
+    wire.decision(DecisionRequested(decision_id=7, seat=seat, legal_actions=legal, view=match.view(seat),
+                                    deadline=1.0, bank_seconds=1.0), out)
+    for item in out.legal_actions:
+        assert wire.action_named(7, item.id) == convert.action_from_proto(item.action)
+    assert wire.action_named(8, out.legal_actions[0].id) is None  # another decision: the stream does not know it
+    assert wire.action_named(7, "play-nothing") is None
+
+
+def test_a_public_event_converted_for_every_seat_gives_each_the_same_event_with_its_own_sequence() -> None:
+    match = new_match("twenty_five", {}, seed="events")
+    seat = match.to_act
+    assert seat is not None
+    played = match.apply(match.legal_actions()[0], seat).events[0]
+    dealt = match.events[0]  # the deal: each seat sees only its own hand
+    messages = [event_to_proto(Event(10 + s, 1.0, played.seen_by(s))) for s in range(4)]
+    assert [m.sequence for m in messages] == [10, 11, 12, 13]
+    assert all(m.card_played == messages[0].card_played for m in messages)
+    assert messages[0] == convert_plain(played, 10)
+    hands = [list(event_to_proto(Event(1, 1.0, dealt.seen_by(s))).deal_started.hand) for s in range(4)]
+    assert len({tuple(h) for h in hands}) == 4  # the hidden parts are each seat's own, never another's
+
+
+def convert_plain(event: GameEvent, seq: int) -> events_pb2.Event:
+    out = convert.event_to_proto(event)
+    out.sequence, out.time_unix_ms = seq, 1000
+    return out
