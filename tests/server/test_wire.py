@@ -16,6 +16,7 @@ from protocol.generated.tricktable.v1 import events_pb2
 from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from rules.actions import describe
 from rules.registry import new_match
+from server import wire
 from server.events import DecisionRequested, Event, GameEvent
 from server.tables import TableStatus
 from server.wire import SeatWire, decision_to_proto, event_to_proto, status_to_proto
@@ -99,14 +100,14 @@ def test_an_answer_by_id_is_found_among_the_streams_last_decision_only() -> None
     seat = match.to_act
     assert seat is not None
     legal = tuple(match.legal_actions())
-    wire = SeatWire(convert.options_to_proto("twenty_five", match.view(seat).options))
+    stream = SeatWire(convert.options_to_proto("twenty_five", match.view(seat).options))
     out = pb.DecisionRequest()
-    wire.decision(DecisionRequested(decision_id=7, seat=seat, legal_actions=legal, view=match.view(seat),
+    stream.decision(DecisionRequested(decision_id=7, seat=seat, legal_actions=legal, view=match.view(seat),
                                     deadline=1.0, bank_seconds=1.0), out)
     for item in out.legal_actions:
-        assert wire.action_named(7, item.id) == convert.action_from_proto(item.action)
-    assert wire.action_named(8, out.legal_actions[0].id) is None  # another decision: the stream does not know it
-    assert wire.action_named(7, "play-nothing") is None
+        assert stream.action_named(7, item.id) == convert.action_from_proto(item.action)
+    assert stream.action_named(8, out.legal_actions[0].id) is None  # another decision: the stream does not know it
+    assert stream.action_named(7, "play-nothing") is None
 
 
 def test_a_public_event_converted_for_every_seat_gives_each_the_same_event_with_its_own_sequence() -> None:
@@ -127,3 +128,11 @@ def convert_plain(event: GameEvent, seq: int) -> events_pb2.Event:
     out = convert.event_to_proto(event)
     out.sequence, out.time_unix_ms = seq, 1000
     return out
+
+
+def test_the_converted_event_bodies_kept_for_other_seats_are_bounded() -> None:
+    match = new_match("twenty_five", {}, seed="bounded")
+    dealt = match.events[0]
+    for n in range(wire.MAX_BODIES + 50):
+        event_to_proto(Event(n + 1, 1.0, dealt.seen_by(n % 4)))  # a new body each time: seen_by copies the deal
+    assert len(wire._BODIES) == wire.MAX_BODIES
