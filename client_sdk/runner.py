@@ -349,6 +349,8 @@ class _SeatLoop:
         self.send = send
         self.max_reasks = max_reasks
         self.pending: dict[str, _Pending] = {}
+        #: The seat's history decoded so far: a decision's view decodes only its new entries.
+        self.history = convert.KeptHistory()
 
     async def handle(self, message: table_service_pb2.PlayResponse | table_service_pb2.WatchResponse) -> bool:
         """Handle one server message; True once the game has ended.
@@ -379,7 +381,8 @@ class _SeatLoop:
                 legal = convert.legal_actions_from_proto(decision.legal_actions)
                 options = session.view.options if session.view is not None else None
                 view = convert.view_from_proto(decision.view, options=options,
-                                               legal_actions=tuple(legal.values()) if legal else None)
+                                               legal_actions=tuple(legal.values()) if legal else None,
+                                               history=self.history.of(decision.view))
             except (TricktableError, ValueError) as exc:
                 raise ProtocolError(f"the server sent a decision request that does not decode: {exc}") from exc
             if not view.legal_actions:

@@ -722,13 +722,16 @@ def view_from_proto(
     *,
     options: Mapping[str, Any] | None = None,
     legal_actions: tuple[Action, ...] | None = None,
+    history: tuple[ActionEvent, ...] | None = None,
 ) -> SeatView:
     """A ``SeatView`` message as a :class:`rules.game.SeatView` (a spectator's has ``seat == SPECTATOR_SEAT``).
 
-    ``options`` and ``legal_actions``, when given, are used instead of decoding
-    the message's: the SDK already holds the table's options and has decoded
-    the decision's legal actions, and a decision is on the hot path of a move.
-    A ``discard_choice`` is expanded into the legal discards it stands for.
+    ``options``, ``legal_actions`` and ``history``, when given, are used
+    instead of decoding the message's: the SDK already holds the table's
+    options, has decoded the decision's legal actions and the history up to
+    its last decision (:class:`KeptHistory`), and a decision is on the hot
+    path of a move. A ``discard_choice`` is expanded into the legal discards
+    it stands for.
 
     Raises:
         OptionsError: for an unset game or options of another game.
@@ -761,8 +764,7 @@ def view_from_proto(
         exposed=cards_from_proto(message.exposed),
         current_trick=trick_from_proto(message.current_trick) if message.HasField("current_trick") else None,
         tricks=tuple(trick_from_proto(t) for t in message.tricks),
-        history=tuple(seat_action_from_proto(entry, turn_up=card_from_proto(message.turn_up), dealer=message.dealer,
-                                             players=message.players) for entry in message.history),
+        history=_history_from_proto(message, message.history) if history is None else history,
         robbed_by=message.robbed_by if message.HasField("robbed_by") else None,
         buried=card_from_proto(message.buried),
         jinked_by=message.jinked_by if message.HasField("jinked_by") else None,
@@ -774,6 +776,43 @@ def view_from_proto(
         result=result_from_proto(message.result) if message.HasField("result") else None,
         extras={name: json.loads(text) for name, text in sorted(message.extras_json.items())},
     )
+
+
+def _history_from_proto(view: game_pb2.SeatView, entries: Iterable[game_pb2.SeatAction]) -> tuple[ActionEvent, ...]:
+    """History ``entries`` of ``view`` as action events (the deal's turn-up, dealer and players read once)."""
+    turn_up = card_from_proto(view.turn_up)
+    return tuple(seat_action_from_proto(entry, turn_up=turn_up, dealer=view.dealer, players=view.players)
+                 for entry in entries)
+
+
+class KeptHistory:
+    """A seat's history decoded from its successive views, each entry once.
+
+    Why: a view carries the deal's whole history, and within a deal it only
+    grows; a client decoding every decision's view decodes only the entries
+    new since the last one. A view of another deal, or whose history does not
+    continue the one kept, is decoded whole.
+    """
+
+    def __init__(self) -> None:
+        self._deal = -1
+        self._events: tuple[ActionEvent, ...] = ()
+        self._last = game_pb2.SeatAction()
+
+    def of(self, view: game_pb2.SeatView) -> tuple[ActionEvent, ...]:
+        """``view``'s history as :func:`view_from_proto` decodes it.
+
+        Raises:
+            NotationError: when a new entry has no action case or a malformed field.
+        """
+        entries = view.history
+        known = len(self._events)
+        if view.deal_number != self._deal or len(entries) < known or (known and entries[known - 1] != self._last):
+            self._deal, self._events, known = view.deal_number, (), 0
+        if len(entries) > known:
+            self._events += _history_from_proto(view, entries[known:])
+            self._last.CopyFrom(entries[len(entries) - 1])
+        return self._events
 
 
 def _legal_actions_of(message: game_pb2.SeatView) -> tuple[Action, ...]:
