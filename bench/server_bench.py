@@ -128,9 +128,9 @@ def _python(*args: str) -> list[str]:
     return [sys.executable, *args]
 
 
-def _env() -> dict[str, str]:
+def _env(root: Path = ROOT) -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH", "")]))
     return env
 
 
@@ -192,16 +192,17 @@ def _cpu_seconds(pid: int) -> float:
 
 
 @contextmanager
-def game_server(data_dir: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[ServerProcess]:
+def game_server(data_dir: Path, *extra: str, env: dict[str, str] | None = None,
+                root: Path = ROOT) -> Iterator[ServerProcess]:
     """``tricktable serve --port 0`` in its own process (WARNING logs, to a file in ``data_dir``; ``env``: more
-    environment variables)."""
+    environment variables; ``root``: the source tree it runs, another commit's for a before/after)."""
     data_dir.mkdir(parents=True, exist_ok=True)
     log = (data_dir / "server.log").open("w")
     args = _python("-m", "cli.main", "serve", "--port", "0", "--no-http", "--data-dir", str(data_dir),
                    "--log-level", "WARNING",
                    "--json-logs", *extra)
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, text=True, cwd=ROOT,
-                               env={**_env(), **(env or {})})
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, text=True, cwd=root,
+                               env={**_env(root), **(env or {})})
     try:
         pids = []
         while (line := _first_line(process, "")).startswith("shard "):  # shard K pid P listening on ADDR
@@ -226,9 +227,9 @@ def echo_server() -> Iterator[tuple[str, int]]:
         _stop(process, 5.0)
 
 
-def _client(*args: str, stdin: int | None = None) -> subprocess.Popen[str]:
+def _client(*args: str, stdin: int | None = None, root: Path = ROOT) -> subprocess.Popen[str]:
     return subprocess.Popen(_python("-m", "bench.server_clients", *args), stdin=stdin, stdout=subprocess.PIPE,
-                            text=True, cwd=ROOT, env=_env())
+                            text=True, cwd=root, env=_env(root))
 
 
 @contextmanager
@@ -335,16 +336,16 @@ def _create_tables(address: str, game: str, count: int) -> list[tuple[str, list[
 
 
 def turnaround_round(server: ServerProcess, game: str, tables: int, *, sdk: bool,
-                     coalesce: bool = True) -> dict[str, Any]:
+                     coalesce: bool = True, root: Path = ROOT) -> dict[str, Any]:
     """Tables played one after another by one process per seat: every move's turnaround samples, the messages
-    the seats received, and the server's CPU seconds (table set-up included)."""
+    the seats received, and the server's CPU seconds (table set-up included); ``root``: the bots' source tree."""
     created = _create_tables(server.address, game, tables)
     seats = len(created[0][1])
     ids = ",".join(t for t, _ in created)
     cpu0 = server.cpu_seconds()
     # "--tokens=" because a token may begin with "-".
     clients = [_client("seat", server.address, f"--tables={ids}", "--tokens=" + ",".join(tok[s] for _, tok in created),
-                       *(["--sdk"] if sdk else []), *([] if coalesce else ["--batches-only"]))
+                       *(["--sdk"] if sdk else []), *([] if coalesce else ["--batches-only"]), root=root)
                for s in range(seats)]
     with _reaped(clients):
         results = [_result_of(c) for c in clients]
@@ -411,16 +412,17 @@ def measure_latency(sizes: Sizes, server: ServerProcess) -> dict[str, Any]:
     return out
 
 
-def measure_load(server: ServerProcess, sizes: Sizes, game: str) -> dict[str, Any]:
+def measure_load(server: ServerProcess, sizes: Sizes, game: str, root: Path = ROOT) -> dict[str, Any]:
     """Moves per second with ``load_tables`` tables kept playing by ``load_clients`` client processes.
 
-    ``game`` may end in :data:`BATCHES_ONLY`: its bots then join without coalesced events.
+    ``game`` may end in :data:`BATCHES_ONLY`: its bots then join without coalesced events. ``root``: the bots'
+    source tree.
     """
     per_client = [sizes.load_tables // sizes.load_clients + (1 if i < sizes.load_tables % sizes.load_clients else 0)
                   for i in range(sizes.load_clients)]
     name, batches_only = game.removesuffix(BATCHES_ONLY), game.endswith(BATCHES_ONLY)
     clients = [_client("load", server.address, "--game", name, "--tables", str(n),
-                       *(["--batches-only"] if batches_only else []), stdin=subprocess.PIPE)
+                       *(["--batches-only"] if batches_only else []), stdin=subprocess.PIPE, root=root)
                for n in per_client]
     with _reaped(clients):
         return _drive_load(server, sizes, game, clients)
@@ -500,6 +502,69 @@ def measure_shards(folder: Path, sizes: Sizes) -> dict[str, Any]:
     if one and two and one["moves_per_second"]:
         out["two_over_one"] = round(two["moves_per_second"] / one["moves_per_second"], 2)
     return out
+
+
+def measure_against(folder: Path, sizes: Sizes, refs: Sequence[str], rounds: int = 2) -> dict[str, Any]:
+    """Before and after in one run: each commit of ``refs`` (``git archive``) and this tree, in alternating rounds.
+
+    Each round measures the raw round trip, then for each tree a fresh server of that tree with that tree's bots
+    (so an SDK change counts too): the throughput run (Twenty-Five, coalesced) and the turnaround with raw and
+    with SDK bots. Each figure is the median over the rounds, each turnaround also as a ratio to its round's
+    raw round trip.
+    """
+    from bench.table_step import export
+
+    trees = {ref: export(ref, folder / "trees") for ref in refs}
+    trees["tree"] = ROOT
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+    with echo_server() as (address, pid):
+        for r in range(rounds):
+            raw = statistics.median(ping(address, pid, sizes.ping_sizes[0], max(1, sizes.ping_count // rounds))[0])
+            for name, root in trees.items():
+                with game_server(folder / f"against-{name.replace('/', '_')}-{r}", "--join-ms", "600000",
+                                 root=root) as server:
+                    load = measure_load(server, sizes, GOAL_GAME, root=root)
+                    entry: dict[str, Any] = {"raw_us": raw, "cpu_us_per_move": load["server_cpu_us_per_move"],
+                                             "moves_per_second": load["moves_per_second"],
+                                             "messages_per_move": load["messages_per_move"]}
+                    for key, sdk in (("turnaround", False), ("turnaround_sdk", True)):
+                        played = turnaround_round(server, sizes.game, max(1, sizes.sdk_turnaround_tables // rounds),
+                                                  sdk=sdk, root=root)
+                        median = statistics.median(played["samples"]["all"])
+                        entry[f"{key}_us"] = round(median, 1)
+                        entry[f"{key}_over_raw"] = round(median / raw, 2)
+                    runs[name].append(entry)
+    first = next(iter(runs))
+    out: dict[str, Any] = {"rounds": rounds, "tables": sizes.load_tables, "load_average": list(os.getloadavg()),
+                           "commits": {ref: _commit(ref) for ref in refs}, "trees": {}}
+    for name, entries in runs.items():
+        row = {key: round(statistics.median(e[key] for e in entries), 2) for key in entries[0]}
+        row["by_round"] = entries
+        out["trees"][name] = row
+    for row in out["trees"].values():
+        row["ratios_to_" + first] = {key: round(row[key] / out["trees"][first][key], 3)
+                                     for key in ("cpu_us_per_move", "moves_per_second", "turnaround_over_raw",
+                                                 "turnaround_sdk_over_raw") if out["trees"][first][key]}
+    return out
+
+
+def _commit(ref: str) -> str:
+    return subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %s", ref], check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def render_against(report: dict[str, Any]) -> str:
+    """The before/after table of :func:`measure_against`."""
+    lines = [f"before/after, {report['rounds']} alternating rounds, {report['tables']} tables, load average "
+             f"{[round(x, 1) for x in report['load_average']]}",
+             "{:<10} {:>8} {:>8} {:>9} {:>11} {:>11}  {}".format(
+                 "tree", "us/move", "moves/s", "msg/move", "raw bots x", "SDK bots x", "commit")]
+    for name, row in report["trees"].items():
+        lines.append("{:<10} {:>8} {:>8} {:>9} {:>11} {:>11}  {}".format(
+            name, row["cpu_us_per_move"], row["moves_per_second"], row["messages_per_move"],
+            row["turnaround_over_raw"], row["turnaround_sdk_over_raw"],
+            report["commits"].get(name, "(working tree)")[:70]))
+    return "\n".join(lines)
 
 
 def measure_hold(data_dir: Path, sizes: Sizes) -> dict[str, Any]:
@@ -756,6 +821,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--load-seconds", type=float, help="measured seconds of the throughput run")
     parser.add_argument("--load-games", help="comma separated games of the throughput run")
     parser.add_argument("--hold-steps", help="comma separated table counts of the memory run")
+    parser.add_argument("--against", help="only a before/after: these comma separated commits, then this tree, "
+                        "in alternating rounds (JSON to bench/results/server_against.json)")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of --against")
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else FULL
     if args.load_tables:
@@ -768,6 +836,14 @@ def main(argv: list[str] | None = None) -> int:
         sizes = replace(sizes, load_games=tuple(args.load_games.split(",")))
     if args.hold_steps:
         sizes = replace(sizes, hold_steps=tuple(int(x) for x in args.hold_steps.split(",")))
+    if args.against:
+        with tempfile.TemporaryDirectory(prefix="tricktable-bench-") as tmp:
+            against = measure_against(Path(tmp), sizes, args.against.split(","), args.rounds)
+        out = args.out if args.out != RESULTS else RESULTS.with_name("server_against.json")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(against, indent=2) + "\n")
+        print(render_against(against))
+        return 0
     report = run(sizes=sizes, out=args.out, echo=True)
     print()
     print(render(report))

@@ -110,10 +110,10 @@ def _worker(game: str, games: int, seed: str) -> None:
     print(json.dumps(result))
 
 
-def _export(ref: str, into: Path) -> Path:
+def export(ref: str, into: Path) -> Path:
     """The files of commit ``ref`` in ``into``/ref (``git archive``)."""
     folder = into / ref.replace("/", "_").replace("~", "-")
-    folder.mkdir(parents=True)
+    folder.mkdir(parents=True, exist_ok=True)
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", ref], check=True,
                              capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
@@ -133,7 +133,7 @@ def run(refs: Sequence[str], *, game: str = GAME, games: int = 10, rounds: int =
         seed: str = "step") -> dict[str, Any]:
     """CPU us per move of each ref and of the working tree, in ``rounds`` alternating rounds; ratios to the first."""
     with tempfile.TemporaryDirectory(prefix="tricktable-step-") as tmp:
-        trees = {ref: _export(ref, Path(tmp)) for ref in refs}
+        trees = {ref: export(ref, Path(tmp)) for ref in refs}
         trees["tree"] = ROOT
         per_round: dict[str, list[float]] = {name: [] for name in trees}
         moves = 0
