@@ -348,8 +348,13 @@ def _names(message: pb.Decide, action: Action) -> bool:
 
 
 def _outcome_response(kind: Any, decision_id: str, outcome: Outcome) -> Any:
+    """The answer to a decide as a response of ``kind`` (an Accepted, every move: built in place, not copied in)."""
     if outcome.accepted:
-        return kind(accepted=pb.Accepted(decision_id=decision_id, duplicate=outcome.duplicate))
+        out = kind()
+        out.accepted.SetInParent()
+        out.accepted.decision_id = decision_id
+        out.accepted.duplicate = outcome.duplicate
+        return out
     reason = outcome.reason or RejectReason.MALFORMED_ACTION
     return kind(rejection=pb.Rejection(decision_id=_bounded(decision_id),
                                        reason=convert.rejection_reason_to_proto(reason.value),
