@@ -32,6 +32,10 @@ Measures, in one run (every server and every bot in its own process, all on 127.
    spent in the journal's writes and commits per move, in process, with one and with
    20 tables moving per loop turn, and its share of the server CPU per move of (3).
 
+``--against REF[,REF]`` measures only a before/after: each commit's server with
+its own bots, then this tree's, in alternating rounds (:func:`measure_against`),
+so what a change bought is two figures of one run.
+
 Timestamps that cross processes are CLOCK_MONOTONIC (``time.monotonic_ns``),
 one clock for the whole machine. Results go to ``bench/results/server.json``
 and a table on stdout. Run ``python -m bench.server_bench`` (``--quick`` for a
