@@ -9,6 +9,8 @@ included) and compare every message with the plain conversion.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from protocol import convert
@@ -34,27 +36,36 @@ def _plain(decision: DecisionRequested, enumerate_discards: bool) -> pb.Decision
         view=convert.view_to_proto(decision.view, enumerate_discards=enumerate_discards))
 
 
-@pytest.mark.parametrize("enumerate_discards", [False, True])
-@pytest.mark.parametrize(("game", "options"), [
-    ("twenty_five", {}), ("forty_five", {}), ("all_fives", {"target": 31}), ("cinq_cents", {"target": 100}),
-])
-def test_decisions_with_options_converted_once_equal_the_plain_conversion(game: str, options: dict[str, int],
-                                                                         enumerate_discards: bool) -> None:
-    match = new_match(game, options, seed=f"wire-{game}")
-    converted = convert.options_to_proto(game, match.view(0).options)
-    number = discards = 0
+#: Every game, with options that keep a match short enough to play whole.
+GAMES = [("twenty_five", {}), ("forty_five", {}), ("all_fives", {"target": 31}), ("cinq_cents", {"target": 100})]
+
+
+def _decisions(game: str, options: dict[str, int], seed: str) -> Iterator[DecisionRequested]:
+    """Every decision of a whole match (at most 400), the seats answering with varied legal actions."""
+    match = new_match(game, options, seed=seed)
+    number = 0
     while not match.is_over and number < 400:
         seat = match.to_act
         assert seat is not None
         legal = tuple(match.legal_actions())
         number += 1
-        decision = DecisionRequested(decision_id=number, seat=seat, legal_actions=legal, view=match.view(seat),
-                                     deadline=1.5, bank_seconds=2.0)
+        yield DecisionRequested(decision_id=number, seat=seat, legal_actions=legal, view=match.view(seat),
+                                deadline=1.5, bank_seconds=2.0)
+        match = match.apply(legal[number % len(legal)], seat)
+
+
+@pytest.mark.parametrize("enumerate_discards", [False, True])
+@pytest.mark.parametrize(("game", "options"), GAMES)
+def test_decisions_with_options_converted_once_equal_the_plain_conversion(game: str, options: dict[str, int],
+                                                                         enumerate_discards: bool) -> None:
+    converted = convert.options_to_proto(game, new_match(game, options, seed=f"wire-{game}").view(0).options)
+    number = discards = 0
+    for decision in _decisions(game, options, f"wire-{game}"):
+        number += 1
         assert decision_to_proto(decision, converted, enumerate_discards=enumerate_discards) == \
             _plain(decision, enumerate_discards)
         assert decision_to_proto(decision) == _plain(decision, enumerate_discards=False)
         discards += _discards(decision)
-        match = match.apply(legal[number % len(legal)], seat)
     assert number > 20
     if game == "cinq_cents":
         assert discards > 0
@@ -64,34 +75,24 @@ def _discards(decision: DecisionRequested) -> int:
     return sum(1 for a in decision.legal_actions if a.type == "discard")
 
 
-
 def test_every_table_status_has_the_wire_value_of_its_name() -> None:
     for status in TableStatus:
         assert pb.TableStatus.Name(status_to_proto(status.value)) == f"TABLE_STATUS_{status.name}"
 
 
-@pytest.mark.parametrize(("game", "options"), [
-    ("twenty_five", {}), ("forty_five", {}), ("all_fives", {"target": 31}), ("cinq_cents", {"target": 100}),
-])
+@pytest.mark.parametrize(("game", "options"), GAMES)
 def test_a_streams_decisions_with_its_history_kept_between_them_equal_the_plain_conversion(
         game: str, options: dict[str, int]) -> None:
     """One ``SeatWire`` per seat for a whole match: each decision converts only the history entries new to it."""
     match = new_match(game, options, seed=f"kept-{game}")
     converted = convert.options_to_proto(game, match.view(0).options)
     wires = [SeatWire(converted) for _ in range(match.config.players)]
-    number = deals = 0
-    while not match.is_over and number < 400:
-        seat = match.to_act
-        assert seat is not None
-        legal = tuple(match.legal_actions())
-        number += 1
-        decision = DecisionRequested(decision_id=number, seat=seat, legal_actions=legal, view=match.view(seat),
-                                     deadline=1.5, bank_seconds=2.0)
+    deals = 0
+    for decision in _decisions(game, options, f"kept-{game}"):
         out = pb.DecisionRequest()
-        wires[seat].decision(decision, out)
+        wires[decision.seat].decision(decision, out)
         assert out == _plain(decision, enumerate_discards=False)
         deals = max(deals, decision.view.deal_number)
-        match = match.apply(legal[number % len(legal)], seat)
     assert deals > 1  # the kept history started again at a new deal
 
 
