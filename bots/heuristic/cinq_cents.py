@@ -17,6 +17,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -85,22 +87,34 @@ def _estimate_no_trump(hand: tuple[Card, ...] | list[Card]) -> float:
 def _bid(view: SeatView) -> Action:
     bids = [a for a in view.legal_actions if isinstance(a, Bid)]
     mine = common.my_side(view)
-    standing = [(s, b) for s, b in view.bids if b is not None]
-    best_value, best_bid = 0.0, None
+    standing = [(view.side_of(s) == mine, b) for s, b in view.bids if b is not None]
     counts = {d: estimate(view.hand, d) for d in {b.denomination for b in bids}}
+    bid = bid_from_counts(counts, bids, standing)
+    return Pass() if bid is None else bid
+
+
+def bid_from_counts(counts: Mapping[Denomination, float], bids: Sequence[Bid],
+                    standing: Sequence[tuple[bool, tuple[int, Denomination]]]) -> Bid | None:
+    """The heuristic's bid among the legal ``bids`` (None: pass), from its own trick ``counts`` per denomination
+    and the ``standing`` bids so far, in order, each with whether our side made it.
+
+    Apart from the view so that the search's simulated auctions (:mod:`bots.search_bids`) bid exactly as
+    this bot does, with each sampled hand's counts worked out once.
+    """
+    best_value, best_bid = 0.0, None
     for bid in bids:
         can = counts[bid.denomination] + PARTNER_AND_KITTY
         if bid.denomination is Denomination.NO_TRUMP:
             can -= NO_TRUMP_MARGIN
-        for seat, (tricks, denomination) in standing:
-            if view.side_of(seat) == mine and denomination is bid.denomination:
+        for ours, (tricks, denomination) in standing:
+            if ours and denomination is bid.denomination:
                 can += max(0.0, tricks - 6.5)  # partner's bid shows tricks beyond the average
         if bid.tricks <= can and _value(bid) > best_value:
             best_value, best_bid = _value(bid), bid
     if best_bid is None:
-        return Pass()
-    if standing and view.side_of(standing[-1][0]) == mine and best_bid.tricks < standing[-1][1][0] + 2:
-        return Pass()  # partner holds the contract: leave it unless we are much stronger
+        return None
+    if standing and standing[-1][0] and best_bid.tricks < standing[-1][1][0] + 2:
+        return None  # partner holds the contract: leave it unless we are much stronger
     return best_bid
 
 
@@ -110,28 +124,36 @@ def _value(bid: Bid) -> float:
 
 # --- discarding ----------------------------------------------------------
 
-def keep_value(card: Card, hand: list[Card], trump: Suit | None) -> int:
-    """How much a card is worth keeping: trumps and jokers most, then aces, guarded kings, long suits."""
-    if trump is not None:
-        order = trump_order(trump)
-        if card in order:
-            return 1000 - order.index(card)
-    elif card.is_joker:
-        return 1000
-    suit = suit_of(card, trump)
-    length = sum(1 for c in hand if not c.is_joker and suit_of(c, trump) is suit)
-    if card.rank == ACE:
-        return 500
-    if card.rank == KING and length >= 2:
-        return 300
-    return card.rank + 3 * length
+def keep_values(hand: tuple[Card, ...] | list[Card], trump: Suit | None) -> dict[Card, int]:
+    """How much each card of ``hand`` is worth keeping: trumps and jokers most, then aces, guarded kings,
+    long suits. The suit lengths are counted once (the search discards in every world it samples)."""
+    trumps = {c: i for i, c in enumerate(trump_order(trump))} if trump is not None else {}
+    suits = {c: suit_of(c, trump) for c in hand if not c.is_joker}
+    lengths = Counter(suits.values())
+    values: dict[Card, int] = {}
+    for card in hand:
+        if card in trumps:
+            values[card] = 1000 - trumps[card]
+        elif card.is_joker:
+            values[card] = 1000
+        elif card.rank == ACE:
+            values[card] = 500
+        elif card.rank == KING and lengths[suits[card]] >= 2:
+            values[card] = 300
+        else:
+            values[card] = card.rank + 3 * lengths[suits[card]]
+    return values
+
+
+def keep_order(hand: tuple[Card, ...] | list[Card], trump: Suit | None) -> list[Card]:
+    """``hand`` from the card least worth keeping to the most (ties in card order)."""
+    values = keep_values(hand, trump)
+    return sorted(hand, key=lambda c: (values[c], c.index))
 
 
 def discard_for(hand: tuple[Card, ...] | list[Card], trump: Suit | None) -> tuple[Card, ...]:
     """The six cards to discard from the declarer's 16 (in card order): the lowest keep values."""
-    cards = list(hand)
-    ordered = sorted(cards, key=lambda c: (keep_value(c, cards, trump), c.index))
-    return tuple(sorted(ordered[:6], key=lambda c: c.index))
+    return tuple(sorted(keep_order(hand, trump)[:6], key=lambda c: c.index))
 
 
 def _discard(view: SeatView) -> Action:
@@ -257,4 +279,5 @@ class CinqCentsHeuristic:
         return choose_action(view)
 
 
-__all__ = ["CinqCentsHeuristic", "choose_action", "discard_for", "estimate", "keep_value"]
+__all__ = ["CinqCentsHeuristic", "bid_from_counts", "choose_action", "discard_for", "estimate", "keep_order",
+           "keep_values"]
