@@ -57,18 +57,26 @@ class WorldStream:
     fit: Fit | None = None
     drawn: int = 0
     failed: int = 0
+    #: When the decision's time is up (a ``clock()`` value); None: ``budget`` seconds from the first world.
+    deadline: float | None = None
+    #: The wall clock the budget is measured on (a fake one in tests).
+    clock: Callable[[], float] = time.monotonic
+    #: Codes that must be legal in each world; None: the view's legal actions, all and only
+    #: (:meth:`rules.determinize.DealSampler.fast`).
+    must_allow: Sequence[int] | None = None
 
     def __iter__(self) -> Iterator[FastState]:
         sampler = DealSampler(self.view, fit=self.fit)
-        deadline = time.monotonic() + self.budget
+        clock = self.clock
+        deadline = self.deadline if self.deadline is not None else clock() + self.budget
         while self.failed < MAX_FAILED_DRAWS:
             if self.simulations is not None:
                 if self.drawn >= self.simulations:
                     return
-            elif self.drawn > 0 and time.monotonic() >= deadline:
+            elif self.drawn > 0 and clock() >= deadline:
                 return
             world = sampler.draw(self.rng)
-            state = None if world is None else sampler.fast(world, self.rng)
+            state = None if world is None else sampler.fast(world, self.rng, must_allow=self.must_allow)
             if state is None:
                 self.failed += 1
                 continue
@@ -141,6 +149,10 @@ class WorldSearcher:
         self.seed = seed
         self.simulations = simulations
         self.budget = budget
+        #: The wall clock a time budget runs on (tests put a fake one here).
+        self.clock: Callable[[], float] = time.monotonic
+        #: When the current decision's time is up: ``budget`` seconds after it started (see :meth:`_start`).
+        self._deadline = 0.0
         #: Worlds searched and draws rejected at the last decision (for tests and tuning).
         self.last_worlds = 0
         self.last_rejected = 0
@@ -157,9 +169,26 @@ class WorldSearcher:
         """
         if not view.legal_actions:
             raise ValueError(f"seat {view.seat} has nothing to do")
+        self._deadline = self.clock() + self.budget
         self.last_worlds = self.last_rejected = 0
         self.last_values = {}
         return view.legal_actions
+
+    def _worlds(self, view: SeatView, rng: random.Random, simulations: int | None, *, fit: Fit | None = None,
+                must_allow: Sequence[int] | None = None) -> WorldStream:
+        """The decision's worlds: ``simulations`` of them, or (None) as many as fit before the decision's deadline.
+
+        The deadline is the decision's, set when it started (:meth:`_start`), so
+        the time spent before the first world (the sampler's set-up, the
+        candidates) counts against the budget too.
+        """
+        return WorldStream(view, rng, simulations, self.budget, fit=fit, deadline=self._deadline, clock=self.clock,
+                           must_allow=must_allow)
+
+    def _count(self, worlds: WorldStream) -> None:
+        """Record the worlds the last decision used (``last_worlds``, ``last_rejected``, ``total_worlds``)."""
+        self.last_worlds, self.last_rejected = worlds.drawn, worlds.failed
+        self.total_worlds += worlds.drawn
 
     def _decide(self, view: SeatView, rng: random.Random, playout: FastPlayout, bonus: float,
                 fit: Fit | None = None) -> Action:
@@ -167,13 +196,12 @@ class WorldSearcher:
         actions = candidates(view.legal_actions)
         if len(actions) == 1:
             return actions[0]
-        worlds = WorldStream(view, rng, self.simulations, self.budget, fit=fit)
+        worlds = self._worlds(view, rng, self.simulations, fit=fit)
         totals = action_totals(view, actions, worlds, playout, bonus)
         best = best_index(totals)
         if worlds.drawn:
             self.last_values = {a: total / worlds.drawn for a, total in zip(actions, totals, strict=True)}
-        self.last_worlds, self.last_rejected = worlds.drawn, worlds.failed
-        self.total_worlds += worlds.drawn
+        self._count(worlds)
         return actions[best] if worlds.drawn else heuristic.choose_action(view)
 
 

@@ -31,20 +31,20 @@ The generator is a private ``random.Random`` seeded from the bot's seed and
 the decision's public context, so with ``simulations`` set the same view
 always gets the same answer, whatever was asked before.
 
-In Cinq Cents the bids are searched on the readable engine
+In Cinq Cents the bids are searched on the fast path too
 (:mod:`bots.search_bids`): in each world, passing and each plausible bid
-are played out, the rest of the auction by the heuristic bidder and the
-play by the heuristic, and the bot bids what gains most over passing by a
-margin the noise cannot explain. A bid decision draws ``bid_worlds`` worlds
-(default 20), or takes three decision budgets in time mode. The declarer's
-discard is searched among a few candidates (the heuristic's, and each one
-that voids a plain suit) the same way.
+are played out, the rest of the auction by the heuristic bidder, the
+declarer's discard the heuristic's and the play by the search's playout
+policy, and the bot bids what gains most over passing by a margin the noise
+cannot explain. A bid decision draws ``bid_worlds`` worlds (default 20) with
+a simulation count; in time mode it has one decision's budget like any
+other, and falls back to the heuristic's bid with fewer than
+``MIN_BID_WORLDS`` worlds. The declarer's discard is searched among a few
+candidates (the heuristic's, and each one that voids a plain suit) the same
+way, under the same budget.
 """
 
 from __future__ import annotations
-
-import time
-from dataclasses import replace
 
 from bots import heuristic
 from bots.bid_fit import bid_fit
@@ -52,101 +52,22 @@ from bots.fast_worlds import (
     DEFAULT_BUDGET,
     FastPlayout,
     WorldSearcher,
-    WorldStream,
     action_totals,
     decision_rng,
     random_playout,
     win_bonus,
 )
 from bots.playout import greedy_playout
-from bots.search_bids import Finish, choose_bid, choose_discard
+from bots.search_bids import choose_bid, choose_discard, discard_actions
 from client_sdk.bot import AnnotatedAction, Choice
-from rules.actions import Action, Discard, Pass, Play
-from rules.game import DealState, SeatView, Trick
+from rules.actions import Action, Discard, Pass
+from rules.fast.codec import encode
+from rules.game import SeatView
 
 #: Cinq Cents: worlds a bid decision draws with a simulation count (the bid is worth most of a deal's points).
 BID_WORLDS = 20
-#: Cinq Cents: worlds a bid decision draws at most in time-budget mode.
-BID_WORLDS_TIMED = 64
-#: Cinq Cents: a bid decision's time is this many decision budgets (it comes once a deal and decides the most).
-BID_BUDGET_FACTOR = 3
 #: Cinq Cents: fewer worlds than this and the bid is the heuristic's (the best of a few noisy estimates overbids).
 MIN_BID_WORLDS = 12
-#: Cinq Cents: worlds a discard decision draws in time-budget mode.
-DISCARD_WORLDS_TIMED = 8
-
-
-class Playout:
-    """A deal played out from a world, keeping each seat's view up to date cheaply.
-
-    The engine's ``view()`` rebuilds the whole public history at every call;
-    a playout needs only hands and tricks, so it reads them once from the
-    engine, then follows the plays itself. Any other action (a rob, a run of
-    the pack) re-reads them from the engine.
-    """
-
-    def __init__(self, state: DealState, scores: tuple[int, ...]) -> None:
-        self.state = state
-        self.scores = scores
-        self._sync()
-
-    def _sync(self) -> None:
-        state = self.state
-        first = state.view(0, self.scores)
-        views = [first, *(state.view(s, self.scores) for s in range(1, first.players))]
-        self.base = first
-        self.hands = [list(v.hand) for v in views]
-        self.discards = [v.discards for v in views]
-        self.tricks = list(self.base.tricks)
-        current = self.base.current_trick
-        self.current = current if current is not None else None
-
-    def copy(self) -> Playout:
-        """An independent copy (the state is immutable; hands and tricks are copied)."""
-        twin = object.__new__(Playout)
-        twin.state, twin.scores, twin.base = self.state, self.scores, self.base
-        twin.hands = [list(h) for h in self.hands]
-        twin.discards, twin.tricks, twin.current = self.discards, list(self.tricks), self.current
-        return twin
-
-    def view(self, seat: int) -> SeatView:
-        """What ``seat`` would see now (history left out: no policy here reads it)."""
-        b = self.base
-        state = self.state
-        return SeatView(
-            game=b.game, options=b.options, seat=seat, players=b.players, sides=b.sides,
-            deal_number=b.deal_number, dealer=b.dealer, hand=tuple(self.hands[seat]), to_act=seat,
-            legal_actions=tuple(state.legal_actions()), deal_points=state.points,
-            scores=tuple(x + y for x, y in zip(self.scores, state.points, strict=True)),
-            trump=b.trump, no_trump=b.no_trump, turn_up=b.turn_up, exposed=b.exposed,
-            current_trick=self.current, tricks=tuple(self.tricks), robbed_by=b.robbed_by, contract=b.contract,
-            discards=self.discards[seat], hand_sizes=tuple(len(h) for h in self.hands),
-        )
-
-    def apply(self, action: Action, seat: int) -> None:
-        """Apply ``action`` by ``seat`` and follow what it did to hands and tricks."""
-        self.state = self.state.apply(action, seat)
-        if not isinstance(action, Play):
-            self._sync()
-            return
-        self.hands[seat].remove(action.card)
-        current = self.current
-        if current is None or not current.cards or len(current.cards) == self.base.players:
-            current = Trick(leader=seat, cards=(), named_suit=action.suit)
-        current = replace(current, cards=(*current.cards, action.card))
-        if len(current.cards) == self.base.players:
-            winner = self.state.to_act
-            self.tricks.append(replace(current, winner=winner))
-            self.current = None
-        else:
-            self.current = current
-
-
-def heuristic_finish(playout: Playout) -> DealState:
-    """Play a readable deal out with the heuristic bot at every seat; the final state."""
-    while (seat := playout.state.to_act) is not None:  # None once the deal is over
-        playout.apply(heuristic.choose_action(playout.view(seat)), seat)
-    return playout.state
 
 
 #: Playouts on the fast path by name.
@@ -199,16 +120,16 @@ class SearchBot(WorldSearcher):
         rng = decision_rng(self.seed, view)
         if self.bid_search and any(isinstance(a, Pass) for a in legal):
             timed = self.simulations is None
-            bid, self.last_worlds = choose_bid(view, rng, BID_WORLDS_TIMED if timed else self.bid_worlds,
-                                               self._finisher(view),
-                                               time.monotonic() + BID_BUDGET_FACTOR * self.budget if timed else None,
-                                               min_worlds=MIN_BID_WORLDS if timed else 1)
-            self.total_worlds += self.last_worlds
+            worlds = self._worlds(view, rng, None if timed else self.bid_worlds, fit=bid_fit(view))
+            bid = choose_bid(view, worlds, self.policy, min_worlds=MIN_BID_WORLDS if timed else 1)
+            self._count(worlds)
             return bid if bid is not None else heuristic.choose_action(view)
         if any(isinstance(a, Discard) for a in legal):
-            discard, self.last_worlds = choose_discard(view, rng, self.simulations or DISCARD_WORLDS_TIMED,
-                                                       self._finisher(view))
-            self.total_worlds += self.last_worlds
+            discards = discard_actions(view)
+            worlds = self._worlds(view, rng, self.simulations, fit=bid_fit(view),
+                                  must_allow=[encode(view.game, d) for d in discards])
+            discard = choose_discard(view, discards, worlds, self.policy, rng)
+            self._count(worlds)
             return discard if discard is not None else heuristic.choose_action(view)
         if any(isinstance(a, Pass) for a in legal):
             return heuristic.choose_action(view)
@@ -238,19 +159,13 @@ class SearchBot(WorldSearcher):
         legal = self._start(view)
         if any(isinstance(a, Pass | Discard) for a in legal):
             return None
-        worlds = WorldStream(view, decision_rng(self.seed, view), self.simulations, self.budget, fit=bid_fit(view))
+        worlds = self._worlds(view, decision_rng(self.seed, view), self.simulations, fit=bid_fit(view))
         bonus = self.win_bonus if self.win_bonus is not None else win_bonus(view.game)
         totals = action_totals(view, legal, worlds, self.policy, bonus)
-        self.last_worlds, self.last_rejected = worlds.drawn, worlds.failed
-        self.total_worlds += worlds.drawn
+        self._count(worlds)
         if not worlds.drawn:
             return None
         return {action: total / worlds.drawn for action, total in zip(legal, totals, strict=True)}
 
-    def _finisher(self, view: SeatView) -> Finish:
-        """Plays a simulated deal of ``view``'s deal out with the heuristic (for Cinq Cents bids and discards)."""
-        scores = tuple(a - b for a, b in zip(view.scores, view.deal_points, strict=True))
-        return lambda state: heuristic_finish(Playout(state, scores))
 
-
-__all__ = ["DEFAULT_BUDGET", "POLICIES", "Playout", "SearchBot", "heuristic_finish"]
+__all__ = ["DEFAULT_BUDGET", "POLICIES", "SearchBot"]

@@ -17,6 +17,14 @@ A deal's play depends only on who declared in which denomination, not on
 the level, so each world plays every such contract once and prices all the
 levels from the same trick count.
 
+Everything runs on the fast path (:mod:`rules.fast.cinq_cents`): the
+auction with the heuristic's own bidding rule
+(:func:`bots.heuristic.cinq_cents.bid_from_counts`, each sampled hand's
+trick counts worked out once a world), the heuristic's discard, then the
+playout. On the readable engine with the heuristic playing every card a bid
+saw 73 worlds per CPU second; here about 700 (``python -m
+bots.world_rate``, README).
+
 History of the measurement: the first version let every later seat pass
 after our bid and valued passing at 0. With 6 worlds per bid it overbid (the
 best of many noisy estimates) and took 16% of the points against the
@@ -32,22 +40,20 @@ from __future__ import annotations
 
 import math
 import random
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
 
-from bots.bid_fit import bid_fit
-from bots.heuristic.cinq_cents import PARTNER_AND_KITTY, discard_for, estimate, keep_value
-from bots.heuristic.cinq_cents import choose_action as heuristic_choose
+from bots.fast_worlds import FastPlayout, WorldStream, best_index, deal_value
+from bots.heuristic.cinq_cents import PARTNER_AND_KITTY, bid_from_counts, discard_for, estimate, keep_order
 from rules.actions import Action, Bid, Denomination, Discard, Pass
-from rules.cards import SUITS, Card, Suit
-from rules.cinq_cents import CinqCentsDeal
+from rules.cards import ALL_CARDS, SUITS, Card, Suit
 from rules.cinq_cents_bids import STANDARD_TABLE, BidTable
 from rules.cinq_cents_play import suit_of
-from rules.determinize import DealSampler
-from rules.game import DealState, SeatView
-
-#: Plays a deal out from a state and returns the final state.
-Finish = Callable[[DealState], DealState]
+from rules.fast import FastState
+from rules.fast.bitset import bits
+from rules.fast.cinq_cents import BID, PASS, CinqCentsFast
+from rules.fast.codec import decode, encode
+from rules.game import SeatView
+from rules.registry import game_rules
 
 #: Denominations whose heuristic count is this many tricks below the hand's best are not simulated.
 PRUNE_WITHIN = 1.5
@@ -60,6 +66,13 @@ SELECTION_Z = 1.0
 DISCARD = 6
 #: Tricks in a Cinq Cents deal, and what the defence scores for each.
 TRICKS, DEFENCE_POINTS = 10, 10
+
+#: Every bid in the fast path's code order (``BID + k``), which is the order of value: the legal bids
+#: after a standing bid of code ``BID + k`` are ``ALL_BIDS[k + 1:]``.
+ALL_BIDS: tuple[Bid, ...] = tuple(b for b in (decode("cinq_cents", code) for code in range(BID, PASS))
+                                  if isinstance(b, Bid))
+#: A bid's denomination by the fast path's number for it (S C D H NT = 0..4).
+DENOMINATIONS: tuple[Denomination, ...] = tuple(b.denomination for b in ALL_BIDS[:5])
 
 
 def contract_points(taken: int, bid: tuple[int, Denomination], table: BidTable) -> tuple[int, int]:
@@ -84,58 +97,87 @@ def candidate_denominations(hand: Sequence[Card], within: float = PRUNE_WITHIN) 
     return _near_best(_counts(hand), within)
 
 
-def _auction_view(state: CinqCentsDeal, template: SeatView) -> SeatView:
-    """What the seat to bid sees of ``state``, as far as a bidder reads it (hand, bids, legal bids)."""
-    seat = state.to_act
-    if seat is None:
-        raise ValueError("the deal is over: no seat bids")
-    return SeatView(
-        game=template.game, options=template.options, seat=seat, players=template.players, sides=template.sides,
-        deal_number=template.deal_number, dealer=template.dealer, hand=state.hands[seat], to_act=seat,
-        legal_actions=tuple(state.legal_actions()), scores=template.scores, deal_points=template.deal_points,
-        bids=tuple((s, None if b is None else (b.tricks, b.denomination)) for s, b in state.bids),
-    )
+def cards_of(hand: int) -> list[Card]:
+    """The cards of a fast-path hand (a bit set of card indexes)."""
+    return [ALL_CARDS[i] for i in bits(hand)]
 
 
-def finish_auction(state: CinqCentsDeal, template: SeatView) -> CinqCentsDeal:
-    """The auction played to its end by the heuristic bidder at every seat still to speak."""
-    while state.to_act is not None and state.contract is None:
+def finish_auction(state: CinqCentsFast, counts: Sequence[dict[Denomination, float] | None],
+                   standing: list[tuple[int, tuple[int, Denomination]]], sides: Sequence[int]) -> None:
+    """Play the auction of ``state`` to its end in place, the heuristic bidder at every seat still to speak.
+
+    ``counts[seat]`` is that seat's heuristic trick count per denomination
+    (worked out once a world: the hands do not change during the auction);
+    ``standing`` the bids so far, in order, as (seat, (tricks, denomination)),
+    extended with the bids made here. The bids are the heuristic bot's own
+    (:func:`bots.heuristic.cinq_cents.bid_from_counts`), so the readable
+    engine's auction with that bot at those seats ends the same way
+    (``tests/bots/test_search_bids.py`` checks it).
+    """
+    start = state.deal_index
+    while state.contract is None and state.deal_index == start and not state.over:
         seat = state.to_act
-        action = heuristic_choose(_auction_view(state, template))
-        state = state.apply(action, seat)
-    return state
+        seat_counts = counts[seat]
+        if seat_counts is None:
+            raise ValueError(f"seat {seat} has bid already in this deal: only the seats still to speak are simulated")
+        mine = sides[seat]
+        bid = bid_from_counts(seat_counts, ALL_BIDS[state.bid_high + 1:],
+                              [(sides[s] == mine, b) for s, b in standing])
+        if bid is None:
+            state.apply(PASS)
+        else:
+            state.apply(encode("cinq_cents", bid))
+            standing.append((seat, (bid.tricks, bid.denomination)))
+
+
+def declarer_tricks(state: CinqCentsFast, declarer: int, sides: Sequence[int]) -> int:
+    """Tricks the declaring side took in the deal ``state`` just finished."""
+    if state.last_deal is None:
+        raise ValueError("no deal has finished in this match yet")
+    return sum(1 for winner in state.last_deal[1] if sides[winner] == sides[declarer])
 
 
 class WorldBids:
-    """One sampled world, in which every bid we might make is played out.
+    """One sampled world on the fast path, in which every bid we might make is played out.
 
-    Contracts reached are played once each: the play depends on the declarer
-    and the denomination, not on the level bid.
+    The rest of the auction is the heuristic bidder's (:func:`finish_auction`),
+    the declarer's discard the heuristic's, the play ``playout``'s (the
+    search's own policy). Contracts reached are played once each: the play
+    depends on the declarer and the denomination, not on the level bid.
     """
 
-    def __init__(self, world: CinqCentsDeal, view: SeatView, finish: Finish, table: BidTable) -> None:
-        self.world, self.view, self.finish, self.table = world, view, finish, table
-        self._tricks: dict[tuple[int, Denomination], int] = {}
+    def __init__(self, world: CinqCentsFast, view: SeatView, playout: FastPlayout, rng: random.Random,
+                 table: BidTable) -> None:
+        self.world, self.view, self.playout, self.rng, self.table = world, view, playout, rng, table
+        self.sides = tuple(view.side_of(s) for s in range(view.players))
+        spoken = {seat for seat, _ in view.bids} | {view.seat}
+        self.counts = [None if seat in spoken else _counts(cards_of(world.hands[seat]))
+                       for seat in range(view.players)]
+        self.standing = [(seat, bid) for seat, bid in view.bids if bid is not None]
+        self._tricks: dict[tuple[int, int], int] = {}
 
     def worth(self, action: Action) -> float:
         """Our side's points minus the opponents' when we take ``action`` (a bid or a pass) in this world."""
-        me = self.view.seat
-        state = finish_auction(self.world.apply(action, me), self.view)
+        state = self.world.clone()
+        standing = list(self.standing)
+        state.apply(encode("cinq_cents", action))
+        if isinstance(action, Bid):
+            standing.append((self.view.seat, (action.tricks, action.denomination)))
+        finish_auction(state, self.counts, standing, self.sides)
         contract = state.contract
         if contract is None:
             return 0.0  # everyone passed: a void deal
-        seat = state.to_act
-        if seat is None:
-            raise ValueError("the deal is over: no declarer discards")
-        key = (seat, contract.denomination)
+        declarer, tricks, number = contract
+        denomination = DENOMINATIONS[number]
+        key = (declarer, number)
         if key not in self._tricks:
-            discard = discard_for(state.hands[seat], contract.denomination.suit)
-            final = self.finish(state.apply(Discard(cards=discard), seat))
-            declaring = self.view.side_of(seat)
-            defence = sum(p for side, p in enumerate(final.points) if side != declaring)
-            self._tricks[key] = TRICKS - defence // DEFENCE_POINTS
-        declared, defended = contract_points(self._tricks[key], (contract.tricks, contract.denomination), self.table)
-        return float(declared - defended if self.view.side_of(seat) == self.view.side_of(me) else defended - declared)
+            discard = discard_for(cards_of(state.hands[declarer]), denomination.suit)
+            state.apply(encode("cinq_cents", Discard(cards=discard)))
+            self.playout(state, self.rng, self.sides)
+            self._tricks[key] = declarer_tricks(state, declarer, self.sides)
+        declared, defended = contract_points(self._tricks[key], (tricks, denomination), self.table)
+        ours = self.sides[declarer] == self.sides[self.view.seat]
+        return float(declared - defended if ours else defended - declared)
 
 
 def candidate_bids(view: SeatView) -> list[Action]:
@@ -179,81 +221,95 @@ def pick(candidates: Sequence[Action], worths: Sequence[Sequence[float]], z: flo
     return candidates[best]
 
 
-def choose_bid(view: SeatView, rng: random.Random, worlds: int, finish: Finish,
-               deadline: float | None = None, *, min_worlds: int = 1) -> tuple[Action | None, int]:
-    """The bid (or pass) chosen by :func:`pick` over sampled worlds, and the worlds drawn.
+def choose_bid(view: SeatView, worlds: WorldStream, playout: FastPlayout, *,
+               min_worlds: int = 1) -> Action | None:
+    """The bid (or pass) chosen by :func:`pick` over ``worlds`` (fast-path worlds of ``view``).
 
-    The choice is None when fewer than ``min_worlds`` worlds were drawn (the caller falls back).
-
-    Draws ``worlds`` worlds, or fewer when ``deadline`` (a ``time.monotonic()`` value) passes first.
+    None when fewer than ``min_worlds`` worlds were drawn (the caller falls back); ``worlds.drawn`` says how many.
     """
-    sampler = DealSampler(view, fit=bid_fit(view))
-    table = getattr(sampler.config, "bid_values", STANDARD_TABLE)
+    table = _bid_table(view)
     candidates = candidate_bids(view)
     worths: list[list[float]] = [[] for _ in candidates]
-    drawn = failed = 0
-    while drawn < worlds and failed < 4 * worlds:
-        if deadline is not None and drawn > 0 and time.monotonic() >= deadline:
-            break
-        world = sampler.sample(rng)
-        if world is None:
-            failed += 1
-            continue
-        if not isinstance(world, CinqCentsDeal):
-            raise TypeError(f"a Cinq Cents view sampled a {type(world).__name__}")
-        drawn += 1
-        here = WorldBids(world, view, finish, table)
+    for state in worlds:
+        if not isinstance(state, CinqCentsFast):
+            raise TypeError(f"a Cinq Cents view sampled a {type(state).__name__}")
+        here = WorldBids(state, view, playout, worlds.rng, table)
         for i, action in enumerate(candidates):
             worths[i].append(here.worth(action))
-    if drawn < max(1, min_worlds):
-        return None, drawn
-    return pick(candidates, worths), drawn
+    if worlds.drawn < max(1, min_worlds):
+        return None
+    return pick(candidates, worths)
+
+
+def _bid_table(view: SeatView) -> BidTable:
+    """The table's bid values (its ``bid_values`` option, else the standard ones)."""
+    return getattr(game_rules(view.game).config(view.options), "bid_values", STANDARD_TABLE)
 
 
 def discard_candidates(hand: Sequence[Card], trump: Suit | None) -> list[tuple[Card, ...]]:
     """The heuristic's discard, and for each plain suit the discard that voids it (if six cards can)."""
     out = [discard_for(list(hand), trump)]
-    keep_order = sorted(hand, key=lambda c: (keep_value(c, list(hand), trump), c.index))
+    kept_last = keep_order(list(hand), trump)
     for suit in SUITS:
         if suit is trump:
             continue
         suited = [c for c in hand if not c.is_joker and suit_of(c, trump) is suit]
         if not suited or len(suited) > DISCARD:
             continue
-        rest = [c for c in keep_order if c not in suited][: DISCARD - len(suited)]
+        rest = [c for c in kept_last if c not in suited][: DISCARD - len(suited)]
         candidate = tuple(sorted(suited + rest, key=lambda c: c.index))
         if candidate not in out:
             out.append(candidate)
     return out
 
 
-def choose_discard(view: SeatView, rng: random.Random, worlds: int,
-                   finish: Finish) -> tuple[Action | None, int]:
-    """The declarer's discard with the best mean deal result over sampled worlds (None: no world drawn),
-    and the worlds drawn."""
+def discard_actions(view: SeatView) -> list[Discard]:
+    """The declarer's candidate discards (:func:`discard_candidates`) as actions."""
     if view.contract is None:
         raise ValueError("a Cinq Cents discard comes after the contract: this view has none")
-    candidates = discard_candidates(view.hand, view.contract.denomination.suit)
-    if len(candidates) == 1:
-        return Discard(cards=candidates[0]), 0
-    sampler = DealSampler(view, fit=bid_fit(view))
-    mine = view.side_of(view.seat)
-    totals = [0.0] * len(candidates)
-    drawn = failed = 0
-    while drawn < worlds and failed < 4 * worlds:
-        world = sampler.sample(rng)
-        if world is None:
-            failed += 1
-            continue
+    return [Discard(cards=c) for c in discard_candidates(view.hand, view.contract.denomination.suit)]
+
+
+def choose_discard(view: SeatView, discards: Sequence[Discard], worlds: Iterable[FastState], playout: FastPlayout,
+                   rng: random.Random) -> Discard | None:
+    """The discard with the best mean deal result over ``worlds`` (None: no world drawn).
+
+    Each candidate is played out in the same worlds with ``playout``; the result is our side's
+    deal points minus the other side's (:func:`bots.fast_worlds.deal_value`, no bonus for the match).
+    """
+    if len(discards) == 1:
+        return discards[0]
+    codes = [encode(view.game, d) for d in discards]
+    sides = tuple(view.side_of(s) for s in range(view.players))
+    mine = sides[view.seat]
+    totals = [0.0] * len(discards)
+    drawn = 0
+    for world in worlds:
         drawn += 1
-        for i, cards in enumerate(candidates):
-            final = finish(world.apply(Discard(cards=cards), view.seat))
-            totals[i] += final.points[mine] - max(p for side, p in enumerate(final.points) if side != mine)
+        before = list(world.scores)
+        for i, code in enumerate(codes):
+            state = world.clone()
+            state.apply(code)
+            playout(state, rng, sides)
+            totals[i] += deal_value(before, state, mine, 0.0)
     if drawn == 0:
-        return None, 0
-    best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
-    return Discard(cards=candidates[best]), drawn
+        return None
+    return discards[best_index(totals)]
 
 
-__all__ = ["WorldBids", "candidate_bids", "candidate_denominations", "choose_bid", "choose_discard", "contract_points",
-           "discard_candidates", "finish_auction", "pick"]
+__all__ = [
+    "ALL_BIDS",
+    "DENOMINATIONS",
+    "WorldBids",
+    "candidate_bids",
+    "candidate_denominations",
+    "cards_of",
+    "choose_bid",
+    "choose_discard",
+    "contract_points",
+    "declarer_tricks",
+    "discard_actions",
+    "discard_candidates",
+    "finish_auction",
+    "pick",
+]

@@ -317,11 +317,14 @@ class DealSampler:
             return None
         return state
 
-    def fast(self, world: World, rng: random.Random) -> FastState | None:
+    def fast(self, world: World, rng: random.Random, *, must_allow: Sequence[int] | None = None) -> FastState | None:
         """``world`` as a fast-path state at the view's decision point (later deals shuffled from ``rng``).
 
         None when the replayed history does not leave the view's seat to act
         with the view's legal actions (a rule the sampler does not model).
+        With ``must_allow``, only those codes are checked to be legal: a
+        Cinq Cents declarer's 8,008 discards are not worth listing in every
+        world when the search tries a few of them.
         """
         view = self.view
         first = [c.index for c in world.deck]
@@ -333,9 +336,11 @@ class DealSampler:
             if state.to_act != seat or not state.is_legal(code):
                 return None
             state.apply(code)
-        if state.to_act != view.seat or set(state.legal_actions()) != self.legal_codes():
+        if state.to_act != view.seat:
             return None
-        return state
+        if must_allow is not None:
+            return state if all(state.is_legal(code) for code in must_allow) else None
+        return state if set(state.legal_actions()) == self.legal_codes() else None
 
     def legal_codes(self) -> set[int]:
         """The view's legal actions as fast-path codes."""

@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
+import pytest
+
+from bots.fast_worlds import WorldStream
+from bots.heuristic.cinq_cents import discard_for
+from bots.playout import greedy_playout
 from bots.search import SearchBot
-from bots.search_bids import WorldBids, candidate_denominations, choose_bid, contract_points
-from rules.actions import Action, Bid, Denomination, Pass
+from bots.search_bids import WorldBids, candidate_denominations, cards_of, choose_bid, contract_points, finish_auction
+from rules.actions import Action, Bid, Denomination, Discard, Pass
 from rules.cards import cards
 from rules.cinq_cents import CinqCentsDeal
 from rules.cinq_cents_bids import STANDARD_TABLE
-from rules.game import DealState, SeatView
+from rules.fast import FastState
+from rules.fast.cinq_cents import CinqCentsFast
+from rules.fast.codec import encode, from_match
+from rules.game import SeatView
+from rules.match import Match
 from rules.registry import new_match
 
 SIDES_4 = ((0, 2), (1, 3))
@@ -27,10 +37,11 @@ def _first_bidder(hand: str) -> SeatView:
     return SeatView(**base)
 
 
-def _heuristic_finish(state: DealState) -> DealState:
-    from bots.search import Playout, heuristic_finish
-
-    return heuristic_finish(Playout(state, (0, 0)))
+def _first_legal_playout(state: FastState, rng: random.Random, sides: Sequence[int]) -> None:
+    """A deterministic playout: the first legal card, to the end of the deal (the readable engine can do the same)."""
+    start = state.deal_index
+    while not state.over and state.deal_index == start:
+        state.apply(state.legal_actions()[0])
 
 
 def test_a_hand_of_top_trumps_bids_ten_in_its_suit() -> None:
@@ -52,9 +63,10 @@ def test_only_denominations_near_the_hands_best_count_are_simulated() -> None:
 
 def test_too_few_worlds_leave_the_bid_to_the_caller() -> None:
     view = _first_bidder("JKB JKF JH JD AH KH QH TH AS AC")
-    assert choose_bid(view, random.Random(0), 3, _heuristic_finish, min_worlds=4) == (None, 3)
-    choice, worlds = choose_bid(view, random.Random(0), 3, _heuristic_finish, min_worlds=3)
-    assert choice is not None and worlds == 3
+    worlds = WorldStream(view, random.Random(0), 3)
+    assert choose_bid(view, worlds, greedy_playout, min_worlds=4) is None and worlds.drawn == 3
+    worlds = WorldStream(view, random.Random(0), 3)
+    assert choose_bid(view, worlds, greedy_playout, min_worlds=3) is not None and worlds.drawn == 3
 
 
 def test_a_contract_scores_its_value_made_or_failed_and_ten_a_trick_to_the_defence() -> None:
@@ -63,28 +75,61 @@ def test_a_contract_scores_its_value_made_or_failed_and_ten_a_trick_to_the_defen
     assert contract_points(6, seven_hearts, STANDARD_TABLE) == (-200, 40)
 
 
-def _played_out(match: Any, first: Action) -> tuple[int, ...]:
-    """The deal's points when the seat to act takes ``first`` and the heuristic bot does everything else."""
+def _readable_deal(match: Match, first: Action) -> tuple[CinqCentsDeal, tuple[int, ...]]:
+    """The readable engine's deal when the seat to act takes ``first``, the heuristic bot bids and discards at
+    every seat and each card played is the first legal one: the state after the discard (the declarer's, or
+    the auction's end) and the deal's points."""
     from bots.heuristic import HeuristicBot
 
     played = match.apply(first, match.to_act)
+    after_discard = None
     while played.to_act is not None and not played.finished:
-        played = played.apply(HeuristicBot().choose_action(played.view(played.to_act)), played.to_act)
-    return played.finished[0][0].points if played.finished else played.deal.points  # type: ignore[no-any-return]
+        deal = played.deal
+        assert isinstance(deal, CinqCentsDeal)
+        if deal.contract is None or any(isinstance(a, Discard) for a in deal.legal_actions()):
+            played = played.apply(HeuristicBot().choose_action(played.view(played.to_act)), played.to_act)
+            continue
+        after_discard = after_discard or deal
+        played = played.apply(deal.legal_actions()[0], played.to_act)
+    final = played.finished[0][0] if played.finished else played.deal
+    assert isinstance(final, CinqCentsDeal)
+    return after_discard or final, final.points
 
 
-def test_an_action_is_worth_the_deal_the_heuristic_players_then_play() -> None:
-    for seed in ("worth-1", "worth-2", "worth-3"):
-        match = new_match("cinq_cents", {}, seed=seed)
-        seat = match.to_act
-        assert seat is not None and isinstance(match.deal, CinqCentsDeal)
-        view = match.view(seat)
-        world = WorldBids(match.deal, view, _heuristic_finish, STANDARD_TABLE)
-        mine = view.side_of(seat)
-        for action in (Pass(), Bid(tricks=6, denomination=Denomination.HEARTS),
-                       Bid(tricks=8, denomination=Denomination.SPADES)):
-            points = _played_out(match, action)
-            assert world.worth(action) == points[mine] - points[1 - mine], (seed, action)
+CANDIDATES: tuple[Action, ...] = (Pass(), Bid(tricks=6, denomination=Denomination.HEARTS),
+                                  Bid(tricks=7, denomination=Denomination.NO_TRUMP),
+                                  Bid(tricks=8, denomination=Denomination.SPADES))
+
+
+@pytest.mark.parametrize("seed", [f"agree-{i}" for i in range(8)])
+def test_the_fast_auction_reaches_the_readable_engines_contract_discard_and_points(seed: str) -> None:
+    match = new_match("cinq_cents", {}, seed=seed)
+    seat = match.to_act
+    assert seat is not None
+    view = match.view(seat)
+    world = from_match(match, random.Random(0))
+    assert isinstance(world, CinqCentsFast)
+    bids = WorldBids(world, view, _first_legal_playout, random.Random(0), STANDARD_TABLE)
+    mine = view.side_of(seat)
+    for action in CANDIDATES:
+        readable, points = _readable_deal(match, action)
+        fast = world.clone()
+        assert isinstance(fast, CinqCentsFast)
+        fast.apply(encode("cinq_cents", action))
+        finish_auction(fast, bids.counts, list(bids.standing) + _standing(seat, action), bids.sides)
+        if readable.contract is None:
+            assert fast.contract is None and fast.deal_index == 1, (seed, action)
+        else:
+            contract = readable.contract
+            assert fast.contract == (contract.seat, contract.tricks, contract.denomination.order), (seed, action)
+            fast.apply(encode("cinq_cents", Discard(cards=discard_for(cards_of(fast.hands[contract.seat]),
+                                                                      contract.denomination.suit))))
+            assert [cards_of(h) for h in fast.hands] == [sorted(h) for h in readable.hands], (seed, action)
+        assert bids.worth(action) == points[mine] - points[1 - mine], (seed, action)
+
+
+def _standing(seat: int, action: Action) -> list[tuple[int, tuple[int, Denomination]]]:
+    return [(seat, (action.tricks, action.denomination))] if isinstance(action, Bid) else []
 
 
 def test_search_bids_are_reproducible_in_simulation_mode() -> None:
