@@ -91,29 +91,47 @@ def play_match(game: str, options: dict[str, Any], seed: str, bots: Sequence[Cho
 
 @dataclass(frozen=True, slots=True)
 class Effort:
-    """Decisions a bot made and the CPU seconds they took (``time.process_time``, this process only).
+    """Decisions a bot made, the CPU and wall seconds they took, and the worlds a searching bot drew for them.
 
-    The CPU time is a measurement, not an outcome: two runs of the same ladder compare equal without it.
+    CPU time is ``time.process_time`` (this process only), wall time
+    ``time.perf_counter``: in time mode a bot's budget is wall time, so on a
+    loaded machine its CPU per decision falls below the budget and the two
+    side by side show how much of it the bot got. Worlds are the bot's
+    ``last_worlds`` after each decision (0 for bots that draw none). These
+    are measurements, not outcomes: two runs of the same ladder compare equal
+    without them.
     """
 
     decisions: int = 0
     cpu: float = field(default=0.0, compare=False)
+    wall: float = field(default=0.0, compare=False)
+    worlds: int = field(default=0, compare=False)
 
     def __add__(self, other: Effort) -> Effort:
-        return Effort(self.decisions + other.decisions, self.cpu + other.cpu)
+        return Effort(self.decisions + other.decisions, self.cpu + other.cpu, self.wall + other.wall,
+                      self.worlds + other.worlds)
 
     def per_decision_ms(self) -> float:
         """CPU milliseconds per decision (0 before any decision)."""
         return 1000 * self.cpu / self.decisions if self.decisions else 0.0
 
+    def wall_per_decision_ms(self) -> float:
+        """Wall-clock milliseconds per decision (0 before any decision)."""
+        return 1000 * self.wall / self.decisions if self.decisions else 0.0
+
+    def worlds_per_decision(self) -> float:
+        """Worlds drawn per decision, over all of the bot's decisions (0 before any decision)."""
+        return self.worlds / self.decisions if self.decisions else 0.0
+
     def __str__(self) -> str:
         ms = self.per_decision_ms()
         rate = f"{1000 / ms:,.0f}/s" if ms > 0 else "-"
-        return f"{ms:.2f} ms ({rate})"
+        worlds = f", {self.worlds_per_decision():.0f} worlds" if self.worlds else ""
+        return f"{ms:.2f} ms ({rate}), wall {self.wall_per_decision_ms():.2f} ms{worlds}"
 
 
 class Timed:
-    """A bot that counts its decisions and their CPU time into a shared :class:`Effort` tally."""
+    """A bot that counts its decisions, their CPU and wall time and its worlds into an :class:`Effort` tally."""
 
     def __init__(self, bot: Chooser) -> None:
         self.bot = bot
@@ -121,9 +139,10 @@ class Timed:
 
     def choose_action(self, view: SeatView) -> Choice:
         """The wrapped bot's choice, timed."""
-        start = time.process_time()
+        cpu, wall = time.process_time(), time.perf_counter()
         action = self.bot.choose_action(view)
-        self.effort = self.effort + Effort(1, time.process_time() - start)
+        self.effort = self.effort + Effort(1, time.process_time() - cpu, time.perf_counter() - wall,
+                                           getattr(self.bot, "last_worlds", 0))
         return action
 
 
@@ -277,8 +296,8 @@ def table(results: Sequence[PairResult]) -> str:
     """The results as a Markdown table (the README's)."""
     lines = [
         "| game | pair (stronger vs weaker) | duplicate pairs | deals | points share [95% CI] "
-        "| games won [95% CI] | step holds | CPU per decision (decisions per CPU second), stronger / weaker "
-        "| time |",
+        "| games won [95% CI] | step holds | per decision: CPU (decisions per CPU second), wall, worlds; "
+        "stronger / weaker | time |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in results:

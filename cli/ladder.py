@@ -100,6 +100,10 @@ def _as_json(r: PairResult) -> dict[str, object]:
         "holds": r.holds, "seconds": r.seconds,
         "cpu_ms_per_decision": {"stronger": r.stronger_effort.per_decision_ms(),
                                 "weaker": r.weaker_effort.per_decision_ms()},
+        "wall_ms_per_decision": {"stronger": r.stronger_effort.wall_per_decision_ms(),
+                                 "weaker": r.weaker_effort.wall_per_decision_ms()},
+        "worlds_per_decision": {"stronger": r.stronger_effort.worlds_per_decision(),
+                                "weaker": r.weaker_effort.worlds_per_decision()},
     }
 
 

@@ -68,6 +68,7 @@ def test_the_ladder_command_prints_the_table(tmp_path: Path) -> None:
     assert [(r["stronger"], r["weaker"]) for r in rows] == [("heuristic", "random"), ("pimc", "heuristic"),
                                                             ("search", "pimc"), ("search", "heuristic")]
     assert all(r["cpu_ms_per_decision"]["stronger"] > 0 for r in rows)
+    assert rows[2]["worlds_per_decision"]["stronger"] > 0 and rows[0]["worlds_per_decision"]["weaker"] == 0
 
 
 def test_the_ladder_counts_each_bots_decisions_and_cpu_time() -> None:
@@ -75,6 +76,15 @@ def test_the_ladder_counts_each_bots_decisions_and_cpu_time() -> None:
     assert outcome.a_effort.decisions > 0 and outcome.b_effort.decisions > 0
     assert outcome.a_effort.cpu > 0
     assert outcome.a_effort.per_decision_ms() > outcome.b_effort.per_decision_ms(), "PIMC thinks, random does not"
+
+
+def test_the_ladder_counts_each_bots_wall_time_and_worlds_per_decision() -> None:
+    outcome = duplicate_pair("twenty_five", {}, "effort", BotSpec("pimc", simulations=2), BotSpec("heuristic"))
+    pimc, heuristic = outcome.a_effort, outcome.b_effort
+    assert pimc.wall > 0 and heuristic.wall > 0
+    assert 1 <= pimc.worlds_per_decision() <= 2, "two worlds a searched decision, none for a single legal card"
+    assert heuristic.worlds == 0
+    assert "worlds" in str(pimc) and "worlds" not in str(heuristic)
 
 
 def test_the_ladder_command_refuses_an_unknown_game() -> None:
