@@ -161,6 +161,8 @@ class WorldBids:
         state = self.world.clone()
         standing = list(self.standing)
         state.apply(encode("cinq_cents", action))
+        if state.deal_index != self.world.deal_index:
+            return 0.0  # we spoke last and everyone passed: a void deal (the next deal's auction is not ours)
         if isinstance(action, Bid):
             standing.append((self.view.seat, (action.tricks, action.denomination)))
         finish_auction(state, self.counts, standing, self.sides)

@@ -132,6 +132,20 @@ def _standing(seat: int, action: Action) -> list[tuple[int, tuple[int, Denominat
     return [(seat, (action.tricks, action.denomination))] if isinstance(action, Bid) else []
 
 
+def test_the_dealer_passing_after_three_passes_voids_the_deal_and_is_worth_nothing() -> None:
+    match = new_match("cinq_cents", {}, seed="last-word")
+    for _ in range(3):
+        match = match.apply(Pass(), match.to_act)
+    seat = match.to_act
+    assert seat is not None
+    view = match.view(seat)
+    world = from_match(match, random.Random(0))
+    assert isinstance(world, CinqCentsFast)
+    here = WorldBids(world, view, _first_legal_playout, random.Random(0), STANDARD_TABLE)
+    assert here.worth(Pass()) == 0.0
+    assert SearchBot(1, simulations=4).choose_action(view) in view.legal_actions
+
+
 def test_search_bids_are_reproducible_in_simulation_mode() -> None:
     match = new_match("cinq_cents", {}, seed="bids-again")
     assert match.to_act is not None
