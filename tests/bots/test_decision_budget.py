@@ -12,6 +12,7 @@ from bots.heuristic import HeuristicBot
 from bots.pimc import PimcBot
 from bots.search import MIN_BID_WORLDS, SearchBot
 from bots.search_bids import discard_actions
+from client_sdk.bot import action_of
 from rules.actions import Action, Beg, Discard, Jink, Pass, Play, Stand
 from rules.game import SeatView
 from rules.registry import new_match
@@ -48,7 +49,7 @@ def _first_view(game: str, wanted: Callable[[SeatView], bool], options: dict[str
             view = match.view(match.to_act)
             if wanted(view):
                 return view
-            match = match.apply(bot.choose_action(view), match.to_act)
+            match = match.apply(action_of(bot.choose_action(view)), match.to_act)
     pytest.fail(f"no such decision in {seeds} {game} matches")
 
 
@@ -72,7 +73,7 @@ def test_a_timed_decision_draws_worlds_until_its_budget_is_spent(kind: type[Sear
     view = _first_view(game, _card_choice)
     bot = kind(1, budget=BUDGET)
     _timed(bot, STEP)  # the decision starts at one read, and each world after the first costs one more
-    assert bot.choose_action(view) in view.legal_actions
+    assert action_of(bot.choose_action(view)) in view.legal_actions
     assert bot.last_worlds == WORLDS
 
 
@@ -80,7 +81,7 @@ def test_time_spent_before_the_first_world_counts_against_the_budget() -> None:
     view = _first_view("forty_five", _card_choice)
     bot = SearchBot(1, budget=BUDGET)
     _timed(bot, 1.0)  # the budget is gone by the first read after the decision started
-    bot.choose_action(view)
+    action_of(bot.choose_action(view))
     assert bot.last_worlds == 1, "one world at least, then the deadline set when the decision started"
 
 
@@ -89,7 +90,7 @@ def test_a_timed_cinq_cents_bid_gets_one_decisions_budget() -> None:
     bot = SearchBot(1, budget=BUDGET)
     _timed(bot, BUDGET / 32)
     assert MIN_BID_WORLDS < 32
-    assert bot.choose_action(view) in view.legal_actions
+    assert action_of(bot.choose_action(view)) in view.legal_actions
     assert bot.last_worlds == 32
 
 
@@ -98,7 +99,7 @@ def test_a_timed_cinq_cents_bid_with_too_few_worlds_is_the_heuristics() -> None:
     bot = SearchBot(1, budget=BUDGET)
     _timed(bot, STEP)
     assert WORLDS < MIN_BID_WORLDS
-    assert bot.choose_action(view) == HeuristicBot().choose_action(view)
+    assert action_of(bot.choose_action(view)) == HeuristicBot().choose_action(view)
     assert bot.last_worlds == WORLDS
 
 
@@ -106,7 +107,7 @@ def test_a_timed_cinq_cents_discard_is_searched_within_the_budget_and_legal() ->
     view = _first_view("cinq_cents", lambda v: _has(Discard)(v) and len(discard_actions(v)) > 1)
     bot = SearchBot(1, budget=BUDGET)
     _timed(bot, STEP)
-    choice = bot.choose_action(view)
+    choice = action_of(bot.choose_action(view))
     assert choice in discard_actions(view) and choice in view.legal_actions
     assert bot.last_worlds == WORLDS
 
@@ -116,5 +117,5 @@ def test_a_timed_cinq_cents_discard_is_searched_within_the_budget_and_legal() ->
 def test_stand_beg_and_the_jink_are_searched(game: str, kind: type[Action], options: dict[str, object]) -> None:
     view = _first_view(game, _has(kind), options)
     bot = SearchBot(2, simulations=4)
-    assert bot.choose_action(view) in view.legal_actions
+    assert action_of(bot.choose_action(view)) in view.legal_actions
     assert bot.last_worlds == 4
