@@ -104,17 +104,12 @@ CANDIDATES: tuple[Action, ...] = (Pass(), Bid(tricks=6, denomination=Denominatio
 @pytest.mark.parametrize("seed", [f"agree-{i}" for i in range(8)])
 def test_the_fast_auction_reaches_the_readable_engines_contract_discard_and_points(seed: str) -> None:
     match = new_match("cinq_cents", {}, seed=seed)
-    seat = match.to_act
-    assert seat is not None
-    view = match.view(seat)
-    world = from_match(match, random.Random(0))
-    assert isinstance(world, CinqCentsFast)
-    bids = WorldBids(world, view, _first_legal_playout, random.Random(0), STANDARD_TABLE)
-    mine = view.side_of(seat)
+    bids = _world_bids(match)
+    seat = bids.view.seat
+    mine = bids.view.side_of(seat)
     for action in CANDIDATES:
         readable, points = _readable_deal(match, action)
-        fast = world.clone()
-        assert isinstance(fast, CinqCentsFast)
+        fast = bids.world.clone()
         fast.apply(encode("cinq_cents", action))
         finish_auction(fast, bids.counts, list(bids.standing) + _standing(seat, action), bids.sides)
         if readable.contract is None:
@@ -128,6 +123,15 @@ def test_the_fast_auction_reaches_the_readable_engines_contract_discard_and_poin
         assert bids.worth(action) == points[mine] - points[1 - mine], (seed, action)
 
 
+def _world_bids(match: Match) -> WorldBids:
+    """The seat to act's bids priced in the match's own deal (the true world), played out by the first legal card."""
+    seat = match.to_act
+    assert seat is not None
+    world = from_match(match, random.Random(0))
+    assert isinstance(world, CinqCentsFast)
+    return WorldBids(world, match.view(seat), _first_legal_playout, random.Random(0), STANDARD_TABLE)
+
+
 def _standing(seat: int, action: Action) -> list[tuple[int, tuple[int, Denomination]]]:
     return [(seat, (action.tricks, action.denomination))] if isinstance(action, Bid) else []
 
@@ -136,14 +140,9 @@ def test_the_dealer_passing_after_three_passes_voids_the_deal_and_is_worth_nothi
     match = new_match("cinq_cents", {}, seed="last-word")
     for _ in range(3):
         match = match.apply(Pass(), match.to_act)
-    seat = match.to_act
-    assert seat is not None
-    view = match.view(seat)
-    world = from_match(match, random.Random(0))
-    assert isinstance(world, CinqCentsFast)
-    here = WorldBids(world, view, _first_legal_playout, random.Random(0), STANDARD_TABLE)
+    here = _world_bids(match)
     assert here.worth(Pass()) == 0.0
-    assert SearchBot(1, simulations=4).choose_action(view) in view.legal_actions
+    assert SearchBot(1, simulations=4).choose_action(here.view) in here.view.legal_actions
 
 
 def test_search_bids_are_reproducible_in_simulation_mode() -> None:
