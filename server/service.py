@@ -291,7 +291,8 @@ def decide(table: Table, seat: Seat, message: pb.Decide, wire: SeatWire | None =
     refused = table.refuse(seat, decision_id)
     if refused is not None:
         return refused
-    assert decision_id is not None  # refuse() passes only the seat's pending decision
+    if decision_id is None:  # refuse() passes only the seat's pending decision, which has an id
+        raise RuntimeError("a decide without a decision id passed refuse()")
     try:
         annotation = convert.annotation_from_proto(message.annotation) if message.HasField("annotation") else None
     except AnnotationError as error:

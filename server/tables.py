@@ -436,7 +436,8 @@ class Table:
         if refused is not None:
             return refused
         p = self._pending
-        assert p is not None  # refuse() returned None: this is the seat's pending decision
+        if p is None:  # refuse() returns None only for the seat's pending decision
+            raise RuntimeError(f"decision {decision_id} passed refuse() with no decision pending")
         try:
             after = self.match.apply(action, seat)  # checks first; a refused action changes nothing
         except RuleError as error:
