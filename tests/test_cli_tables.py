@@ -37,11 +37,14 @@ async def test_tables_watch_and_record_show_a_played_table(tmp_path: Path) -> No
         printed = await cli("record", table.table_id, "--server", address)
         written = await cli("record", table.table_id, "--server", address, "--out", str(tmp_path / "r.json"))
         unknown = await cli("record", "t-nope", "--server", address)
-    assert waiting[0] == 0 and f"{table.table_id}  all_fives  waiting" in waiting[1]
-    assert listed[0] == 0 and f"{table.table_id}  all_fives  finished" in listed[1] and "north" in listed[1]
+    assert waiting[0] == 0, waiting[2]
+    assert f"{table.table_id}  all_fives  waiting" in waiting[1]
+    assert listed[0] == 0, listed[2]
+    assert f"{table.table_id}  all_fives  finished" in listed[1] and "north" in listed[1]
     assert watched[0] == 0, watched[2]
     assert "deal 1" in watched[1] and watched[1].splitlines()[-1].startswith("finished: winning side(s)")
-    assert printed[0] == 0 and json.loads(printed[1])["seed"] == "cli-tables"
+    assert printed[0] == 0, printed[2]
+    assert json.loads(printed[1])["seed"] == "cli-tables"
     assert written[0] == 0 and json.loads((tmp_path / "r.json").read_text()) == json.loads(printed[1])
     verified = await cli("verify", str(tmp_path / "r.json"))
     assert verified[0] == 0, verified
