@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from bots import heuristic
+from bots.solver import DealSolver, deal_value, solved_value
 from rules.actions import Action, Rob
 from rules.determinize import DealSampler, Fit
 from rules.fast import FastState
@@ -102,19 +103,22 @@ def candidates(legal: Sequence[Action]) -> list[Action]:
 
 
 def search(view: SeatView, actions: Sequence[Action], worlds: WorldStream, playout: FastPlayout,
-           bonus: float) -> int:
+           bonus: float, solve_at: int = 0) -> int:
     """The index of the action with the best total value over ``worlds``, each action played out once a world.
 
     Every action is tried in the same worlds, so the comparison is paired
     and the luck of the deal cancels. 0 when no world could be drawn.
     """
-    return best_index(action_totals(view, actions, worlds, playout, bonus))
+    return best_index(action_totals(view, actions, worlds, playout, bonus, solve_at))
 
 
 def action_totals(view: SeatView, actions: Sequence[Action], worlds: WorldStream, playout: FastPlayout,
-                  bonus: float) -> list[float]:
+                  bonus: float, solve_at: int = 0) -> list[float]:
     """Each action's value summed over ``worlds`` (the search's comparison; divide by ``worlds.drawn``).
 
+    With ``solve_at`` (cards left in all hands), a world's value is exact
+    from that point: the greedy policy plays down to it, then
+    :class:`bots.solver.DealSolver` solves the rest (0: ``playout`` to the end).
     Apart from :func:`search` so that a tool can read the estimates
     themselves: ``tricktable analyse`` values the action a seat played
     against the search's own choice (:meth:`bots.search.SearchBot.action_values`).
@@ -126,9 +130,13 @@ def action_totals(view: SeatView, actions: Sequence[Action], worlds: WorldStream
     rng = worlds.rng
     for state in worlds:
         before = list(state.scores)
+        solver = DealSolver(sides, side, before, bonus) if solve_at else None
         for i, code in enumerate(codes):
             child = state.clone()
             child.apply(code)
+            if solver is not None:
+                totals[i] += solved_value(child, rng, solver, solve_at)
+                continue
             playout(child, rng, sides)
             totals[i] += deal_value(before, child, side, bonus)
     return totals
@@ -191,13 +199,13 @@ class WorldSearcher:
         self.total_worlds += worlds.drawn
 
     def _decide(self, view: SeatView, rng: random.Random, playout: FastPlayout, bonus: float,
-                fit: Fit | None = None) -> Action:
+                fit: Fit | None = None, solve_at: int = 0) -> Action:
         """The best candidate over fast-path worlds of ``view`` (the heuristic's choice if none could be drawn)."""
         actions = candidates(view.legal_actions)
         if len(actions) == 1:
             return actions[0]
         worlds = self._worlds(view, rng, self.simulations, fit=fit)
-        totals = action_totals(view, actions, worlds, playout, bonus)
+        totals = action_totals(view, actions, worlds, playout, bonus, solve_at)
         best = best_index(totals)
         if worlds.drawn:
             self.last_values = {a: total / worlds.drawn for a, total in zip(actions, totals, strict=True)}
@@ -208,16 +216,6 @@ class WorldSearcher:
 def win_bonus(game: str) -> float:
     """What ending the match as a winner is worth, in deal points (about two tricks' worth)."""
     return {"twenty_five": 10.0, "forty_five": 10.0, "all_fives": 5.0, "cinq_cents": 100.0}.get(game, 0.0)
-
-
-def deal_value(before: Sequence[int], after: FastState, side: int, bonus: float) -> float:
-    """A simulated deal's worth to ``side``: its points minus the best other side's, +- ``bonus`` if the match ended."""
-    scores = after.scores
-    gains = [a - b for a, b in zip(scores, before, strict=True)]
-    value = float(gains[side] - max(g for k, g in enumerate(gains) if k != side))
-    if after.over and bonus:
-        value += bonus if side in after.winners else -bonus
-    return value
 
 
 def best_index(totals: Sequence[float]) -> int:

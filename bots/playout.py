@@ -26,6 +26,11 @@ from rules.fast import FastState
 EPSILON = 0.1
 
 
+def cards_left(state: FastState) -> int:
+    """Cards still in the hands: the plays left in the deal once card play has begun."""
+    return sum(hand.bit_count() for hand in state.hands)
+
+
 def greedy_card(state: FastState, acts: Sequence[int], sides: Sequence[int]) -> int:
     """The greedy policy's card among ``acts`` (all card plays) for the seat to act."""
     order = state.play_order
@@ -40,13 +45,19 @@ def greedy_card(state: FastState, acts: Sequence[int], sides: Sequence[int]) -> 
     return min(ranked, key=lambda x: (x[0][1], x[1]))[1]
 
 
-def greedy_playout(state: FastState, rng: random.Random, sides: Sequence[int], epsilon: float = EPSILON) -> None:
-    """Play the current deal of ``state`` to its end (or the match's) with the greedy policy; ``sides[seat]``."""
+def greedy_playout(state: FastState, rng: random.Random, sides: Sequence[int], epsilon: float = EPSILON,
+                   stop_at: int = 0) -> None:
+    """Play the current deal of ``state`` to its end (or the match's) with the greedy policy; ``sides[seat]``.
+
+    ``stop_at``: stop instead at a card play with that many cards (or fewer) left in the hands.
+    """
     start = state.deal_index
     rnd = rng.random
     plays_below = state.PLAYS_BELOW
     while not state.over and state.deal_index == start:
         acts = state.legal_actions()
+        if stop_at and acts[-1] < plays_below and cards_left(state) <= stop_at:
+            return
         if len(acts) == 1:
             action = acts[0]
         elif acts[-1] >= plays_below or rnd() < epsilon:
@@ -56,4 +67,4 @@ def greedy_playout(state: FastState, rng: random.Random, sides: Sequence[int], e
         state.apply(action)
 
 
-__all__ = ["EPSILON", "greedy_card", "greedy_playout"]
+__all__ = ["EPSILON", "cards_left", "greedy_card", "greedy_playout"]

@@ -10,7 +10,11 @@ For each decision the bot
 2. tries every candidate action in each world and plays the deal out with
    the greedy policy (:mod:`bots.playout`: lead high, win cheaply, play low
    under a partner) instead of the plain PIMC bot's random cards, at
-   nearly the same cost;
+   nearly the same cost; or, with ``solve_at``, down to that many cards
+   left in the hands, the rest of the deal then solved exactly
+   (:mod:`bots.solver`: alpha-beta with a transposition table, every seat
+   playing its best with the world's cards in view; off by default, see
+   :data:`SOLVE_AT`);
 3. scores the outcome for its side: the deal's points for the side minus
    the best other side's, plus a bonus when the deal ends the match with the
    side winning (or losing);
@@ -68,6 +72,11 @@ from rules.game import SeatView
 BID_WORLDS = 20
 #: Cinq Cents: fewer worlds than this and the bid is the heuristic's (the best of a few noisy estimates overbids).
 MIN_BID_WORLDS = 12
+#: Cards left in all hands from which a world's card play is solved exactly (:mod:`bots.solver`), by game;
+#: 0: never. Off by default: solving from 8 cards (two tricks of four players: about 12 nodes, 0.1 ms a
+#: solve) doubled the CPU of a decision and gained nothing against PIMC in Twenty-Five (49.6% [48.6, 50.6]
+#: of the points, 200 duplicate pairs); three tricks cost 7 times the CPU, a whole deal 28 ms a solve.
+SOLVE_AT: dict[str, int] = {"twenty_five": 0, "forty_five": 0, "all_fives": 0, "cinq_cents": 0}
 
 
 #: Playouts on the fast path by name.
@@ -81,17 +90,21 @@ class SearchBot(WorldSearcher):
         seed: seeds the bot's generators (with the decision's public context).
         simulations: worlds per decision; ``None`` to search for ``budget`` seconds instead.
         budget: seconds per decision when ``simulations`` is None.
-        playout: ``"greedy"`` (:mod:`bots.playout`) or ``"random"``.
+        playout: ``"greedy"`` (:mod:`bots.playout`) or ``"random"``: how worlds are played out when
+            ``solve_at`` is 0 (with ``solve_at``, the greedy policy plays down to it).
         win_bonus: value of ending the match as a winner, in deal points (a loss counts the negative).
         bid_search: Cinq Cents bids by simulation (:mod:`bots.search_bids`); off: the heuristic's bids.
         bid_worlds: worlds per Cinq Cents bid decision when ``simulations`` is set.
+        solve_at: cards left in all hands from which a world is solved exactly (0: never);
+            None for the game's :data:`SOLVE_AT`.
     """
 
     name = "search"
 
     def __init__(self, seed: int | str | None = None, *, simulations: int | None = None,
                  budget: float = DEFAULT_BUDGET, playout: str = "greedy",
-                 win_bonus: float | None = None, bid_search: bool = True, bid_worlds: int = BID_WORLDS) -> None:
+                 win_bonus: float | None = None, bid_search: bool = True, bid_worlds: int = BID_WORLDS,
+                 solve_at: int | None = None) -> None:
         if playout not in POLICIES:
             raise ValueError(f"unknown playout policy {playout!r} (policies: {', '.join(POLICIES)})")
         if bid_worlds < 2:
@@ -101,6 +114,7 @@ class SearchBot(WorldSearcher):
         self.win_bonus = win_bonus
         self.bid_search = bid_search
         self.bid_worlds = bid_worlds
+        self.solve_at = solve_at
 
     def choose_action(self, view: SeatView) -> Choice:
         """The action with the best mean outcome over sampled worlds, annotated with what the search saw.
@@ -134,7 +148,8 @@ class SearchBot(WorldSearcher):
         if any(isinstance(a, Pass) for a in legal):
             return heuristic.choose_action(view)
         bonus = self.win_bonus if self.win_bonus is not None else win_bonus(view.game)
-        return self._noted(self._decide(view, rng, self.policy, bonus, fit=bid_fit(view)), "search")
+        return self._noted(self._decide(view, rng, self.policy, bonus, fit=bid_fit(view),
+                                        solve_at=self._solve_at(view)), "search")
 
     def _noted(self, action: Action, what: str) -> Choice:
         """``action`` with the last search's world count and candidate values (rounded) as its note."""
@@ -161,11 +176,15 @@ class SearchBot(WorldSearcher):
             return None
         worlds = self._worlds(view, decision_rng(self.seed, view), self.simulations, fit=bid_fit(view))
         bonus = self.win_bonus if self.win_bonus is not None else win_bonus(view.game)
-        totals = action_totals(view, legal, worlds, self.policy, bonus)
+        totals = action_totals(view, legal, worlds, self.policy, bonus, self._solve_at(view))
         self._count(worlds)
         if not worlds.drawn:
             return None
         return {action: total / worlds.drawn for action, total in zip(legal, totals, strict=True)}
 
+    def _solve_at(self, view: SeatView) -> int:
+        """Cards left in all hands from which a world is solved exactly (0: played out to the end)."""
+        return self.solve_at if self.solve_at is not None else SOLVE_AT.get(view.game, 0)
 
-__all__ = ["DEFAULT_BUDGET", "POLICIES", "SearchBot"]
+
+__all__ = ["DEFAULT_BUDGET", "POLICIES", "SOLVE_AT", "SearchBot"]

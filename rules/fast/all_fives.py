@@ -259,6 +259,16 @@ class AllFivesFast(FastMatch):
     #: Action codes below this are card plays.
     PLAYS_BELOW: ClassVar[int] = STAND
 
+    def position_key(self) -> tuple[int, ...] | None:
+        """Everything the rest of the deal depends on during card play (None in another phase).
+
+        The exact solver (:mod:`bots.solver`) keys its transposition table on it.
+        """
+        if self.phase != _PLAY:
+            return None
+        trick = (self.led, self.best, self.best_seat, self.trick_value) if self.trick_len else (-1, -1, -1, 0)
+        return (*self.hands, self.to_act, self.trick_len, *trick, *self.won, *self.scores)
+
     def play_order(self, code: int) -> tuple[int, int]:
         """How playing ``code`` (a card) ranks now: (its strength in the current trick, 0 if it cannot win it;
         its strength as a lead). Playout policies read it; the rules do not."""

@@ -37,13 +37,23 @@ class FastMatch:
         """True when ``action`` is legal for ``to_act`` now."""
         return action in self.legal_actions()
 
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        """Give each state class a clone written out slot by slot (the solver clones at every node).
+
+        A loop of ``getattr``/``setattr`` over ``__slots__`` cost half of an
+        exact solve's time; the unrolled copy is about three times cheaper.
+        """
+        super().__init_subclass__(**kwargs)
+        slots: tuple[str, ...] = cls.__dict__.get("__slots__", ())
+        if not slots:
+            return
+        copied = set(cls.COPIED)
+        lines = [f"    o.{n} = s.{n}[:]" if n in copied else f"    o.{n} = s.{n}" for n in slots]
+        source = "def clone(s):\n    o = new(cls)\n" + "\n".join(lines) + "\n    return o\n"
+        namespace: dict[str, object] = {"new": object.__new__, "cls": cls}
+        exec(source, namespace)  # generated from the class's own slot names only
+        cls._clone = namespace["clone"]  # type: ignore[attr-defined]
+
     def clone(self) -> Self:
         """An independent copy (shares only the immutable tables, the deck source and the rng)."""
-        cls = type(self)
-        other = cls.__new__(cls)
-        slots: tuple[str, ...] = cls.__slots__
-        for name in slots:
-            setattr(other, name, getattr(self, name))
-        for name in cls.COPIED:
-            setattr(other, name, list(getattr(self, name)))
-        return other
+        return type(self)._clone(self)  # type: ignore[attr-defined, no-any-return]

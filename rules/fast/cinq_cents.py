@@ -330,6 +330,17 @@ class CinqCentsFast(FastMatch):
     #: Action codes below this are card plays (a joker lead naming a suit included).
     PLAYS_BELOW: ClassVar[int] = BID
 
+    def position_key(self) -> tuple[int, ...] | None:
+        """Everything the rest of the deal depends on during card play (None in another phase).
+
+        The exact solver (:mod:`bots.solver`) keys its transposition table on
+        it (the suits led so far decide the joker leads at no-trump).
+        """
+        if self.phase != _PLAY:
+            return None
+        trick = (self.led, self.best, self.best_seat) if self.trick_len else (-1, -1, -1)
+        return (*self.hands, self.to_act, self.trick_len, *trick, self.suits_led, *self.won)
+
     def play_order(self, code: int) -> tuple[int, int]:
         """How playing ``code`` (a card) ranks now: (its strength in the current trick, 0 if it cannot win it;
         its strength as a lead). Playout policies read it; the rules do not."""

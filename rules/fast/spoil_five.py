@@ -397,6 +397,19 @@ class SpoilFiveFast(FastMatch):
     #: Action codes below this are card plays.
     PLAYS_BELOW: ClassVar[int] = ROB
 
+    def position_key(self) -> tuple[int, ...] | None:
+        """Everything the rest of the deal depends on during card play (None in another phase).
+
+        The exact solver (:mod:`bots.solver`) keys its transposition table on
+        it: two positions with the same key play out alike within one world.
+        """
+        if self.phase != _PLAY:
+            return None
+        lead = (self.lead_card, self.best, self.best_seat) if self.trick_len else (-1, -1, -1)
+        hi_side = self.side_of[self.hi_seat] if self.hi_seat >= 0 else -1
+        return (*self.hands, self.to_act, self.trick_len, *lead, self.hi_rank, hi_side, self.rob_seat,
+                *self.side_tricks, *self.scores)
+
     def play_order(self, code: int) -> tuple[int, int]:
         """How playing ``code`` (a card) ranks now: (its strength in the current trick, 0 if it cannot win it;
         its strength as a lead). Playout policies read it; the rules do not."""

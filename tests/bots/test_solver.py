@@ -1,0 +1,153 @@
+"""The exact solver: its values are plain minimax's, and the search it serves finds a forced win."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from bots.playout import cards_left
+from bots.search import SearchBot
+from bots.solver import DealSolver, deal_value, solved_value
+from client_sdk.bot import action_of
+from rules.actions import Play
+from rules.cards import ALL_CARDS, Card, card
+from rules.fast import FastState, new_fast
+from rules.fast.spoil_five import SpoilFiveFast
+from rules.registry import new_match
+from rules.shuffle import RecordedDecks
+from tests.bots.support import GAMES
+
+#: Tables beyond each game's default: more than two sides (the paranoid objective) and a three-player All Fives.
+LAYOUTS: tuple[tuple[str, dict[str, Any]], ...] = (
+    *((game, {}) for game in GAMES),
+    ("twenty_five", {"players": 6, "sides": 3}),
+    ("all_fives", {"players": 3}),
+)
+
+
+def _position(game: str, options: dict[str, Any], seed: int, left: int) -> FastState | None:
+    """A random match's card play with at most ``left`` cards in the hands (None if the first deal ended first)."""
+    resolved = new_match(game, options, seed=str(seed)).to_record()["options"]
+    rng = random.Random(seed)
+    state = new_fast(game, resolved, rng=rng)
+    while not state.over and state.deal_index == 0:
+        acts = state.legal_actions() if game != "cinq_cents" else None
+        if state.position_key() is not None and cards_left(state) <= left:
+            return state
+        if acts is None:
+            state.apply(state.random_action(rng.random))  # type: ignore[attr-defined]  # Cinq Cents' discards
+        else:
+            state.apply(acts[int(rng.random() * len(acts))])
+    return None
+
+
+def _minimax(state: FastState, deal: int, sides: Sequence[int], side: int, before: Sequence[int],
+             bonus: float) -> float:
+    """Every line of play, no pruning, no table: the definition the solver must meet."""
+    if state.over or state.deal_index != deal:
+        return deal_value(before, state, side, bonus)
+    values = []
+    for act in state.legal_actions():
+        child = state.clone()
+        child.apply(act)
+        values.append(_minimax(child, deal, sides, side, before, bonus))
+    return max(values) if sides[state.to_act] == side else min(values)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(layout=st.sampled_from(LAYOUTS), seed=st.integers(0, 10**6), side=st.integers(0, 2),
+       bonus=st.sampled_from([0.0, 10.0]))
+def test_the_solved_value_is_the_minimax_value_of_small_positions(layout: tuple[str, dict[str, Any]], seed: int,
+                                                                  side: int, bonus: float) -> None:
+    game, options = layout
+    players = new_match(game, options, seed=str(seed)).config.players
+    left = 9 if players <= 3 else 8
+    state = _position(game, options, seed, left)
+    assume(state is not None)
+    assert state is not None
+    nsides = len(state.scores)
+    sides = tuple(s % nsides for s in range(players))
+    side %= nsides
+    before = list(state.scores)
+    key = state.position_key()
+    solver = DealSolver(sides, side, before, bonus)
+    assert solver.value(state) == _minimax(state.clone(), state.deal_index, sides, side, before, bonus)
+    assert state.position_key() == key  # the state asked about is left as it was
+    assert solver.nodes > 0
+
+
+def test_a_second_value_of_the_same_position_comes_from_the_table() -> None:
+    state = _position("forty_five", {}, 7, 12)
+    assert state is not None
+    solver = DealSolver((0, 1, 0, 1), 0, list(state.scores), 10.0)
+    first = solver.value(state)
+    nodes = solver.nodes
+    assert solver.value(state) == first
+    assert solver.nodes == nodes + 1  # the root's bounds are exact: one look-up, no search
+
+
+#: Twenty-Five, dealer 0, spades trumps (the 2 of spades turned up), robbing off.
+_HANDS = {1: "5S 2D KH QH JH", 2: "QD 7S 8H 9H TH", 3: "KD 2C 7C 8C 9C", 0: "6S 3C 4C 6C 5C"}
+#: Seat 1 leads and wins three heart tricks (15 points to seats 1 and 3): two tricks left, seat 1 to lead.
+_TRICKS = ("KH", "8H", "7C", "3C", "QH", "9H", "8C", "4C", "JH", "TH", "9C", "6C")
+_OPTIONS: dict[str, Any] = {"players": 4, "sides": 2, "deal_pattern": "3-2", "robbing": False,
+                            "trump_at_will": False, "target": 25, "first_dealer": 0}
+
+
+def _endgame_deck() -> list[Card]:
+    """The deck dealing ``_HANDS`` by the 3-2 pattern from seat 1, then turning up the 2 of spades."""
+    order = [1, 2, 3, 0]
+    split = {s: text.split() for s, text in _HANDS.items()}
+    codes = [c for s in order for c in split[s][:3]] + [c for s in order for c in split[s][3:]] + ["2S"]
+    deck = [card(c) for c in codes]
+    return deck + [c for c in ALL_CARDS if not c.is_joker and c not in deck]
+
+
+def _endgame() -> SpoilFiveFast:
+    """Two tricks left, seat 1 to lead with the 5 of spades (top trump) and the 2 of diamonds.
+
+    Its partner, seat 3, holds the K of diamonds. Leading the 5 forces out
+    the other side's last trumps (seat 2's 7, seat 0's 6) and wins; then the
+    2 of diamonds goes to partner's king: both tricks and the match. Leading
+    the 2 first lets seat 0, void in diamonds, trump it: one trick each.
+    """
+    deck = [c.index for c in _endgame_deck()]
+    state = SpoilFiveFast.from_options("twenty_five", _OPTIONS, decks=lambda i: deck)
+    for code in _TRICKS:
+        state.apply(card(code).index)
+    return state
+
+
+def test_the_solver_finds_the_forced_winning_line_of_an_endgame() -> None:
+    state = _endgame()
+    assert state.to_act == 1 and cards_left(state) == 8
+    solver = DealSolver((0, 1, 0, 1), 1, list(state.scores), 0.0)
+    values = {}
+    for name in ("5S", "2D"):
+        child = state.clone()
+        child.apply(card(name).index)
+        values[name] = solver.value(child)
+    assert values == {"5S": 10.0, "2D": 0.0}  # both tricks, or one each
+
+
+def test_solved_value_plays_greedily_down_to_the_threshold_then_solves() -> None:
+    state = _endgame()
+    state_at_start = state.clone()
+    solver = DealSolver((0, 1, 0, 1), 1, list(state.scores), 0.0)
+    assert solved_value(state, random.Random(0), solver, 8) == solver.value(state_at_start)
+
+
+def test_the_search_plays_the_forced_win_in_a_constructed_endgame() -> None:
+    """Whatever the worlds, leading the 5 of spades wins both last tricks; the search must see it."""
+    match = new_match("twenty_five", _OPTIONS, decks=RecordedDecks([_endgame_deck()]))
+    for code in _TRICKS:
+        seat = match.to_act
+        assert seat is not None
+        match = match.apply(Play(card=card(code)), seat)
+    view = match.view(1)
+    bot = SearchBot("endgame", simulations=20, solve_at=8)
+    assert action_of(bot.choose_action(view)) == Play(card=card("5S"))
