@@ -53,7 +53,7 @@ lint: venv
 	$(BIN)/ruff check .
 
 types: venv
-	$(BIN)/mypy rules protocol cli bots client_sdk server tournament bench web analysis tests examples/python
+	$(BIN)/mypy tricktable bench tests examples/python
 
 check: lint types protos-check buf-lint test
 

@@ -18,7 +18,7 @@ Who plays what:
   that has gone another way mean nothing any more.
 
 The replay is played by the one in-process match loop,
-:func:`rules.match.play_out`, with the one deal limit; a match still running
+:func:`tricktable.rules.match.play_out`, with the one deal limit; a match still running
 there is aborted as everywhere else. With the same deterministic bot at the
 swapped seat the replay is the record, action for action.
 """
@@ -30,16 +30,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bots import make_bot
-from client_sdk.bot import Bot, action_of
-from rules.actions import Action
-from rules.cards import Card
-from rules.errors import RuleError
-from rules.game import Seat
-from rules.match import Match, play_out
-from rules.record import ANNOTATION_KEY, GameRecord
-from rules.registry import game_rules
-from rules.shuffle import SeededDecks
+from tricktable.bots import make_bot
+from tricktable.client_sdk.bot import Bot, action_of
+from tricktable.rules.actions import Action
+from tricktable.rules.cards import Card
+from tricktable.rules.errors import RuleError
+from tricktable.rules.game import Seat
+from tricktable.rules.match import Match, play_out
+from tricktable.rules.record import ANNOTATION_KEY, GameRecord
+from tricktable.rules.registry import game_rules
+from tricktable.rules.shuffle import SeededDecks
 
 #: The stand-in bot when none is named: deterministic, and plays every game sensibly.
 DEFAULT_STAND_IN = "heuristic"

@@ -11,7 +11,7 @@ deal.
 
 Values are in the analyser's unit: for the search bot, the deal's points
 for the seat's side minus the best other side's, plus a bonus when the deal
-ends the match (:meth:`bots.search.SearchBot.action_values`). They are
+ends the match (:meth:`tricktable.bots.search.SearchBot.action_values`). They are
 estimates from sampled worlds, so a loss under the noise of a few worlds
 means nothing: choose the threshold above it.
 
@@ -25,15 +25,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bots.fast_worlds import candidates
-from bots.search import SearchBot
-from rules.actions import Action, as_decided, describe
-from rules.errors import RuleError
-from rules.game import Seat, SeatView
-from rules.match import Match
-from rules.record import GameRecord, action_to_json
-from rules.registry import game_rules
-from rules.shuffle import RecordedDecks
+from tricktable.bots.fast_worlds import candidates
+from tricktable.bots.search import SearchBot
+from tricktable.rules.actions import Action, as_decided, describe
+from tricktable.rules.errors import RuleError
+from tricktable.rules.game import Seat, SeatView
+from tricktable.rules.match import Match
+from tricktable.rules.record import GameRecord, action_to_json
+from tricktable.rules.registry import game_rules
+from tricktable.rules.shuffle import RecordedDecks
 
 #: Default threshold of a costly decision, in the analyser's value unit (deal points, for the search bot).
 DEFAULT_THRESHOLD = 2.0
@@ -184,7 +184,7 @@ def describe_analysis(analysis: Analysis, *, every: bool = False) -> list[str]:
 
 
 class ValuingBot(Protocol):
-    """A bot that values actions: :meth:`bots.search.SearchBot.action_values` is the reference."""
+    """A bot that values actions: :meth:`tricktable.bots.search.SearchBot.action_values` is the reference."""
 
     last_worlds: int
 

@@ -1,11 +1,11 @@
 """What the crash-survival journal costs a move: ``python -m bench.journal_cost``.
 
 A server writes one journal step per move on its event loop (a SQLite
-insert in its own transaction, ``server.journal``), so the cost lands on
+insert in its own transaction, ``tricktable.server.journal``), so the cost lands on
 every move's critical path. Measured in one process, without the network,
 on real tables of a lobby: first-legal games of ``game`` played by calling
 the tables directly, in alternating rounds with the journal on and off.
-Moves are committed in groups, one per loop turn (``server.journal``), so
+Moves are committed in groups, one per loop turn (``tricktable.server.journal``), so
 the cost depends on how many tables move in a turn: measured with one table
 at a time (every move its own commit, the worst case) and with 20 tables
 moving in each turn. Reported, as CPU time (so that other load on a shared
@@ -29,11 +29,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from server.clocks import TimeControl
-from server.journal import Journal
-from server.lobby import Limits, Lobby
-from server.logging import configure
-from server.storage import Storage
+from tricktable.server.clocks import TimeControl
+from tricktable.server.journal import Journal
+from tricktable.server.lobby import Limits, Lobby
+from tricktable.server.logging import configure
+from tricktable.server.storage import Storage
 
 CLOCKS = TimeControl(decision_seconds=600.0, bank_seconds=0.0, grace_seconds=600.0, join_seconds=600.0)
 

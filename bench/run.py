@@ -3,8 +3,8 @@
 Measures, in one run and one process (one thread, so one core):
 
 - Twenty-Five and Forty-Five, 4 players, through the readable engine
-  (``rules.registry.new_match``: immutable, checked states) and through the
-  playout fast path (:mod:`rules.fast.spoil_five`);
+  (``tricktable.rules.registry.new_match``: immutable, checked states) and through the
+  playout fast path (:mod:`tricktable.rules.fast.spoil_five`);
 - OpenSpiel's euchre driven from Python (``pyspiel.load_game("euchre")``,
   uniformly random legal actions) as the yardstick, when ``open_spiel`` is
   installed (the ``bench`` extra); otherwise the JSON says why it is missing;
@@ -56,7 +56,7 @@ def readable(game: str, options: dict[str, Any], *, one_deal: bool = False) -> W
 
     ``one_deal``: stop after the first deal that is not void (see :data:`DEAL_UNIT`).
     """
-    from rules.registry import new_match
+    from tricktable.rules.registry import new_match
 
     def play(rng: random.Random) -> tuple[int, int]:
         match = new_match(game, options, seed=f"bench-{rng.getrandbits(64)}")
@@ -74,9 +74,9 @@ def readable(game: str, options: dict[str, Any], *, one_deal: bool = False) -> W
 
 
 def fast(game: str, options: dict[str, Any], *, one_deal: bool = False) -> Workload:
-    """Random legal actions through the playout fast path (:func:`rules.fast.new_fast`), dealing included."""
-    from rules.fast import new_fast
-    from rules.registry import game_rules
+    """Random legal actions through the playout fast path (:func:`tricktable.rules.fast.new_fast`), dealing included."""
+    from tricktable.rules.fast import new_fast
+    from tricktable.rules.registry import game_rules
 
     resolved = game_rules(game).config(options).to_options()
     players = resolved["players"]

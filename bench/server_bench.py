@@ -8,7 +8,7 @@ Measures, in one run (every server and every bot in its own process, all on 127.
    -> the next bot to act receives its ``DecisionRequest``; four bot processes,
    one per seat, at a real ``tricktable serve`` process; median, p90 and p99,
    and the ratio of the median to the raw round trip's median (goal <= 2x). The
-   same is measured with the bots on the SDK's runner (``client_sdk.runner``),
+   same is measured with the bots on the SDK's runner (``tricktable.client_sdk.runner``),
    which adds the SDK's decoding and encoding on both ends. Bots join with
    coalesced events (``Join.coalesce_events``); ``turnaround_batched`` is the
    raw bots with batches only (the protocol before coalescing), in the same run;
@@ -202,7 +202,7 @@ def game_server(data_dir: Path, *extra: str, env: dict[str, str] | None = None,
     environment variables; ``root``: the source tree it runs, another commit's for a before/after)."""
     data_dir.mkdir(parents=True, exist_ok=True)
     log = (data_dir / "server.log").open("w")
-    args = _python("-m", "cli.main", "serve", "--port", "0", "--no-http", "--data-dir", str(data_dir),
+    args = _python("-m", "tricktable.cli.main", "serve", "--port", "0", "--no-http", "--data-dir", str(data_dir),
                    "--log-level", "WARNING",
                    "--json-logs", *extra)
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, text=True, cwd=root,
@@ -326,9 +326,9 @@ def ping(address: str, pid: int, size: int, count: int) -> tuple[list[float], fl
 
 
 def _create_tables(address: str, game: str, count: int) -> list[tuple[str, list[str]]]:
-    from protocol import convert
-    from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-    from protocol.generated.tricktable.v1 import table_service_pb2_grpc
+    from tricktable.protocol import convert
+    from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+    from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
 
     with grpc.insecure_channel(address) as channel:
         stub = table_service_pb2_grpc.TableServiceStub(channel)
@@ -481,7 +481,7 @@ def measure_loops(folder: Path, sizes: Sizes) -> dict[str, Any]:
     Raises:
         RuntimeError: uvloop is asked for but not installed (``make bench`` installs the ``fast`` extra).
     """
-    from server.runtime import ENV_LOOP
+    from tricktable.server.runtime import ENV_LOOP
 
     out: dict[str, Any] = {}
     for loop in sizes.loops:

@@ -36,9 +36,9 @@ from typing import Any
 
 import grpc
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from protocol.generated.tricktable.v1 import table_service_pb2_grpc
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
 
 #: One answered decision: table id, decision id, deal number, received (ns), answer written (ns).
 Record = tuple[str, int, int, int, int]
@@ -118,7 +118,7 @@ async def seat_mode(address: str, tokens: list[str], table_ids: list[str], sdk: 
     arrivals: dict[str, list[int]] = {}
     rejections = messages = 0
     if sdk:
-        from client_sdk.runner import run_bot_async
+        from tricktable.client_sdk.runner import run_bot_async
 
         for token, table_id in zip(tokens, table_ids, strict=True):
             await run_bot_async(_TimedFirstLegal(table_id, records), address, token=token)
@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("address")
     s.add_argument("--tables", required=True, help="comma separated table ids")
     s.add_argument("--tokens", required=True, help="comma separated tokens, one per table")
-    s.add_argument("--sdk", action="store_true", help="play through client_sdk.runner instead of raw stubs")
+    s.add_argument("--sdk", action="store_true", help="play through tricktable.client_sdk.runner instead of raw stubs")
     s.add_argument("--batches-only", action="store_true", help="join without coalesce_events")
     ld = sub.add_parser("load")
     ld.add_argument("address")

@@ -1,9 +1,9 @@
 """The table step in one process: the server's own CPU per move, for this tree and earlier commits in one run.
 
 What a move costs the server between reading seat A's answer and writing
-seat B's decision, without the network: :func:`server.service.decide` on
+seat B's decision, without the network: :func:`tricktable.server.service.decide` on
 the answer (id lookup, the rules' check and step, the logs), the Accepted
-put in A's inbox, then every seat's stream (``server.service._seat_stream``
+put in A's inbox, then every seat's stream (``tricktable.server.service._seat_stream``
 with batches) drained once and every message serialized, as gRPC does
 before writing it. Bots answer with the first legal action id, so a game
 plays the same moves on every tree. No journal (``bench.journal_cost``
@@ -43,12 +43,12 @@ GAME = "twenty_five"
 async def _play_games(game: str, games: int, seed: str) -> dict[str, float]:
     """Play ``games`` tables through the real decide and stream code; the CPU and wall seconds of the moves."""
 
-    from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-    from rules.registry import new_match
-    from server import service
-    from server.clocks import TimeControl
-    from server.stream_guard import Inbox
-    from server.tables import Table
+    from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+    from tricktable.rules.registry import new_match
+    from tricktable.server import service
+    from tricktable.server.clocks import TimeControl
+    from tricktable.server.stream_guard import Inbox
+    from tricktable.server.tables import Table
 
     moves = 0
     cpu = wall = 0.0

@@ -29,10 +29,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tournament.config import TournamentConfig, config_from_mapping
-from tournament.engine import Dispatcher, Tournament, local_dispatcher, stored_games
-from tournament.ratings import leaderboard
-from tournament.store import TournamentStore
+from tricktable.tournament.config import TournamentConfig, config_from_mapping
+from tricktable.tournament.engine import Dispatcher, Tournament, local_dispatcher, stored_games
+from tricktable.tournament.ratings import leaderboard
+from tricktable.tournament.store import TournamentStore
 
 ENTRANTS: list[Any] = ["random", "first-legal", "heuristic", {"name": "random-2", "bot": "random"},
                        {"name": "heuristic-2", "bot": "heuristic"}]
@@ -74,8 +74,8 @@ def run_local(config: TournamentConfig, workers: int) -> dict[str, Any]:
 
 def run_server(config: TournamentConfig, workers: int) -> dict[str, Any]:
     """One run over an in-process gRPC server, each bot a process."""
-    from server.logging import configure
-    from tournament.server_runner import ServerDispatcher
+    from tricktable.server.logging import configure
+    from tricktable.tournament.server_runner import ServerDispatcher
 
     configure(level="WARNING")
 

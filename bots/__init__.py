@@ -1,6 +1,6 @@
 """Bots that play through the SDK, found by name: the one resolver of a bot spec.
 
-Each bot implements :class:`client_sdk.bot.Bot` (``choose_action(view)``).
+Each bot implements :class:`tricktable.client_sdk.bot.Bot` (``choose_action(view)``).
 :data:`BOTS` maps a command-line name to a factory taking an optional seed;
 adding a built-in bot is one entry. Wherever a bot is named (``tricktable
 bot``, ``match``, ``ladder``, ``tournament``, the arena), :func:`make_bot`
@@ -25,12 +25,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from bots.first_legal import FirstLegalBot
-from bots.heuristic import HeuristicBot
-from bots.pimc import PimcBot
-from bots.random_bot import RandomBot
-from bots.search import SearchBot
-from client_sdk.bot import Bot
+from tricktable.bots.first_legal import FirstLegalBot
+from tricktable.bots.heuristic import HeuristicBot
+from tricktable.bots.pimc import PimcBot
+from tricktable.bots.random_bot import RandomBot
+from tricktable.bots.search import SearchBot
+from tricktable.client_sdk.bot import Bot
 
 #: Bot name -> factory(seed) -> bot.
 BOTS: dict[str, Callable[[int | str | None], Bot]] = {

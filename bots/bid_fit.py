@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from bots.heuristic.cinq_cents import PARTNER_AND_KITTY, estimate
-from rules.actions import Denomination
-from rules.cards import Card
-from rules.determinize import Fit
-from rules.game import Seat, SeatView
+from tricktable.bots.heuristic.cinq_cents import PARTNER_AND_KITTY, estimate
+from tricktable.rules.actions import Denomination
+from tricktable.rules.cards import Card
+from tricktable.rules.determinize import Fit
+from tricktable.rules.game import Seat, SeatView
 
 #: Tricks a bid may exceed the bidder's sampled count by and still fit.
 BID_SLACK = 1.0

@@ -1,9 +1,9 @@
 """Sampled worlds on the fast path, for the bots that search: drawn, replayed, valued, under a budget.
 
-Both the plain PIMC bot (:mod:`bots.pimc`) and the search bot
-(:mod:`bots.search`) decide the same way at heart: draw deals consistent
-with the view (:class:`rules.determinize.DealSampler`), replay each on the
-fast path (:mod:`rules.fast`, about twenty times cheaper than the readable
+Both the plain PIMC bot (:mod:`tricktable.bots.pimc`) and the search bot
+(:mod:`tricktable.bots.search`) decide the same way at heart: draw deals consistent
+with the view (:class:`tricktable.rules.determinize.DealSampler`), replay each on the
+fast path (:mod:`tricktable.rules.fast`, about twenty times cheaper than the readable
 engine), try every candidate action in each world, and keep the action of
 best mean value. This module holds what they share: the per-decision
 generator, the stream of worlds under a time or simulation budget, the
@@ -19,13 +19,13 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from bots import heuristic
-from bots.solver import DealSolver, deal_value, solved_value
-from rules.actions import Action, Rob
-from rules.determinize import DealSampler, Fit
-from rules.fast import FastState
-from rules.fast.codec import encode
-from rules.game import SeatView
+from tricktable.bots import heuristic
+from tricktable.bots.solver import DealSolver, deal_value, solved_value
+from tricktable.rules.actions import Action, Rob
+from tricktable.rules.determinize import DealSampler, Fit
+from tricktable.rules.fast import FastState
+from tricktable.rules.fast.codec import encode
+from tricktable.rules.game import SeatView
 
 #: Default time per decision, in seconds.
 DEFAULT_BUDGET = 0.1
@@ -63,7 +63,7 @@ class WorldStream:
     #: The wall clock the budget is measured on (a fake one in tests).
     clock: Callable[[], float] = time.monotonic
     #: Codes that must be legal in each world; None: the view's legal actions, all and only
-    #: (:meth:`rules.determinize.DealSampler.fast`).
+    #: (:meth:`tricktable.rules.determinize.DealSampler.fast`).
     must_allow: Sequence[int] | None = None
 
     def __iter__(self) -> Iterator[FastState]:
@@ -118,10 +118,10 @@ def action_totals(view: SeatView, actions: Sequence[Action], worlds: WorldStream
 
     With ``solve_at`` (cards left in all hands), a world's value is exact
     from that point: the greedy policy plays down to it, then
-    :class:`bots.solver.DealSolver` solves the rest (0: ``playout`` to the end).
+    :class:`tricktable.bots.solver.DealSolver` solves the rest (0: ``playout`` to the end).
     Apart from :func:`search` so that a tool can read the estimates
     themselves: ``tricktable analyse`` values the action a seat played
-    against the search's own choice (:meth:`bots.search.SearchBot.action_values`).
+    against the search's own choice (:meth:`tricktable.bots.search.SearchBot.action_values`).
     """
     codes = [encode(view.game, a) for a in actions]
     sides = tuple(view.side_of(s) for s in range(view.players))

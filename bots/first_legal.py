@@ -7,8 +7,8 @@ silent player.
 
 from __future__ import annotations
 
-from rules.actions import Action
-from rules.game import SeatView
+from tricktable.rules.actions import Action
+from tricktable.rules.game import SeatView
 
 
 class FirstLegalBot:

@@ -12,11 +12,11 @@ records A's share of the points, ``0.5 + (a - b) / (2 (|a| + |b|))`` where
 A's share of the games won (1 for a win, 0.5 for a shared win or a match cut
 at the deal limit and tied). The reported value is the mean over pairs with a
 95% confidence interval, mean +- t standard errors (Student's t with pairs - 1
-degrees of freedom: :mod:`bots.intervals`), the pair being the unit of
+degrees of freedom: :mod:`tricktable.bots.intervals`), the pair being the unit of
 sampling, so the interval is paired by deck.
 
 Matches run in-process (no server): a bot sees exactly the
-:class:`rules.game.SeatView` it would get through the SDK.
+:class:`tricktable.rules.game.SeatView` it would get through the SDK.
 """
 
 from __future__ import annotations
@@ -27,15 +27,15 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
-from bots.heuristic import HeuristicBot
-from bots.intervals import half_width
-from bots.pimc import PimcBot
-from bots.random_bot import RandomBot
-from bots.search import DEFAULT_BUDGET, SearchBot
-from client_sdk.bot import Choice, action_of
-from rules.game import SeatView
-from rules.match import MAX_DEALS, Match, play_out
-from rules.registry import new_match
+from tricktable.bots.heuristic import HeuristicBot
+from tricktable.bots.intervals import half_width
+from tricktable.bots.pimc import PimcBot
+from tricktable.bots.random_bot import RandomBot
+from tricktable.bots.search import DEFAULT_BUDGET, SearchBot
+from tricktable.client_sdk.bot import Choice, action_of
+from tricktable.rules.game import SeatView
+from tricktable.rules.match import MAX_DEALS, Match, play_out
+from tricktable.rules.registry import new_match
 
 #: The ladder's steps, weaker bot first (and the search against the heuristic, the step before the yardstick).
 STEPS: tuple[tuple[str, str], ...] = (("random", "heuristic"), ("heuristic", "pimc"), ("pimc", "search"),
@@ -75,7 +75,7 @@ class BotSpec:
             bot = SearchBot(seed, simulations=self.simulations, budget=self.budget, playout=self.playout,
                             bid_search=self.bid_search)
         else:  # any other bot spec (built-in or the author's own), through the one resolver
-            from bots import make_bot
+            from tricktable.bots import make_bot
 
             bot = cast(Chooser, make_bot(self.name, seed))  # the ladder's loop is synchronous
         return bot
@@ -203,7 +203,7 @@ def _game_share(match: Match, a_sides: list[int]) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Estimate:
-    """A mean with its 95% confidence interval (Student's t, :mod:`bots.intervals`).
+    """A mean with its 95% confidence interval (Student's t, :mod:`tricktable.bots.intervals`).
 
     With fewer than two pairs there is no interval: ``low`` and ``high`` are
     the mean and ``too_few`` is set, so no step can be said to hold.

@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from client_sdk.bot import Bot, Choice, ask, current_decision
-from rules.game import SeatView
+from tricktable.client_sdk.bot import Bot, Choice, ask, current_decision
+from tricktable.rules.game import SeatView
 
 
 class PacedBot:

@@ -2,7 +2,7 @@
 
 Perfect Information Monte Carlo in its plainest form, as the literature's
 baseline is: for each decision, sample worlds consistent with the view
-(:class:`rules.determinize.DealSampler`), and in each world play every
+(:class:`tricktable.rules.determinize.DealSampler`), and in each world play every
 legal action out to the end of the deal with **uniformly random** plays on
 the fast path; make the action of best mean value (the side's deal points
 minus the best other side's, plus a bonus for ending the match a winner).
@@ -16,10 +16,10 @@ worlds (``simulations``) for reproducible runs.
 
 from __future__ import annotations
 
-from bots import heuristic
-from bots.fast_worlds import DEFAULT_BUDGET, WorldSearcher, decision_rng, random_playout, win_bonus
-from rules.actions import Action, Bid, Discard, Pass
-from rules.game import SeatView
+from tricktable.bots import heuristic
+from tricktable.bots.fast_worlds import DEFAULT_BUDGET, WorldSearcher, decision_rng, random_playout, win_bonus
+from tricktable.rules.actions import Action, Bid, Discard, Pass
+from tricktable.rules.game import SeatView
 
 
 class PimcBot(WorldSearcher):

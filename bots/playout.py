@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from rules.fast import FastState
+from tricktable.rules.fast import FastState
 
 #: Share of random plays in a greedy playout.
 EPSILON = 0.1

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import random
 
-from rules.actions import Action
-from rules.game import SeatView
+from tricktable.rules.actions import Action
+from tricktable.rules.game import SeatView
 
 
 class RandomBot:

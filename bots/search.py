@@ -3,16 +3,16 @@
 For each decision the bot
 
 1. samples *worlds*, whole deals consistent with everything the seat has
-   seen (:class:`rules.determinize.DealSampler`: its hand, cards played,
+   seen (:class:`tricktable.rules.determinize.DealSampler`: its hand, cards played,
    voids shown, the turn-up, who robbed, the kitty and discards for the
-   declarer; in Cinq Cents hands that fit the bids, :mod:`bots.bid_fit`),
-   each replayed on the fast path (:mod:`rules.fast`);
+   declarer; in Cinq Cents hands that fit the bids, :mod:`tricktable.bots.bid_fit`),
+   each replayed on the fast path (:mod:`tricktable.rules.fast`);
 2. tries every candidate action in each world and plays the deal out with
-   the greedy policy (:mod:`bots.playout`: lead high, win cheaply, play low
+   the greedy policy (:mod:`tricktable.bots.playout`: lead high, win cheaply, play low
    under a partner) instead of the plain PIMC bot's random cards, at
    nearly the same cost; or, with ``solve_at``, down to that many cards
    left in the hands, the rest of the deal then solved exactly
-   (:mod:`bots.solver`: alpha-beta with a transposition table, every seat
+   (:mod:`tricktable.bots.solver`: alpha-beta with a transposition table, every seat
    playing its best with the world's cards in view; off by default, see
    :data:`SOLVE_AT`);
 3. scores the outcome for its side: the deal's points for the side minus
@@ -36,7 +36,7 @@ the decision's public context, so with ``simulations`` set the same view
 always gets the same answer, whatever was asked before.
 
 In Cinq Cents the bids are searched on the fast path too
-(:mod:`bots.search_bids`): in each world, passing and each plausible bid
+(:mod:`tricktable.bots.search_bids`): in each world, passing and each plausible bid
 are played out, the rest of the auction by the heuristic bidder, the
 declarer's discard the heuristic's and the play by the search's playout
 policy, and the bot bids what gains most over passing by a margin the noise
@@ -50,9 +50,9 @@ way, under the same budget.
 
 from __future__ import annotations
 
-from bots import heuristic
-from bots.bid_fit import bid_fit
-from bots.fast_worlds import (
+from tricktable.bots import heuristic
+from tricktable.bots.bid_fit import bid_fit
+from tricktable.bots.fast_worlds import (
     DEFAULT_BUDGET,
     FastPlayout,
     WorldSearcher,
@@ -61,18 +61,18 @@ from bots.fast_worlds import (
     random_playout,
     win_bonus,
 )
-from bots.playout import greedy_playout
-from bots.search_bids import choose_bid, choose_discard, discard_actions
-from client_sdk.bot import AnnotatedAction, Choice
-from rules.actions import Action, Discard, Pass
-from rules.fast.codec import encode
-from rules.game import SeatView
+from tricktable.bots.playout import greedy_playout
+from tricktable.bots.search_bids import choose_bid, choose_discard, discard_actions
+from tricktable.client_sdk.bot import AnnotatedAction, Choice
+from tricktable.rules.actions import Action, Discard, Pass
+from tricktable.rules.fast.codec import encode
+from tricktable.rules.game import SeatView
 
 #: Cinq Cents: worlds a bid decision draws with a simulation count (the bid is worth most of a deal's points).
 BID_WORLDS = 20
 #: Cinq Cents: fewer worlds than this and the bid is the heuristic's (the best of a few noisy estimates overbids).
 MIN_BID_WORLDS = 12
-#: Cards left in all hands from which a world's card play is solved exactly (:mod:`bots.solver`), by game;
+#: Cards left in all hands from which a world's card play is solved exactly (:mod:`tricktable.bots.solver`), by game;
 #: 0: never. Off by default: solving from 8 cards (two tricks of four players: about 12 nodes, 0.1 ms a
 #: solve) doubled the CPU of a decision and gained nothing against PIMC in Twenty-Five (49.6% [48.6, 50.6]
 #: of the points, 200 duplicate pairs); three tricks cost 7 times the CPU, a whole deal 28 ms a solve.
@@ -90,10 +90,10 @@ class SearchBot(WorldSearcher):
         seed: seeds the bot's generators (with the decision's public context).
         simulations: worlds per decision; ``None`` to search for ``budget`` seconds instead.
         budget: seconds per decision when ``simulations`` is None.
-        playout: ``"greedy"`` (:mod:`bots.playout`) or ``"random"``: how worlds are played out when
+        playout: ``"greedy"`` (:mod:`tricktable.bots.playout`) or ``"random"``: how worlds are played out when
             ``solve_at`` is 0 (with ``solve_at``, the greedy policy plays down to it).
         win_bonus: value of ending the match as a winner, in deal points (a loss counts the negative).
-        bid_search: Cinq Cents bids by simulation (:mod:`bots.search_bids`); off: the heuristic's bids.
+        bid_search: Cinq Cents bids by simulation (:mod:`tricktable.bots.search_bids`); off: the heuristic's bids.
         bid_worlds: worlds per Cinq Cents bid decision when ``simulations`` is set.
         solve_at: cards left in all hands from which a world is solved exactly (0: never);
             None for the game's :data:`SOLVE_AT`.
@@ -123,7 +123,7 @@ class SearchBot(WorldSearcher):
         as an :class:`AnnotatedAction`: the worlds searched and the mean value
         of each candidate by action id (the server keeps the note secret until
         the table ends, then writes it into the record). Cinq Cents bids and
-        discards, searched by :mod:`bots.search_bids`, come bare.
+        discards, searched by :mod:`tricktable.bots.search_bids`, come bare.
 
         Raises:
             ValueError: the view has no legal action.

@@ -1,8 +1,8 @@
 """Cinq Cents bidding by simulation: what is each bid worth, played out in worlds like ours?
 
 The heuristic counts tricks with fixed weights. The search bot instead asks
-the sampled worlds (:class:`rules.determinize.DealSampler`, whose hands also
-fit the bids made so far: :func:`bots.bid_fit.bid_fit`). In each world it tries passing and each legal bid
+the sampled worlds (:class:`tricktable.rules.determinize.DealSampler`, whose hands also
+fit the bids made so far: :func:`tricktable.bots.bid_fit.bid_fit`). In each world it tries passing and each legal bid
 in the denominations its hand could play (:func:`candidate_denominations`),
 and for each it plays the rest of the auction with the heuristic bidder at
 every other seat (the opponents are often that bot, and an opponent with a
@@ -17,13 +17,13 @@ A deal's play depends only on who declared in which denomination, not on
 the level, so each world plays every such contract once and prices all the
 levels from the same trick count.
 
-Everything runs on the fast path (:mod:`rules.fast.cinq_cents`): the
+Everything runs on the fast path (:mod:`tricktable.rules.fast.cinq_cents`): the
 auction with the heuristic's own bidding rule
-(:func:`bots.heuristic.cinq_cents.bid_from_counts`, each sampled hand's
+(:func:`tricktable.bots.heuristic.cinq_cents.bid_from_counts`, each sampled hand's
 trick counts worked out once a world), the heuristic's discard, then the
 playout. On the readable engine with the heuristic playing every card a bid
 saw 73 worlds per CPU second; here about 700 (``python -m
-bots.world_rate``, README).
+tricktable.bots.world_rate``, README).
 
 History of the measurement: the first version let every later seat pass
 after our bid and valued passing at 0. With 6 worlds per bid it overbid (the
@@ -42,18 +42,18 @@ import math
 import random
 from collections.abc import Iterable, Sequence
 
-from bots.fast_worlds import FastPlayout, WorldStream, best_index, deal_value
-from bots.heuristic.cinq_cents import PARTNER_AND_KITTY, bid_from_counts, discard_for, estimate, keep_order
-from rules.actions import Action, Bid, Denomination, Discard, Pass
-from rules.cards import ALL_CARDS, SUITS, Card, Suit
-from rules.cinq_cents_bids import STANDARD_TABLE, BidTable
-from rules.cinq_cents_play import suit_of
-from rules.fast import FastState
-from rules.fast.bitset import bits
-from rules.fast.cinq_cents import BID, PASS, CinqCentsFast
-from rules.fast.codec import decode, encode
-from rules.game import SeatView
-from rules.registry import game_rules
+from tricktable.bots.fast_worlds import FastPlayout, WorldStream, best_index, deal_value
+from tricktable.bots.heuristic.cinq_cents import PARTNER_AND_KITTY, bid_from_counts, discard_for, estimate, keep_order
+from tricktable.rules.actions import Action, Bid, Denomination, Discard, Pass
+from tricktable.rules.cards import ALL_CARDS, SUITS, Card, Suit
+from tricktable.rules.cinq_cents_bids import STANDARD_TABLE, BidTable
+from tricktable.rules.cinq_cents_play import suit_of
+from tricktable.rules.fast import FastState
+from tricktable.rules.fast.bitset import bits
+from tricktable.rules.fast.cinq_cents import BID, PASS, CinqCentsFast
+from tricktable.rules.fast.codec import decode, encode
+from tricktable.rules.game import SeatView
+from tricktable.rules.registry import game_rules
 
 #: Denominations whose heuristic count is this many tricks below the hand's best are not simulated.
 PRUNE_WITHIN = 1.5
@@ -110,7 +110,7 @@ def finish_auction(state: CinqCentsFast, counts: Sequence[dict[Denomination, flo
     (worked out once a world: the hands do not change during the auction);
     ``standing`` the bids so far, in order, as (seat, (tricks, denomination)),
     extended with the bids made here. The bids are the heuristic bot's own
-    (:func:`bots.heuristic.cinq_cents.bid_from_counts`), so the readable
+    (:func:`tricktable.bots.heuristic.cinq_cents.bid_from_counts`), so the readable
     engine's auction with that bot at those seats ends the same way
     (``tests/bots/test_search_bids.py`` checks it).
     """
@@ -277,7 +277,7 @@ def choose_discard(view: SeatView, discards: Sequence[Discard], worlds: Iterable
     """The discard with the best mean deal result over ``worlds`` (None: no world drawn).
 
     Each candidate is played out in the same worlds with ``playout``; the result is our side's
-    deal points minus the other side's (:func:`bots.fast_worlds.deal_value`, no bonus for the match).
+    deal points minus the other side's (:func:`tricktable.bots.fast_worlds.deal_value`, no bonus for the match).
     """
     if len(discards) == 1:
         return discards[0]

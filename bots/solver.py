@@ -3,7 +3,7 @@
 A sampled world is a deal with every hand known, so its remaining tricks
 can be solved exactly (the "double dummy" solution of bridge programs; GIB
 averaged such solutions over sampled worlds). The search bot
-(:mod:`bots.search`) values a candidate action in a world by this solution
+(:mod:`tricktable.bots.search`) values a candidate action in a world by this solution
 once few enough cards are left, where a playout only guesses how the
 others would play.
 
@@ -19,12 +19,12 @@ The search is a plain minimax with alpha-beta pruning over the fast
 state's own ``legal_actions`` / ``apply`` (so the solver plays by the same
 tested rules as every playout), with
 
-- a transposition table keyed on :meth:`rules.fast.FastState.position_key`
+- a transposition table keyed on :meth:`tricktable.rules.fast.FastState.position_key`
   (the hands, the trick so far, the points taken), holding the bounds each
   search proved, so a position reached by another order of the same cards
   is solved once;
 - move ordering: the best move of an earlier search of the position, else
-  the greedy playout's card (:func:`bots.playout.greedy_card`, usually the
+  the greedy playout's card (:func:`tricktable.bots.playout.greedy_card`, usually the
   best or a cutoff); a forced move applied without a node of its own, and
   the last move tried on the position itself instead of a copy.
 """
@@ -35,8 +35,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from bots.playout import greedy_card, greedy_playout
-from rules.fast import FastState
+from tricktable.bots.playout import greedy_card, greedy_playout
+from tricktable.rules.fast import FastState
 
 #: What the table keeps of a position: (lowest value proved, highest value proved, best move found).
 Bounds = tuple[float, float, int]

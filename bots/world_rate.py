@@ -6,8 +6,8 @@ with a fixed simulation count; the figure is the worlds it drew over the
 CPU time (``time.process_time``) it took, so other load on the machine does
 not change it much::
 
-    python -m bots.world_rate --game cinq_cents --kind bid --sims 20
-    python -m bots.world_rate --game forty_five --kind card --bot pimc --sims 100
+    python -m tricktable.bots.world_rate --game cinq_cents --kind bid --sims 20
+    python -m tricktable.bots.world_rate --game forty_five --kind card --bot pimc --sims 100
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import argparse
 import time
 from collections.abc import Callable
 
-from bots.heuristic import HeuristicBot
-from bots.pimc import PimcBot
-from bots.search import SearchBot
-from rules.actions import Bid, Discard, Pass, Play
-from rules.game import SeatView
-from rules.registry import new_match
+from tricktable.bots.heuristic import HeuristicBot
+from tricktable.bots.pimc import PimcBot
+from tricktable.bots.search import SearchBot
+from tricktable.rules.actions import Bid, Discard, Pass, Play
+from tricktable.rules.game import SeatView
+from tricktable.rules.registry import new_match
 
 #: Kinds of decision and how to recognise one in a view.
 KINDS: dict[str, Callable[[SeatView], bool]] = {

@@ -3,7 +3,7 @@
 Every record of the files (JSON or JSON Lines) is replayed; at each decision
 of the seat the analysing bot (``--bot``, by default the search bot; any bot
 with ``action_values(view)``) values every legal action from
-``view(seat)`` only (:mod:`analysis.decisions`). The text lists the costly
+``view(seat)`` only (:mod:`tricktable.analysis.decisions`). The text lists the costly
 decisions (loss over ``--threshold``; ``--all`` lists every decision), each
 deal's estimated loss and the total; ``--json`` writes one JSON object per
 record and seat. Without ``--seat``, every seat is analysed. ``--sims``
@@ -20,9 +20,9 @@ from typing import Annotated
 
 import typer
 
-from analysis.decisions import DEFAULT_THRESHOLD, BotEstimator, ValuingBot, analyse, describe_analysis
-from bots import make_bot
-from cli.verify import RecordWork
+from tricktable.analysis.decisions import DEFAULT_THRESHOLD, BotEstimator, ValuingBot, analyse, describe_analysis
+from tricktable.bots import make_bot
+from tricktable.cli.verify import RecordWork
 
 #: Worlds per decision by default: the noise of a 200-world mean is well under a deal point in these games.
 DEFAULT_SIMS = 200

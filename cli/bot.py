@@ -2,7 +2,7 @@
 
 BOT is a built-in bot or the author's own (``module:Class``,
 ``path/to/file.py:Class``: :func:`bots.make_bot`). The bot is an ordinary
-SDK client (:mod:`client_sdk.runner`): it joins with the token, or seeks a
+SDK client (:mod:`tricktable.client_sdk.runner`): it joins with the token, or seeks a
 game and is seated, plays until the game ends (reconnecting if a working
 connection drops) and prints one summary line per game. With ``--seek`` it
 can play ``--games N`` games in a row, or keep seeking ``--forever`` (until
@@ -23,13 +23,13 @@ from typing import Annotated
 
 import typer
 
-from bots import SPEC_HELP, BotSpecError, bot_factory
-from bots.paced import PacedBot
-from cli.tls import TlsCa, root_certificates
-from client_sdk.bot import Bot
-from client_sdk.errors import SdkError
-from client_sdk.runner import PlayedSeat, play_seat_async, seek_async
-from rules.errors import TricktableError
+from tricktable.bots import SPEC_HELP, BotSpecError, bot_factory
+from tricktable.bots.paced import PacedBot
+from tricktable.cli.tls import TlsCa, root_certificates
+from tricktable.client_sdk.bot import Bot
+from tricktable.client_sdk.errors import SdkError
+from tricktable.client_sdk.runner import PlayedSeat, play_seat_async, seek_async
+from tricktable.rules.errors import TricktableError
 
 
 @dataclass(slots=True)

@@ -5,7 +5,7 @@ connection, a tight clock) with the placeholders ``{address}`` and ``{token}``
 replaced, and with ``TRICKTABLE_SERVER`` and ``TRICKTABLE_TOKEN`` in its
 environment. One PASS/FAIL line per situation; exit status 1 when any failed,
 2 on a usage error. See docs/protocol.md, section 18, and
-:mod:`server.conformance`.
+:mod:`tricktable.server.conformance`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Annotated
 
 import typer
 
-from cli.selfplay import parse_options
-from cli.tls import TlsCa, root_certificates
-from rules.errors import OptionsError
-from server.conformance import (
+from tricktable.cli.selfplay import parse_options
+from tricktable.cli.tls import TlsCa, root_certificates
+from tricktable.rules.errors import OptionsError
+from tricktable.server.conformance import (
     DEFAULT_GAME,
     DEFAULT_OPTIONS,
     RELAXED_BANK_MS,
@@ -62,7 +62,7 @@ def conformance_command(
     except OptionsError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
-    from server.logging import configure
+    from tricktable.server.logging import configure
 
     configure(level="ERROR")  # the in-process server's logs would drown the report
     settings = Settings(command=tuple(command), server=server, game=game, options=options, clock_ms=clock_ms,

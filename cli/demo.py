@@ -16,12 +16,12 @@ from typing import Annotated, Any
 
 import typer
 
-from bots import SPEC_HELP, BotSpecError
-from bots.ladder import BotSpec, play_match
-from cli import checks
-from cli.selfplay import parse_options, play_random
-from rules.errors import OptionsError
-from rules.registry import GAMES, game_rules
+from tricktable.bots import SPEC_HELP, BotSpecError
+from tricktable.bots.ladder import BotSpec, play_match
+from tricktable.cli import checks
+from tricktable.cli.selfplay import parse_options, play_random
+from tricktable.rules.errors import OptionsError
+from tricktable.rules.registry import GAMES, game_rules
 
 
 def _cards(items: Sequence[str]) -> str:

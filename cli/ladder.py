@@ -19,12 +19,12 @@ from typing import Annotated
 
 import typer
 
-from bots import SPEC_HELP, BotSpecError, bot_factory
-from bots.ladder import STEPS, BotSpec, PairResult, run_pair, table
-from cli import checks
-from cli.selfplay import parse_options
-from rules.errors import OptionsError
-from rules.registry import GAMES
+from tricktable.bots import SPEC_HELP, BotSpecError, bot_factory
+from tricktable.bots.ladder import STEPS, BotSpec, PairResult, run_pair, table
+from tricktable.cli import checks
+from tricktable.cli.selfplay import parse_options
+from tricktable.rules.errors import OptionsError
+from tricktable.rules.registry import GAMES
 
 #: Worlds per PIMC and search decision in the ladder (reproducible; on the fast path, about 15-30 CPU ms).
 DEFAULT_SIMS = 100

@@ -22,19 +22,19 @@ app = typer.Typer(
 
 #: Modules that register a command on the app.
 COMMAND_MODULES: tuple[str, ...] = (
-    "cli.demo",
-    "cli.verify",
-    "cli.selfplay",
-    "cli.bot",
-    "cli.tournament",
-    "cli.conformance",
-    "cli.serve",
-    "cli.match",
-    "cli.ladder",
-    "cli.tables",
-    "cli.view",
-    "cli.replay",
-    "cli.analyse",
+    "tricktable.cli.demo",
+    "tricktable.cli.verify",
+    "tricktable.cli.selfplay",
+    "tricktable.cli.bot",
+    "tricktable.cli.tournament",
+    "tricktable.cli.conformance",
+    "tricktable.cli.serve",
+    "tricktable.cli.match",
+    "tricktable.cli.ladder",
+    "tricktable.cli.tables",
+    "tricktable.cli.view",
+    "tricktable.cli.replay",
+    "tricktable.cli.analyse",
 )
 
 for _name in COMMAND_MODULES:

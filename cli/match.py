@@ -24,22 +24,22 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from bots import SPEC_HELP, BotSpecError, bot_factory
-from cli import checks
-from cli.selfplay import parse_options
-from cli.tls import TlsCa, root_certificates
-from client_sdk.runner import open_channel, play_target
-from protocol import convert
-from protocol.generated.tricktable.v1 import events_pb2, table_service_pb2_grpc
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from rules.errors import TricktableError
-from rules.registry import game_rules
-from server.app import GameServer, ServerConfig
-from server.clocks import LIMITS
-from server.logging import configure
-from server.storage import resolve_data_dir
-from web.catalog import ServerCatalog
-from web.viewer import WebViewer
+from tricktable.bots import SPEC_HELP, BotSpecError, bot_factory
+from tricktable.cli import checks
+from tricktable.cli.selfplay import parse_options
+from tricktable.cli.tls import TlsCa, root_certificates
+from tricktable.client_sdk.runner import open_channel, play_target
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import events_pb2, table_service_pb2_grpc
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.rules.errors import TricktableError
+from tricktable.rules.registry import game_rules
+from tricktable.server.app import GameServer, ServerConfig
+from tricktable.server.clocks import LIMITS
+from tricktable.server.logging import configure
+from tricktable.server.storage import resolve_data_dir
+from tricktable.web.catalog import ServerCatalog
+from tricktable.web.viewer import WebViewer
 
 #: Seconds the bots get to exit after the game's end before they are stopped.
 BOT_EXIT_SECONDS = 10.0
@@ -189,8 +189,8 @@ async def _linger(console: Console, replay: str) -> None:
 async def _launch(bot: str, address: str, token: str, name: str, seed: str | None,
                   delay_ms: int, tls_ca: Path | None = None) -> asyncio.subprocess.Process:
     # The server is up (this command started it or reached it): a slow first connection is waited for.
-    args = [sys.executable, "-m", "cli.main", "bot", bot, "--server", address, "--token", token, "--name", name,
-            "--wait-for-server", "30",
+    args = [sys.executable, "-m", "tricktable.cli.main", "bot", bot, "--server", address, "--token", token, "--name",
+            name, "--wait-for-server", "30",
             "--delay-ms", str(delay_ms)]
     if tls_ca is not None:
         args += ["--tls-ca", str(tls_ca)]

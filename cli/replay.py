@@ -2,7 +2,7 @@
 
 Each record (a JSON file, or JSON Lines such as a tournament's
 ``records.jsonl``; several files at once) is replayed on its own decks with
-``--bot`` at ``--seat`` (:mod:`analysis.counterfactual`): the other seats
+``--bot`` at ``--seat`` (:mod:`tricktable.analysis.counterfactual`): the other seats
 replay their recorded actions while the rules accept them, then the
 stand-in bot (``--stand-in``, named in the output) plays them. One line
 block per record says how the seat's side did in the record and in the
@@ -21,8 +21,8 @@ from typing import Annotated
 
 import typer
 
-from analysis.counterfactual import DEFAULT_STAND_IN, Replay, mirror_seat, replay, replay_json
-from cli.verify import RecordWork
+from tricktable.analysis.counterfactual import DEFAULT_STAND_IN, Replay, mirror_seat, replay, replay_json
+from tricktable.cli.verify import RecordWork
 
 
 def _describe(where: str, result: Replay) -> list[str]:

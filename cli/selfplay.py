@@ -18,9 +18,9 @@ from typing import Annotated, Any
 
 import typer
 
-from rules.errors import OptionsError
-from rules.match import MAX_DEALS, Match, play_out
-from rules.registry import GAMES, new_match
+from tricktable.rules.errors import OptionsError
+from tricktable.rules.match import MAX_DEALS, Match, play_out
+from tricktable.rules.registry import GAMES, new_match
 
 
 def parse_options(pairs: Sequence[str], players: int | None = None) -> dict[str, Any]:

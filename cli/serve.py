@@ -8,11 +8,11 @@ journaled in the data directory and resumed by the next start, after a crash
 too. SIGTERM drains: no new tables, the running ones play on for up to
 ``--drain-seconds``, the rest stay in the journal for the next start
 (``--no-journal``: they are aborted with reason "server shutdown" and their
-records stored). Flags are checked first (:mod:`cli.checks`): a bad one is a
+records stored). Flags are checked first (:mod:`tricktable.cli.checks`): a bad one is a
 one-line error, exit 2.
 
 ``--shards N`` runs the server as N processes (0: one per core) behind the
-one public address (:mod:`server.sharded`, :mod:`server.shards`): it prints
+one public address (:mod:`tricktable.server.sharded`, :mod:`tricktable.server.shards`): it prints
 ``shard K pid P listening on ADDR`` for each shard, then ``listening on``
 the public address (the web viewer runs beside shard 0; each shard journals
 its own tables in ``DATA_DIR/shard-K``).
@@ -25,15 +25,15 @@ from typing import Annotated
 
 import typer
 
-from cli import checks
-from server import runtime
-from server.app import GameServer, ServerConfig, serve
-from server.clocks import LIMITS, TimeControl
-from server.lobby import Limits
-from server.logging import configure
-from server.sharded import Shard, serve_sharded, shard_count
-from server.storage import resolve_data_dir
-from web.viewer import beside_server
+from tricktable.cli import checks
+from tricktable.server import runtime
+from tricktable.server.app import GameServer, ServerConfig, serve
+from tricktable.server.clocks import LIMITS, TimeControl
+from tricktable.server.lobby import Limits
+from tricktable.server.logging import configure
+from tricktable.server.sharded import Shard, serve_sharded, shard_count
+from tricktable.server.storage import resolve_data_dir
+from tricktable.web.viewer import beside_server
 
 
 def serve_command(

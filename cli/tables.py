@@ -22,14 +22,14 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from cli import checks
-from cli.match import show_table
-from client_sdk.errors import SdkError, error_from_rpc
-from client_sdk.runner import connect, get_record, list_tables, open_channel
-from protocol import convert
-from protocol.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
-from rules.errors import TricktableError
-from rules.game import Result
+from tricktable.cli import checks
+from tricktable.cli.match import show_table
+from tricktable.client_sdk.errors import SdkError, error_from_rpc
+from tricktable.client_sdk.runner import connect, get_record, list_tables, open_channel
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
+from tricktable.rules.errors import TricktableError
+from tricktable.rules.game import Result
 
 ServerOption = Annotated[str, typer.Option("--server", help="Server address, host:port.")]
 

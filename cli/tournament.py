@@ -1,7 +1,7 @@
 """``tricktable tournament [CONFIG.toml]``: run (or resume) a bot tournament and report it.
 
 The config is a TOML file (examples/tournament.toml; fields in
-:mod:`tournament.config`), or flags for the simple cases
+:mod:`tricktable.tournament.config`), or flags for the simple cases
 (``--game all_fives --bots random,first-legal --games 20``). Matches run over
 the real server by default: one started in this process on a free port (its
 database is the tournament's), or ``--server ADDR``; each bot is a separate
@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from cli.tls import TlsCa
+from tricktable.cli.tls import TlsCa
 
 if TYPE_CHECKING:  # imported when the command runs, so that other commands (every bot process) start faster
-    from tournament.config import TournamentConfig
-    from tournament.engine import Dispatcher
-    from tournament.report import RichProgress
-    from tournament.store import TournamentStore
+    from tricktable.tournament.config import TournamentConfig
+    from tricktable.tournament.engine import Dispatcher
+    from tricktable.tournament.report import RichProgress
+    from tricktable.tournament.store import TournamentStore
 
 RUNNERS = ("server", "local")
 
@@ -40,9 +40,9 @@ RUNNERS = ("server", "local")
 def flags_config(game: str | None, bots: str | None, fmt: str, games: int, seed: str, players: int | None,
                  option: list[str], name: str | None) -> dict[str, Any]:
     """The config fields given as flags (no CONFIG file)."""
-    from cli.selfplay import parse_options
-    from tournament.config import ConfigError
-    from tournament.entrants import entrant_names
+    from tricktable.cli.selfplay import parse_options
+    from tricktable.tournament.config import ConfigError
+    from tricktable.tournament.entrants import entrant_names
 
     if game is None or bots is None:
         raise ConfigError("give a CONFIG.toml, or at least --game and --bots")
@@ -57,16 +57,16 @@ def flags_config(game: str | None, bots: str | None, fmt: str, games: int, seed:
 
 async def _dispatcher(config: TournamentConfig, runner: str, server: str | None, ray: str | None,
                       concurrency: int, db: Path, tls_ca: Path | None = None) -> Dispatcher:
-    from tournament.engine import local_dispatcher
+    from tricktable.tournament.engine import local_dispatcher
 
     if ray is not None:
-        from tournament.ray_runner import RayDispatcher
+        from tricktable.tournament.ray_runner import RayDispatcher
 
         return RayDispatcher.connect(config, ray, local=runner == "local")
     if runner == "local" and server is None:
         return local_dispatcher(config, concurrency)
-    from server.logging import configure
-    from tournament.server_runner import ServerDispatcher
+    from tricktable.server.logging import configure
+    from tricktable.tournament.server_runner import ServerDispatcher
 
     configure(level="WARNING")  # the in-process server's per-call logs would drown the progress bar
     return await ServerDispatcher.open(config, address=server, data_dir=db.parent, tls_ca=tls_ca)
@@ -75,11 +75,11 @@ async def _dispatcher(config: TournamentConfig, runner: str, server: str | None,
 async def _run(config: TournamentConfig, store: TournamentStore, *, resume: bool, runner: str, server: str | None,
                ray: str | None, concurrency: int, db: Path, progress: RichProgress | None,
                tls_ca: Path | None = None) -> Any:
-    from tournament.engine import Tournament
+    from tricktable.tournament.engine import Tournament
 
     dispatcher = await _dispatcher(config, runner, server, ray, concurrency, db, tls_ca)
     if ray is not None:
-        from tournament.ray_runner import RayDispatcher
+        from tricktable.tournament.ray_runner import RayDispatcher
 
         if isinstance(dispatcher, RayDispatcher):
             concurrency = dispatcher.slots
@@ -118,12 +118,12 @@ def tournament_command(
     """Run a bot tournament (round robin, Swiss or gauntlet, duplicate decks) and report ratings."""
     from rich.console import Console
 
-    from client_sdk.errors import SdkError
-    from server.storage import database_path
-    from tournament.config import ConfigError, check_bots, config_from_mapping, load_config
-    from tournament.engine import bounded_concurrency, stored_games
-    from tournament.report import RichProgress, export, print_report, summarize
-    from tournament.store import StoreError, TournamentStore
+    from tricktable.client_sdk.errors import SdkError
+    from tricktable.server.storage import database_path
+    from tricktable.tournament.config import ConfigError, check_bots, config_from_mapping, load_config
+    from tricktable.tournament.engine import bounded_concurrency, stored_games
+    from tricktable.tournament.report import RichProgress, export, print_report, summarize
+    from tricktable.tournament.store import StoreError, TournamentStore
 
     console = Console()
     try:

@@ -20,9 +20,9 @@ from typing import Annotated
 
 import typer
 
-from rules.errors import OptionsError
-from rules.record import GameRecord, RecordFieldError, parse_record
-from rules.verify import verify_record
+from tricktable.rules.errors import OptionsError
+from tricktable.rules.record import GameRecord, RecordFieldError, parse_record
+from tricktable.rules.verify import verify_record
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,10 +18,10 @@ from typing import Annotated
 
 import typer
 
-from server.logging import configure
-from web.catalog import DatabaseCatalog, FileCatalog, open_catalog, replay_path
-from web.standings import tournament_path
-from web.viewer import WebViewer
+from tricktable.server.logging import configure
+from tricktable.web.catalog import DatabaseCatalog, FileCatalog, open_catalog, replay_path
+from tricktable.web.standings import tournament_path
+from tricktable.web.viewer import WebViewer
 
 
 def view_command(

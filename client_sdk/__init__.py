@@ -1,6 +1,6 @@
 """The Tricktable Python SDK: the bot runner (the wire types and conversion live in :mod:`protocol`).
 
-- :mod:`client_sdk.runner` — ``run_bot`` / ``seek_and_run``: connect, join, play, reconnect.
-- :mod:`client_sdk.bot` — the bot protocol.
-- :mod:`client_sdk.errors` — the SDK's typed errors.
+- :mod:`tricktable.client_sdk.runner` — ``run_bot`` / ``seek_and_run``: connect, join, play, reconnect.
+- :mod:`tricktable.client_sdk.bot` — the bot protocol.
+- :mod:`tricktable.client_sdk.errors` — the SDK's typed errors.
 """

@@ -1,10 +1,10 @@
 """The bot contract: one method, ``choose_action(view) -> action``.
 
-A bot gets a :class:`rules.game.SeatView` (its hand, the public state, the
+A bot gets a :class:`tricktable.rules.game.SeatView` (its hand, the public state, the
 scores, and ``legal_actions``: every action it may take now, sorted) and
 returns one of those actions, directly or as an awaitable. It need not know
 the rules; bots that want to simulate can use the ``rules`` package on the
-view. The runner (:mod:`client_sdk.runner`) owns everything else: the
+view. The runner (:mod:`tricktable.client_sdk.runner`) owns everything else: the
 connection, joining, reconnecting, clocks and rejections.
 
 Optional hooks, looked up by name so a minimal bot is one method:
@@ -18,8 +18,8 @@ is answering with :func:`current_decision`, without changing its signature.
 A bot may say why it chose: return ``AnnotatedAction(action, note="...",
 values={action: estimate, ...})`` instead of the bare action. The server keeps
 the note secret until the table ends, then writes it into the record
-(:mod:`rules.annotation` has the limits; an over-limit note raises
-:class:`rules.annotation.AnnotationError` where it is made, in the bot).
+(:mod:`tricktable.rules.annotation` has the limits; an over-limit note raises
+:class:`tricktable.rules.annotation.AnnotationError` where it is made, in the bot).
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from protocol.convert import action_id
-from rules.actions import Action
-from rules.annotation import Annotation
-from rules.game import SeatView
+from tricktable.protocol.convert import action_id
+from tricktable.rules.actions import Action
+from tricktable.rules.annotation import Annotation
+from tricktable.rules.game import SeatView
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -47,7 +47,7 @@ class AnnotatedAction:
     numbers, and a bot without notes stays one method returning an action.
 
     Raises:
-        AnnotationError: a limit of :mod:`rules.annotation` is exceeded (note over 280 characters, over 64
+        AnnotationError: a limit of :mod:`tricktable.rules.annotation` is exceeded (note over 280 characters, over 64
             values, a value not finite).
     """
 
@@ -171,4 +171,4 @@ def not_an_action(choice: object) -> str | None:
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     hint = " (did you forget to return?)" if choice is None else ""
     return (f"returned {type(choice).__name__} {shown}{hint}, not an action: "
-            f"return one of view.legal_actions (a Play, Bid, ... from rules.actions)")
+            f"return one of view.legal_actions (a Play, Bid, ... from tricktable.rules.actions)")

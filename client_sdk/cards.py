@@ -5,7 +5,7 @@ family's 5 and J of trumps and A of hearts, red and black suits ranking
 differently, All Fives' plain A-high order, Cinq Cents' jokers and bowers.
 A bot author should not need three modules of the rules engine to ask "does
 this card win the trick?", so this module answers it from the
-:class:`rules.game.SeatView` alone, through the engine's own ranking tables
+:class:`tricktable.rules.game.SeatView` alone, through the engine's own ranking tables
 (never a second copy of the rules).
 
 ``strength(view, card)`` is 0 when the card cannot win the trick (a plain
@@ -15,13 +15,13 @@ trick of one deal.
 
 from __future__ import annotations
 
-from rules.all_fives import trick_strength
-from rules.cards import Card, Suit
-from rules.cinq_cents_play import led_suit
-from rules.cinq_cents_play import strength as cinq_cents_strength
-from rules.cinq_cents_play import suit_of as cinq_cents_suit_of
-from rules.game import Seat, SeatView, Trick
-from rules.spoil_five_ranking import RANKINGS, Ranking
+from tricktable.rules.all_fives import trick_strength
+from tricktable.rules.cards import Card, Suit
+from tricktable.rules.cinq_cents_play import led_suit
+from tricktable.rules.cinq_cents_play import strength as cinq_cents_strength
+from tricktable.rules.cinq_cents_play import suit_of as cinq_cents_suit_of
+from tricktable.rules.game import Seat, SeatView, Trick
+from tricktable.rules.spoil_five_ranking import RANKINGS, Ranking
 
 #: Games whose trumps and ranks come from the Spoil Five family's tables.
 _SPOIL_FIVE = ("twenty_five", "forty_five")

@@ -1,6 +1,6 @@
 """Typed errors of the SDK, and the one table from gRPC status codes to them.
 
-Every error the SDK raises on purpose is a :class:`rules.errors.TricktableError`,
+Every error the SDK raises on purpose is a :class:`tricktable.rules.errors.TricktableError`,
 so a caller can catch the project's errors with one ``except``. Errors of a
 call (an unknown table, a bad token) arrive as gRPC statuses; decisions the
 server refuses arrive in-band as rejections and are handled by the runner,
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import grpc
 
-from rules.errors import TricktableError
+from tricktable.rules.errors import TricktableError
 
 
 class SdkError(TricktableError):

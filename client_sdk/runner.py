@@ -1,6 +1,6 @@
 """Run a bot at a table: connect, join, play until the game ends, reconnect and resume.
 
-The bot implements one method (:class:`client_sdk.bot.Bot`); this module owns
+The bot implements one method (:class:`tricktable.client_sdk.bot.Bot`); this module owns
 the rest, like lichess-bot's runner:
 
 - joins a seat with its token over the bidirectional ``Play`` stream, opted in
@@ -16,8 +16,8 @@ the rest, like lichess-bot's runner:
 - on a dropped connection (or a retryable status), reconnects with
   exponential backoff and jitter and rejoins with the last event sequence
   seen, which resumes the seat where it was (full view, pending decision);
-- returns the game's :class:`rules.game.Result`, or raises a typed
-  :class:`client_sdk.errors.SdkError`.
+- returns the game's :class:`tricktable.rules.game.Result`, or raises a typed
+  :class:`tricktable.client_sdk.errors.SdkError`.
 
 ``run_bot`` and ``seek_and_run`` are blocking wrappers around the ``*_async``
 coroutines for scripts; use the coroutines inside an event loop.
@@ -37,8 +37,8 @@ from typing import Any
 
 import grpc
 
-from client_sdk.bot import Bot, DecisionInfo, ask_awaitable, choose_now, not_an_action, split_choice
-from client_sdk.errors import (
+from tricktable.client_sdk.bot import Bot, DecisionInfo, ask_awaitable, choose_now, not_an_action, split_choice
+from tricktable.client_sdk.errors import (
     RETRY_WITH_BACKOFF,
     ConnectionLost,
     ProtocolError,
@@ -46,13 +46,13 @@ from client_sdk.errors import (
     ServerUnreachable,
     error_from_rpc,
 )
-from protocol import convert
-from protocol.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
-from protocol.stream import next_reply
-from rules.actions import Action, describe
-from rules.annotation import Annotation
-from rules.errors import TricktableError
-from rules.game import Result, SeatView
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
+from tricktable.protocol.stream import next_reply
+from tricktable.rules.actions import Action, describe
+from tricktable.rules.annotation import Annotation
+from tricktable.rules.errors import TricktableError
+from tricktable.rules.game import Result, SeatView
 
 log = logging.getLogger("tricktable.sdk")
 

@@ -15,16 +15,16 @@ Wire choices (see the design notes at the top of protos/tricktable/v1/*.proto):
   message (unset = default), any other key to ``extra_json`` as JSON text.
   A ``None`` value (e.g. ``first_dealer`` unset) is the same as an absent key.
 - A Cinq Cents discard decision goes as a ``DiscardChoice`` ("choose 6 of
-  these 16 cards", :func:`rules.actions.discard_choice`) instead of its 8008
+  these 16 cards", :func:`tricktable.rules.actions.discard_choice`) instead of its 8008
   actions, unless the caller asks to enumerate them; decoding expands it back
-  with :func:`rules.actions.discards_of`, so a decoded view always lists its
+  with :func:`tricktable.rules.actions.discards_of`, so a decoded view always lists its
   legal actions.
 - A spectator's view has no seat on the wire and ``seat == SPECTATOR_SEAT``
-  (-1) in a :class:`rules.game.SeatView`.
+  (-1) in a :class:`tricktable.rules.game.SeatView`.
 
-Errors: decoding raises :class:`rules.errors.NotationError` for a malformed
+Errors: decoding raises :class:`tricktable.rules.errors.NotationError` for a malformed
 action or card (the server answers it with ``MALFORMED_ACTION``) and
-:class:`rules.errors.OptionsError` for options that do not fit the game.
+:class:`tricktable.rules.errors.OptionsError` for options that do not fit the game.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ from typing import Any, Protocol, TypeVar
 
 from google.protobuf.message import Message
 
-from protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
-from rules.actions import (
+from tricktable.protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
+from tricktable.rules.actions import (
     ACTION_CLASSES,
     Action,
     Bid,
@@ -51,10 +51,10 @@ from rules.actions import (
     discard_choice,
     discards_of,
 )
-from rules.annotation import Annotation
-from rules.cards import Card, Suit
-from rules.errors import NotationError, OptionsError
-from rules.events import (
+from tricktable.rules.annotation import Annotation
+from tricktable.rules.cards import Card, Suit
+from tricktable.rules.errors import NotationError, OptionsError
+from tricktable.rules.events import (
     ACTION_EVENTS,
     ActionEvent,
     Begged,
@@ -78,11 +78,11 @@ from rules.events import (
     TrumpSet,
     event_of,
 )
-from rules.events import Event as RulesEvent
-from rules.game import Contract, Result, Seat, SeatView, Trick
-from rules.record import action_to_json
-from rules.registry import GAMES
-from rules.spoil_five_config import DEAL_PATTERNS, DealPattern
+from tricktable.rules.events import Event as RulesEvent
+from tricktable.rules.game import Contract, Result, Seat, SeatView, Trick
+from tricktable.rules.record import action_to_json
+from tricktable.rules.registry import GAMES
+from tricktable.rules.spoil_five_config import DEAL_PATTERNS, DealPattern
 
 #: The seat number of a spectator's view (no seat on the wire).
 SPECTATOR_SEAT: Seat = -1

@@ -2,9 +2,9 @@
 
 A refusal inside a seat's stream (an illegal or stale action) is not an error:
 the server answers with a ``Rejection`` carrying one of these reasons and the
-stream stays open. The reasons are the rules' :class:`rules.errors.ErrorCode`
+stream stays open. The reasons are the rules' :class:`tricktable.rules.errors.ErrorCode`
 values plus the protocol's own; the wire enum has the same names with the
-prefix ``REJECTION_REASON_`` (:func:`protocol.convert.rejection_reason_to_proto`
+prefix ``REJECTION_REASON_`` (:func:`tricktable.protocol.convert.rejection_reason_to_proto`
 maps by name, and a test checks both lists are the same), so a bot can react
 without parsing the message.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from rules.errors import ErrorCode
+from tricktable.rules.errors import ErrorCode
 
 
 class RejectReason(StrEnum):
@@ -49,7 +49,7 @@ class RejectReason(StrEnum):
     NOT_JOINED = "NOT_JOINED"
     #: A second join arrived on a stream that has joined.
     ALREADY_JOINED = "ALREADY_JOINED"
-    #: The decide's annotation is over a limit or malformed (:mod:`rules.annotation`).
+    #: The decide's annotation is over a limit or malformed (:mod:`tricktable.rules.annotation`).
     BAD_ANNOTATION = "BAD_ANNOTATION"
 
 

@@ -1,7 +1,7 @@
 """Actions: the decisions a seat makes, as frozen values.
 
 Names follow game-record.md's action ``type`` column: an action's record form
-(:func:`rules.record.action_to_json`) is ``{"type": "play", "card": "5H"}``. The acting seat is not part of
+(:func:`tricktable.rules.record.action_to_json`) is ``{"type": "play", "card": "5H"}``. The acting seat is not part of
 the action; the state knows whose turn it is and the record stores the seat
 beside it.
 """
@@ -15,7 +15,7 @@ from enum import StrEnum
 from math import comb
 from typing import Any, ClassVar
 
-from rules.cards import SUITS, Card, Suit, codes
+from tricktable.rules.cards import SUITS, Card, Suit, codes
 
 
 class Denomination(StrEnum):

@@ -6,7 +6,7 @@ Rule choices, and where rules.md rules them:
 - 52 cards; every suit, trump included, ranks A K Q J 10 9 ... 2 (2.1).
 - Target 61, option ``target`` (2.1); options are ``players``, ``target``
   and ``first_dealer`` (common rules), all written out by ``to_options``
-  (the config lives in ``rules.all_fives_config``).
+  (the config lives in ``tricktable.rules.all_fives_config``).
 - Deal 3 each then 3 each, eldest hand first, the dealer last, then expose
   the next card, the ``turn_up``: its suit is proposed as trump; it joins no
   hand (2.2, common rules on dealing).
@@ -47,15 +47,15 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from rules.actions import Action, Beg, Gift, Play, Run, Stand, action_sort_key
-from rules.all_fives_config import GAME, AllFivesConfig
-from rules.cards import ACE, JACK, KING, QUEEN, Card, Suit, codes, sort_cards
-from rules.dealing import deal
-from rules.errors import ErrorCode, RecordError, RuleError
-from rules.events import DealScored, DealVoided, Event, TrickWon, TrumpSet, event_of, history_seen_by
-from rules.game import GameConfig, Result, Seat, SeatView, Trick
-from rules.record import action_to_json
-from rules.tricks import follow_suit_plays, next_to_play, remove_card, trick_winner
+from tricktable.rules.actions import Action, Beg, Gift, Play, Run, Stand, action_sort_key
+from tricktable.rules.all_fives_config import GAME, AllFivesConfig
+from tricktable.rules.cards import ACE, JACK, KING, QUEEN, Card, Suit, codes, sort_cards
+from tricktable.rules.dealing import deal
+from tricktable.rules.errors import ErrorCode, RecordError, RuleError
+from tricktable.rules.events import DealScored, DealVoided, Event, TrickWon, TrumpSet, event_of, history_seen_by
+from tricktable.rules.game import GameConfig, Result, Seat, SeatView, Trick
+from tricktable.rules.record import action_to_json
+from tricktable.rules.tricks import follow_suit_plays, next_to_play, remove_card, trick_winner
 
 #: Trump counting cards by rank (rules.md 2.4): A 4, K 3, Q 2, J 1, 10 10, 5 5.
 COUNTING_VALUES: Mapping[int, int] = {ACE: 4, KING: 3, QUEEN: 2, JACK: 1, 10: 10, 5: 5}
@@ -118,7 +118,7 @@ class AllFivesDeal:
     trump: Suit | None = None
     gift: bool = False
     history: tuple[tuple[Seat, Action], ...] = ()
-    #: What happened in this deal so far, in order (:mod:`rules.events`).
+    #: What happened in this deal so far, in order (:mod:`tricktable.rules.events`).
     events: tuple[Event, ...] = ()
     tricks: tuple[Trick, ...] = ()
     current: Trick | None = None

@@ -3,7 +3,7 @@
 Options: ``players`` 2 (default) or 3, each alone; ``target`` 61; and
 ``first_dealer`` (a seat, or None to draw it from the seed). Unknown keys,
 wrong types (a bool is not a number) and bad values are refused with
-:class:`rules.errors.OptionsError` naming the game and the value.
+:class:`tricktable.rules.errors.OptionsError` naming the game and the value.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rules.cards import Card, standard_deck
-from rules.errors import OptionsError
-from rules.game import Seat
+from tricktable.rules.cards import Card, standard_deck
+from tricktable.rules.errors import OptionsError
+from tricktable.rules.game import Seat
 
 GAME = "all_fives"
 

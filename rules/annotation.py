@@ -8,7 +8,7 @@ writes it into the record afterwards (an ``annotation`` object on the action,
 docs/records.md); the replay viewer shows it beside the move.
 
 One home for the form and its limits, read by the record parser
-(:mod:`rules.record`), the server (which refuses an over-limit annotation
+(:mod:`tricktable.rules.record`), the server (which refuses an over-limit annotation
 with the in-band reason ``BAD_ANNOTATION``, changing nothing) and the SDK
 (which refuses it when the bot builds it). The limits keep a record of a
 long game small and the viewer readable: a note of at most
@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.errors import TricktableError
+from tricktable.rules.errors import TricktableError
 
 #: Characters at most in a note (a short message's worth).
 MAX_NOTE_CHARS = 280

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
-from rules.errors import NotationError
+from tricktable.rules.errors import NotationError
 
 
 class Suit(StrEnum):

@@ -70,13 +70,13 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from rules.actions import Action, Bid, Denomination, Discard, Pass, Play, discards_of
-from rules.cards import Card, Suit, cinq_cents_deck, codes
-from rules.cinq_cents_bids import GAME, LADDER, MAX_TRICKS, MIN_TRICKS, STANDARD_TABLE, BidTable, is_higher
-from rules.cinq_cents_play import led_suit, legal_plays, play_error, strength
-from rules.dealing import Step, deal
-from rules.errors import ErrorCode, OptionsError, RuleError
-from rules.events import (
+from tricktable.rules.actions import Action, Bid, Denomination, Discard, Pass, Play, discards_of
+from tricktable.rules.cards import Card, Suit, cinq_cents_deck, codes
+from tricktable.rules.cinq_cents_bids import GAME, LADDER, MAX_TRICKS, MIN_TRICKS, STANDARD_TABLE, BidTable, is_higher
+from tricktable.rules.cinq_cents_play import led_suit, legal_plays, play_error, strength
+from tricktable.rules.dealing import Step, deal
+from tricktable.rules.errors import ErrorCode, OptionsError, RuleError
+from tricktable.rules.events import (
     ContractSet,
     DealScored,
     DealVoided,
@@ -87,9 +87,9 @@ from rules.events import (
     event_of,
     history_seen_by,
 )
-from rules.game import Contract, DealState, GameConfig, GameRules, Result, Seat, SeatView, Trick
-from rules.record import action_to_json
-from rules.tricks import next_to_play, remove_card, trick_winner
+from tricktable.rules.game import Contract, DealState, GameConfig, GameRules, Result, Seat, SeatView, Trick
+from tricktable.rules.record import action_to_json
+from tricktable.rules.tricks import next_to_play, remove_card, trick_winner
 
 PLAYERS = 4
 SIDES: tuple[tuple[Seat, ...], ...] = ((0, 2), (1, 3))
@@ -193,7 +193,7 @@ class CinqCentsDeal:
     points: tuple[int, ...] = field(default=(0, 0))
     #: Side totals before this deal.
     scores_before: tuple[int, ...] = field(default=(0, 0))
-    #: What happened in this deal so far, in order (:mod:`rules.events`).
+    #: What happened in this deal so far, in order (:mod:`tricktable.rules.events`).
     events: tuple[Event, ...] = ()
 
     @classmethod
@@ -503,7 +503,7 @@ def _bid_text(bid: Bid) -> str:
 
 
 class CinqCentsRules:
-    """The Cinq Cents game for :mod:`rules.registry` and :class:`rules.match.Match`."""
+    """The Cinq Cents game for :mod:`tricktable.rules.registry` and :class:`tricktable.rules.match.Match`."""
 
     @property
     def name(self) -> str:
@@ -546,6 +546,6 @@ def _own(config: GameConfig) -> CinqCentsConfig:
     return config
 
 
-#: The game, for :func:`rules.registry.game_rules`.
+#: The game, for :func:`tricktable.rules.registry.game_rules`.
 RULES = CinqCentsRules()
 _PROTOCOL_CHECK: GameRules = RULES  # mypy checks that the game meets the GameRules contract

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rules.actions import Bid, Denomination
-from rules.errors import OptionsError
+from tricktable.rules.actions import Bid, Denomination
+from tricktable.rules.errors import OptionsError
 
 GAME = "cinq_cents"
 

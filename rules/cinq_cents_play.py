@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from rules.actions import Play
-from rules.cards import JACK, LA_BLANCHE, LE_FOU, SUITS, Card, Suit, of
-from rules.errors import ErrorCode, RuleError
-from rules.game import Seat, Trick
+from tricktable.rules.actions import Play
+from tricktable.rules.cards import JACK, LA_BLANCHE, LE_FOU, SUITS, Card, Suit, of
+from tricktable.rules.errors import ErrorCode, RuleError
+from tricktable.rules.game import Seat, Trick
 
 #: Ranks of a suit high to low outside trumps and at no-trump (rules.md 3.4).
 PLAIN_RANKS: tuple[int, ...] = (14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4)

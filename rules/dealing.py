@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rules.cards import Card
-from rules.game import Seat
+from tricktable.rules.cards import Card
+from tricktable.rules.game import Seat
 
 #: A pattern step: a number of cards to each seat, or ``("kitty", k)`` for k cards to the kitty.
 Step = int | tuple[str, int]

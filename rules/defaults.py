@@ -20,13 +20,13 @@ seat's own view, so it never uses what that seat could not know. Per game:
 
 from __future__ import annotations
 
-from rules.actions import Action, Discard, Gift, Pass, PassJink, PassRob, Play, Run, Stand
-from rules.cards import Card
-from rules.cinq_cents import DISCARD_SIZE
-from rules.cinq_cents_play import strength as cinq_cents_strength
-from rules.cinq_cents_play import suit_of as cinq_cents_suit_of
-from rules.game import SeatView
-from rules.spoil_five_ranking import RANKINGS
+from tricktable.rules.actions import Action, Discard, Gift, Pass, PassJink, PassRob, Play, Run, Stand
+from tricktable.rules.cards import Card
+from tricktable.rules.cinq_cents import DISCARD_SIZE
+from tricktable.rules.cinq_cents_play import strength as cinq_cents_strength
+from tricktable.rules.cinq_cents_play import suit_of as cinq_cents_suit_of
+from tricktable.rules.game import SeatView
+from tricktable.rules.spoil_five_ranking import RANKINGS
 
 #: The careful choices outside play, in order of preference: the first legal one is taken.
 _DECLINES: tuple[type[Action], ...] = (Pass, PassRob, PassJink, Stand, Gift, Run)

@@ -3,7 +3,7 @@
 A seat does not know the other hands; a search over them needs *worlds*:
 full deals that agree with everything the seat knows, like OpenSpiel's
 ``ResampleFromInfostate``. :class:`DealSampler` turns a
-:class:`rules.game.SeatView` into such worlds, deterministically given the
+:class:`tricktable.rules.game.SeatView` into such worlds, deterministically given the
 ``random.Random`` passed in:
 
 1. **What is known.** The seat's hand, every card played and by whom, the
@@ -37,19 +37,19 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.actions import Action, Discard, Rob
-from rules.cards import Card
-from rules.cinq_cents import DISCARD_SIZE
-from rules.cinq_cents_play import legal_plays as cinq_cents_legal_plays
-from rules.dealing import seats_from_eldest
-from rules.errors import TricktableError
-from rules.events import ActionEvent, Discarded, Robbed
-from rules.fast import FastState, new_fast
-from rules.fast.codec import encode
-from rules.game import DealState, GameConfig, GameRules, Seat, SeatView, Trick
-from rules.registry import game_rules
-from rules.spoil_five_ranking import RANKINGS, playable
-from rules.tricks import follow_suit_plays
+from tricktable.rules.actions import Action, Discard, Rob
+from tricktable.rules.cards import Card
+from tricktable.rules.cinq_cents import DISCARD_SIZE
+from tricktable.rules.cinq_cents_play import legal_plays as cinq_cents_legal_plays
+from tricktable.rules.dealing import seats_from_eldest
+from tricktable.rules.errors import TricktableError
+from tricktable.rules.events import ActionEvent, Discarded, Robbed
+from tricktable.rules.fast import FastState, new_fast
+from tricktable.rules.fast.codec import encode
+from tricktable.rules.game import DealState, GameConfig, GameRules, Seat, SeatView, Trick
+from tricktable.rules.registry import game_rules
+from tricktable.rules.spoil_five_ranking import RANKINGS, playable
+from tricktable.rules.tricks import follow_suit_plays
 
 #: Cards a run deals each seat per round in All Fives (rules.md 2.2).
 RUN_ROUND = 3

@@ -1,6 +1,6 @@
 """What happened: the typed, past-tense events a step of the rules causes, and who may see what of them.
 
-``Match.apply`` returns the next match, whose :attr:`rules.match.Match.events`
+``Match.apply`` returns the next match, whose :attr:`tricktable.rules.match.Match.events`
 are the events that step caused, in order: the action's own event (a card
 played, a rob, a bid...), then what the rules made of it (a contract, a trump,
 the kitty taken, a trick won, the deal scored or voided), then the next deal
@@ -12,8 +12,8 @@ Every event holds the whole truth; :meth:`seen_by` gives what one audience
 player may know"): another seat's buried card, the declarer's kitty and
 discards, and other seats' hands read ``None``. ``SeatView.history`` is the
 deal's action events as that seat sees them. Dicts exist only in records
-(:mod:`rules.record`); the wire has one message per event
-(:mod:`protocol.convert`).
+(:mod:`tricktable.rules.record`); the wire has one message per event
+(:mod:`tricktable.protocol.convert`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import ClassVar, TypeAlias
 
-from rules.actions import (
+from tricktable.rules.actions import (
     Action,
     Beg,
     Bid,
@@ -38,8 +38,8 @@ from rules.actions import (
     Run,
     Stand,
 )
-from rules.cards import Card, Suit
-from rules.game import Contract, Seat, Trick
+from tricktable.rules.cards import Card, Suit
+from tricktable.rules.game import Contract, Seat, Trick
 
 #: Who is told: a seat, or None for the spectators.
 Audience: TypeAlias = Seat | None

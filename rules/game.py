@@ -1,7 +1,7 @@
 """What every game provides: the contract between a game module and the match.
 
 A game module (``spoil_five``, ``all_fives``, ``cinq_cents``) exports one
-:class:`GameRules` object. The generic :class:`rules.match.Match` drives it:
+:class:`GameRules` object. The generic :class:`tricktable.rules.match.Match` drives it:
 it deals from a :class:`DeckSource`, passes the deal on, keeps the running
 scores and asks the game whether the match is over. Everything a seat may
 see is a :class:`SeatView`, the same shape for every game, so the server,
@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
-from rules.actions import Action, Denomination
-from rules.cards import Card, Suit
+from tricktable.rules.actions import Action, Denomination
+from tricktable.rules.cards import Card, Suit
 
-if TYPE_CHECKING:  # rules.events builds on the types of this module
-    from rules.events import ActionEvent, Event
+if TYPE_CHECKING:  # tricktable.rules.events builds on the types of this module
+    from tricktable.rules.events import ActionEvent, Event
 
 #: A seat number, 0..players-1, clockwise.
 Seat: TypeAlias = int
@@ -75,7 +75,7 @@ class Result:
 class SeatView:
     """Everything one seat may know, and nothing more (rules.md, "What each player may know").
 
-    ``history`` is the deal's actions as typed events (:mod:`rules.events`)
+    ``history`` is the deal's actions as typed events (:mod:`tricktable.rules.events`)
     seen by this seat: another seat's rob shows no buried card, the
     declarer's discard no cards to the others. ``legal_actions`` is non-empty
     only when this seat must act.

@@ -12,11 +12,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rules.actions import Action
-from rules.errors import ErrorCode, RuleError
-from rules.events import DealStarted, Event
-from rules.game import DealState, GameConfig, GameRules, Result, Seat, SeatView
-from rules.shuffle import DeckSource, draw_first_dealer
+from tricktable.rules.actions import Action
+from tricktable.rules.errors import ErrorCode, RuleError
+from tricktable.rules.events import DealStarted, Event
+from tricktable.rules.game import DealState, GameConfig, GameRules, Result, Seat, SeatView
+from tricktable.rules.shuffle import DeckSource, draw_first_dealer
 
 RECORD_FORMAT = "tricktable-record/1"
 
@@ -30,7 +30,7 @@ MAX_DEALS = 200
 class Match:
     """An immutable match state. Build it with :meth:`start`; ``apply`` returns a new one.
 
-    ``events`` are what the step that made this state caused (:mod:`rules.events`):
+    ``events`` are what the step that made this state caused (:mod:`tricktable.rules.events`):
     ``match = match.apply(action)`` gives the next state and, in ``match.events``,
     the events of that action, whole truth; ``event.seen_by(seat)`` is what one
     audience may know of each.
@@ -71,7 +71,7 @@ class Match:
         first = config.first_dealer
         if first is None:
             if seed is None:
-                from rules.errors import OptionsError
+                from tricktable.rules.errors import OptionsError
 
                 raise OptionsError(f"{rules.name}: first_dealer is unset and there is no seed to draw it")
             first = draw_first_dealer(seed, config.players)

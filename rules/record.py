@@ -9,7 +9,7 @@ What is checked here is the *shape* of a record: required fields, strict
 types (integers are ``int`` and never ``bool``, flags are ``bool``), cards in
 notation, action types and their fields. Whether the content agrees with the
 rules (legal actions, the right hands for the deck, scores) is the job of
-:mod:`rules.verify`, which replays the record.
+:mod:`tricktable.rules.verify`, which replays the record.
 
 Choices:
 - Unknown keys at the top level, in a deal and in ``result`` are ignored
@@ -17,7 +17,7 @@ Choices:
   are exactly those of game-record.md's table, so an unknown key in an
   action is an error (it would otherwise be silently dropped on replay).
   The one addition is the server's optional ``annotation`` on any action
-  (:mod:`rules.annotation`: the bot's note, revealed after the table ended),
+  (:mod:`tricktable.rules.annotation`: the bot's note, revealed after the table ended),
   which replaying ignores.
 - ``seed`` may be ``null`` as well as a string: the engine writes ``null``
   when a match was started from explicit decks; the replay needs the seed
@@ -32,12 +32,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rules.actions import ACTION_CLASSES, Action, Bid, Denomination, Discard, Play, Rob, Run
-from rules.annotation import Annotation, AnnotationError
-from rules.cards import Card, Suit, codes
-from rules.errors import NotationError, RecordError
-from rules.match import RECORD_FORMAT
-from rules.registry import GAMES
+from tricktable.rules.actions import ACTION_CLASSES, Action, Bid, Denomination, Discard, Play, Rob, Run
+from tricktable.rules.annotation import Annotation, AnnotationError
+from tricktable.rules.cards import Card, Suit, codes
+from tricktable.rules.errors import NotationError, RecordError
+from tricktable.rules.match import RECORD_FORMAT
+from tricktable.rules.registry import GAMES
 
 TRUMP_VALUES: tuple[str, ...] = ("C", "D", "H", "S", "NT")
 RESULT_STATUSES: tuple[str, ...] = ("finished", "aborted")
@@ -209,7 +209,7 @@ def _suit(value: object, path: str) -> Suit:
 #
 # The canonical form of an action is its record form, ``{"type": ..., <fields>}``
 # (game-record.md's table): the wire carries the same fields under the same oneof
-# case (protocol.convert) and the golden files write it. One table says, per action
+# case (tricktable.protocol.convert) and the golden files write it. One table says, per action
 # class, which attribute is written under which key and how; writing, reading and
 # the record's shape check all read it.
 
@@ -251,7 +251,7 @@ RECORD_FIELDS: dict[type[Action], tuple[RecordField, ...]] = {
 }
 _ACTION_CLASS: dict[str, type[Action]] = {cls.type: cls for cls in ACTION_CLASSES}
 
-#: The key of a recorded action's optional annotation (:mod:`rules.annotation`; the server's addition).
+#: The key of a recorded action's optional annotation (:mod:`tricktable.rules.annotation`; the server's addition).
 ANNOTATION_KEY = "annotation"
 
 #: Action type -> the fields it carries besides ``seat`` and ``type`` (game-record.md's table).

@@ -1,6 +1,6 @@
 """The games, found by name, and the one-call way to start a match.
 
-Each game module exports ``RULES`` (a :class:`rules.game.GameRules`); the
+Each game module exports ``RULES`` (a :class:`tricktable.rules.game.GameRules`); the
 registry imports it on first use so that a game module still in progress
 never breaks the others.
 """
@@ -11,17 +11,17 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
-from rules.errors import OptionsError
-from rules.game import GameRules
-from rules.match import Match
-from rules.shuffle import DeckSource, SeededDecks
+from tricktable.rules.errors import OptionsError
+from tricktable.rules.game import GameRules
+from tricktable.rules.match import Match
+from tricktable.rules.shuffle import DeckSource, SeededDecks
 
 #: Game name -> module that defines it.
 GAME_MODULES: dict[str, str] = {
-    "twenty_five": "rules.spoil_five",
-    "forty_five": "rules.spoil_five",
-    "all_fives": "rules.all_fives",
-    "cinq_cents": "rules.cinq_cents",
+    "twenty_five": "tricktable.rules.spoil_five",
+    "forty_five": "tricktable.rules.spoil_five",
+    "all_fives": "tricktable.rules.all_fives",
+    "cinq_cents": "tricktable.rules.cinq_cents",
 }
 
 GAMES: tuple[str, ...] = tuple(GAME_MODULES)

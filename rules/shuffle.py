@@ -15,7 +15,7 @@ import random
 from collections.abc import Sequence
 from typing import Protocol
 
-from rules.cards import Card
+from tricktable.rules.cards import Card
 
 
 class DeckSource(Protocol):

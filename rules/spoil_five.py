@@ -1,7 +1,7 @@
 """Twenty-Five and Forty-Five: the Spoil Five family (rules.md section 1).
 
-One engine, two presets of one config (:mod:`rules.spoil_five_config`);
-ranking tables live in :mod:`rules.spoil_five_ranking`. Rule choices, each
+One engine, two presets of one config (:mod:`tricktable.rules.spoil_five_config`);
+ranking tables live in :mod:`tricktable.rules.spoil_five_ranking`. Rule choices, each
 with the section of rules.md that rules it:
 
 - Players and sides (1.1): twenty_five 4 or 6 players (sides 2; with six, 2
@@ -60,16 +60,16 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from rules.actions import Action, Jink, PassJink, PassRob, Play, Rob, action_sort_key
-from rules.cards import Card, Suit, codes
-from rules.dealing import deal as deal_cards
-from rules.errors import ErrorCode, RuleError
-from rules.events import DealScored, Event, TrickWon, TrumpSet, event_of, history_seen_by
-from rules.game import DealState, GameConfig, GameRules, Result, Seat, SeatView, Trick
-from rules.record import action_to_json
-from rules.spoil_five_config import FORTY_FIVE, TWENTY_FIVE, SpoilFiveConfig, resolve
-from rules.spoil_five_ranking import RANKINGS, Ranking, follow_error, playable
-from rules.tricks import remove_card, trick_winner
+from tricktable.rules.actions import Action, Jink, PassJink, PassRob, Play, Rob, action_sort_key
+from tricktable.rules.cards import Card, Suit, codes
+from tricktable.rules.dealing import deal as deal_cards
+from tricktable.rules.errors import ErrorCode, RuleError
+from tricktable.rules.events import DealScored, Event, TrickWon, TrumpSet, event_of, history_seen_by
+from tricktable.rules.game import DealState, GameConfig, GameRules, Result, Seat, SeatView, Trick
+from tricktable.rules.record import action_to_json
+from tricktable.rules.spoil_five_config import FORTY_FIVE, TWENTY_FIVE, SpoilFiveConfig, resolve
+from tricktable.rules.spoil_five_ranking import RANKINGS, Ranking, follow_error, playable
+from tricktable.rules.tricks import remove_card, trick_winner
 
 __all__ = ["FORTY_FIVE", "RULES", "TWENTY_FIVE", "Phase", "SpoilFiveConfig", "SpoilFiveDeal", "SpoilFiveRules"]
 
@@ -121,7 +121,7 @@ class SpoilFiveDeal:
     points: tuple[int, ...]
     #: The highest trump played so far and its seat (Forty-Five's bonus, 1.7).
     best_trump: tuple[Seat, Card] | None = None
-    #: What happened in this deal so far, in order (:mod:`rules.events`).
+    #: What happened in this deal so far, in order (:mod:`tricktable.rules.events`).
     events: tuple[Event, ...] = ()
 
     # --- state -----------------------------------------------------------
@@ -435,7 +435,7 @@ class SpoilFiveDeal:
 
 @dataclass(frozen=True, slots=True)
 class SpoilFiveRules:
-    """The :class:`rules.game.GameRules` of one preset (twenty_five or forty_five)."""
+    """The :class:`tricktable.rules.game.GameRules` of one preset (twenty_five or forty_five)."""
 
     preset: SpoilFiveConfig
 
@@ -448,7 +448,7 @@ class SpoilFiveRules:
         """Validate ``options`` and resolve the defaults.
 
         Raises:
-            OptionsError: see :func:`rules.spoil_five_config.resolve`.
+            OptionsError: see :func:`tricktable.rules.spoil_five_config.resolve`.
         """
         return resolve(self.preset, options)
 
@@ -521,7 +521,7 @@ def _own(config: GameConfig) -> SpoilFiveConfig:
     return config
 
 
-#: The two games of the family, by name (rules.registry looks them up here).
+#: The two games of the family, by name (tricktable.rules.registry looks them up here).
 RULES: dict[str, GameRules] = {
     "twenty_five": SpoilFiveRules(TWENTY_FIVE),
     "forty_five": SpoilFiveRules(FORTY_FIVE),

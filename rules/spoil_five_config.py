@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from rules.cards import Card, standard_deck
-from rules.errors import OptionsError
-from rules.game import Seat
+from tricktable.rules.cards import Card, standard_deck
+from tricktable.rules.errors import OptionsError
+from tricktable.rules.game import Seat
 
 
 class DealPattern(StrEnum):

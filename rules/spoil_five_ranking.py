@@ -7,15 +7,15 @@ hearts, A of T (absent when T is hearts), then the rest of T (red: K Q 10 9
 
 Why tables: every legality check and every trick needs "is this a trump,
 and how high", so the four possible answers are computed once at import,
-indexed by :attr:`rules.cards.Card.index` (a list lookup per card).
+indexed by :attr:`tricktable.rules.cards.Card.index` (a list lookup per card).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules.cards import ACE, JACK, KING, QUEEN, SUITS, Card, Suit, of
-from rules.errors import ErrorCode, RuleError
+from tricktable.rules.cards import ACE, JACK, KING, QUEEN, SUITS, Card, Suit, of
+from tricktable.rules.errors import ErrorCode, RuleError
 
 ACE_OF_HEARTS: Card = of(ACE, Suit.HEARTS)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from rules.cards import Card, Suit
-from rules.game import Seat, Trick
+from tricktable.rules.cards import Card, Suit
+from tricktable.rules.game import Seat, Trick
 
 
 def next_to_play(trick: Trick, players: int) -> Seat:

@@ -32,14 +32,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rules.actions import Action, as_decided, describe
-from rules.cards import Card
-from rules.errors import OptionsError, RuleError
-from rules.game import DealState, GameConfig, GameRules, Result
-from rules.match import Match
-from rules.record import ANNOTATION_KEY, GameRecord, RecordedDeal, RecordFieldError, action_to_json, parse_record
-from rules.registry import game_rules
-from rules.shuffle import SeededDecks, seed_commitment
+from tricktable.rules.actions import Action, as_decided, describe
+from tricktable.rules.cards import Card
+from tricktable.rules.errors import OptionsError, RuleError
+from tricktable.rules.game import DealState, GameConfig, GameRules, Result
+from tricktable.rules.match import Match
+from tricktable.rules.record import (
+    ANNOTATION_KEY,
+    GameRecord,
+    RecordedDeal,
+    RecordFieldError,
+    action_to_json,
+    parse_record,
+)
+from tricktable.rules.registry import game_rules
+from tricktable.rules.shuffle import SeededDecks, seed_commitment
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -230,7 +237,7 @@ def _deal_of(match: Match, index: int) -> tuple[DealState, tuple[int, ...]]:
 def _recorded_action_form(raw: Mapping[str, Any]) -> dict[str, Any]:
     """The recorded action as the engine writes it: a discard's cards sorted, the bot's annotation left out."""
     form = dict(raw)
-    form.pop(ANNOTATION_KEY, None)  # the server's addition (rules.annotation): replaying ignores it
+    form.pop(ANNOTATION_KEY, None)  # the server's addition (tricktable.rules.annotation): replaying ignores it
     if form.get("type") == "discard" and isinstance(form.get("cards"), list):
         form["cards"] = sorted(form["cards"], key=_card_key)
     return form
@@ -351,7 +358,7 @@ def verify_record(data: object) -> Discrepancy | None:
 def _check_commitment(data: object, record: GameRecord) -> Discrepancy | None:
     """A record that carries the table's commitment (``seed_sha256``, the server's): check it and the decks.
 
-    The commitment must be :func:`rules.shuffle.seed_commitment` of the
+    The commitment must be :func:`tricktable.rules.shuffle.seed_commitment` of the
     recorded ``seed`` and ``salt``, and every deck must be the one the seed
     deals; otherwise the commitment would prove nothing about the cards.
     Records without ``seed_sha256`` (selfplay, explicit decks) are not checked here.

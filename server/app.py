@@ -5,7 +5,7 @@ SERVING; NOT_SERVING while stopping) and reflection. Binds 127.0.0.1 by
 default; TLS when a certificate and key are given.
 
 Crash survival (``ServerConfig.journal``, on by default): every table is
-journaled in the data directory (:mod:`server.journal`), and a start
+journaled in the data directory (:mod:`tricktable.server.journal`), and a start
 resumes the journaled tables before it binds, so a seat that reconnects
 finds its table. A clean stop (SIGTERM or SIGINT) drains: no new tables or
 seekers, the running tables play on for up to ``drain_seconds``, then the
@@ -29,14 +29,14 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
-from protocol.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
-from server.clocks import TimeControl
-from server.interceptors import AccessLogInterceptor, ErrorInterceptor, StreamLimitInterceptor
-from server.journal import Journal
-from server.lobby import Limits, Lobby
-from server.service import TableService
-from server.shards import ShardedTableService, Shards
-from server.storage import Storage, resolve_data_dir
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
+from tricktable.server.clocks import TimeControl
+from tricktable.server.interceptors import AccessLogInterceptor, ErrorInterceptor, StreamLimitInterceptor
+from tricktable.server.journal import Journal
+from tricktable.server.lobby import Limits, Lobby
+from tricktable.server.service import TableService
+from tricktable.server.shards import ShardedTableService, Shards
+from tricktable.server.storage import Storage, resolve_data_dir
 
 log = structlog.get_logger("tricktable.server")
 

@@ -2,7 +2,7 @@
 
 A seat has ``decision_seconds`` for each decision; time beyond it is drawn
 from its bank. When both are spent the server plays the default action for
-the seat (:func:`rules.defaults.default_action`: what a careful absent
+the seat (:func:`tricktable.rules.defaults.default_action`: what a careful absent
 player would do) and counts a timeout; the bank is then empty, so later
 decisions have only the per-decision limit. After
 :data:`AWAY_AFTER_TIMEOUTS` timeouts in a row the seat is *away*: its
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.errors import InvalidRequestError
+from tricktable.server.errors import InvalidRequestError
 
 #: Each time limit's allowed range in seconds, low and high included.
 LIMITS: dict[str, tuple[float, float]] = {

@@ -2,7 +2,7 @@
 
 ``tricktable conformance [--server ADDR] -- COMMAND...`` runs the client
 command once per situation, each at a fresh table of its own. The client
-plays seat 0 through the relay of :mod:`server.conformance_relay`; the harness
+plays seat 0 through the relay of :mod:`tricktable.server.conformance_relay`; the harness
 plays the other seats (first legal action, straight to the server). The
 command gets the relay's address and the seat's token as the placeholders
 ``{address}`` and ``{token}`` in its arguments and as the environment
@@ -44,11 +44,11 @@ from typing import Any
 
 import grpc
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
-from protocol.stream import next_reply
-from server.conformance_relay import INVALID_ACTION_ID, Fault, Script, start_relay, upstream_channel
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
+from tricktable.protocol.stream import next_reply
+from tricktable.server.conformance_relay import INVALID_ACTION_ID, Fault, Script, start_relay, upstream_channel
 
 #: The seat the client under test plays.
 CLIENT_SEAT = 0
@@ -193,8 +193,8 @@ async def run_conformance(settings: Settings, *, report: Callable[[Verdict], Non
 @contextlib.asynccontextmanager
 async def _local_server() -> Any:
     """An in-process server on a free port with a throwaway data directory."""
-    from server.app import GameServer, ServerConfig  # the server is only needed without --server
-    from server.clocks import TimeControl
+    from tricktable.server.app import GameServer, ServerConfig  # the server is only needed without --server
+    from tricktable.server.clocks import TimeControl
 
     with tempfile.TemporaryDirectory(prefix="tricktable-conformance-") as data_dir:
         server = GameServer(ServerConfig(port=0, data_dir=Path(data_dir),
@@ -249,7 +249,7 @@ async def _run_situation(settings: Settings, situation: Situation, stub: pb_grpc
 
 
 def _default_players(game: str) -> int:
-    from rules.registry import game_rules
+    from tricktable.rules.registry import game_rules
 
     return int(game_rules(game).config({}).players)
 

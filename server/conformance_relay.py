@@ -31,9 +31,9 @@ import grpc
 from google.protobuf import text_format
 from google.protobuf.message import Message
 
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
-from protocol.stream import next_reply
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
+from tricktable.protocol.stream import next_reply
 
 Context = grpc.aio.ServicerContext[Any, Any]
 

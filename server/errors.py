@@ -5,14 +5,14 @@ errors; the error interceptor turns it into the status code of
 :data:`STATUS_CODES` with the error's message. A test checks that every
 error class is mapped. Refusals inside a seat's stream (an illegal or stale
 action) are not errors: they are in-band rejections with a
-:class:`protocol.reasons.RejectReason`, and the stream stays open.
+:class:`tricktable.protocol.reasons.RejectReason`, and the stream stays open.
 """
 
 from __future__ import annotations
 
 import grpc
 
-from rules.errors import NotationError, OptionsError, RecordError
+from tricktable.rules.errors import NotationError, OptionsError, RecordError
 
 #: Characters at most of a message the server sends (status details, rejection messages): a message may
 #: quote the client's input, and an unbounded quote would grow past the client's metadata limit.

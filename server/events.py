@@ -6,7 +6,7 @@ messages; the table never deals in protobuf. Every payload in a log is
 already cut to what that audience may know (rules.md, "What each player may
 know").
 
-The game's events are the rules' own (:mod:`rules.events`), forwarded as
+The game's events are the rules' own (:mod:`tricktable.rules.events`), forwarded as
 ``apply`` returned them and cut by their ``seen_by``: after an action, the
 action's event, then what the rules made of it (a contract, a trump, the
 kitty, a trick, the deal scored or voided), then the next deal dealt; then
@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from rules.actions import Action
-from rules.events import ActionEvent, Audience
-from rules.events import Event as GameEvent
-from rules.game import Result, Seat, SeatView
+from tricktable.rules.actions import Action
+from tricktable.rules.events import ActionEvent, Audience
+from tricktable.rules.events import Event as GameEvent
+from tricktable.rules.game import Result, Seat, SeatView
 
 __all__ = ["ActionTimedOut", "Audience", "DecisionRequested", "Event", "EventBody", "GameEvent", "SeatDisconnected",
            "SeatJoined", "TableEnded", "TableStarted"]

@@ -17,7 +17,7 @@ from typing import Any
 import grpc
 import structlog
 
-from server.errors import TooManyStreamsError, bounded, status_for
+from tricktable.server.errors import TooManyStreamsError, bounded, status_for
 
 log = structlog.get_logger("tricktable.rpc")
 

@@ -6,7 +6,7 @@ every game in progress. The journal keeps, for each table not over yet, its
 time control, names, token digests) and each *step* that changed what an
 audience saw: the start, every action played (a seat's or a default), a
 seat joining or leaving while it runs. On start the server replays each
-table through the rules engine (``server.tables.Table.replay``), which
+table through the rules engine (``tricktable.server.tables.Table.replay``), which
 rebuilds every audience's log with the same sequence numbers, the pending
 decision with the same id, and the seats' counters and banks.
 
@@ -26,7 +26,7 @@ per move. Tokens are kept as SHA-256 digests only: a copy of the journal
 does not give a seat away.
 
 A table's rows are deleted once its record is in the store
-(:mod:`server.storage`); a crash between the two replays it to its end
+(:mod:`tricktable.server.storage`); a crash between the two replays it to its end
 and stores the same record again.
 """
 
@@ -42,7 +42,7 @@ from typing import Any
 
 import structlog
 
-from server.storage import open_wal
+from tricktable.server.storage import open_wal
 
 log = structlog.get_logger("tricktable.journal")
 
@@ -66,7 +66,7 @@ CREATE INDEX IF NOT EXISTS steps_of_table ON steps (table_id);
 #: moves of many tables then writes one or two pages of the WAL, not one per table (on the development
 #: machine, 5-8 µs a move instead of 8-13 in groups of 20 moves of 20 to 2,000 tables).
 
-#: One step of a table: a JSON object whose ``"k"`` names its kind (``server.tables`` writes and reads them).
+#: One step of a table: a JSON object whose ``"k"`` names its kind (``tricktable.server.tables`` writes and reads them).
 Step = dict[str, Any]
 #: Steps that wait for the group commit: moves, written by a stream's reader, a unary call or a timer, never
 #: by the stream that sends their events (it flushes first). The rest (start, presence, abort) are written
@@ -122,7 +122,7 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 
 
 class TableJournal:
-    """One table's side of the journal: what a :class:`server.tables.Table` holds."""
+    """One table's side of the journal: what a :class:`tricktable.server.tables.Table` holds."""
 
     __slots__ = ("_journal", "table_id")
 

@@ -4,7 +4,7 @@ The lobby creates each table from a fresh secret seed (or the creator's),
 hands out one join token per seat and one owner token to the creator, seats
 seekers once enough wait for the
 same game and player count, and stores every ended table's record. With a
-journal (:mod:`server.journal`) it journals each table from its creation,
+journal (:mod:`tricktable.server.journal`) it journals each table from its creation,
 resumes the journaled tables on start (:meth:`Lobby.resume`) and forgets a
 table in the journal once its record is stored.
 
@@ -33,11 +33,11 @@ from typing import Any
 
 import structlog
 
-from rules.game import Seat
-from rules.match import MAX_DEALS
-from rules.registry import game_rules, new_match
-from server.clocks import TimeControl
-from server.errors import (
+from tricktable.rules.game import Seat
+from tricktable.rules.match import MAX_DEALS
+from tricktable.rules.registry import game_rules, new_match
+from tricktable.server.clocks import TimeControl
+from tricktable.server.errors import (
     BadTokenError,
     InvalidRequestError,
     ShuttingDownError,
@@ -47,11 +47,11 @@ from server.errors import (
     TooManyTablesError,
     WithheldError,
 )
-from server.journal import Journal, Opening, TableJournal
-from server.seats import TokenBook, clean_name, new_token, token_digest
-from server.shard_ids import table_id_for, token_prefix
-from server.storage import Storage, TableMeta
-from server.tables import Table, TableStatus
+from tricktable.server.journal import Journal, Opening, TableJournal
+from tricktable.server.seats import TokenBook, clean_name, new_token, token_digest
+from tricktable.server.shard_ids import table_id_for, token_prefix
+from tricktable.server.storage import Storage, TableMeta
+from tricktable.server.tables import Table, TableStatus
 
 log = structlog.get_logger("tricktable.lobby")
 

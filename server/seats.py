@@ -18,8 +18,8 @@ import hashlib
 import secrets
 from dataclasses import dataclass, field
 
-from rules.game import Seat
-from server.errors import BadTokenError
+from tricktable.rules.game import Seat
+from tricktable.server.errors import BadTokenError
 
 TOKEN_BYTES = 32
 MAX_NAME = 64
@@ -75,7 +75,7 @@ class TokenBook:
     """Token digest -> (table id, seat), for every table that is still open."""
 
     def __init__(self, prefix: str = "") -> None:
-        #: What every token begins with: a sharded server's shard (:mod:`server.shard_ids`).
+        #: What every token begins with: a sharded server's shard (:mod:`tricktable.server.shard_ids`).
         self.prefix = prefix
         self._seats: dict[str, tuple[str, Seat]] = {}
 

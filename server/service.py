@@ -2,7 +2,7 @@
 
 It decodes requests, calls the lobby and the tables, and encodes what they
 answer; it holds no game state and no rules. Errors of a call are raised as
-:mod:`server.errors` domain errors and mapped to status codes by the error
+:mod:`tricktable.server.errors` domain errors and mapped to status codes by the error
 interceptor; refusals of a decision are in-band rejections.
 """
 
@@ -18,29 +18,29 @@ from typing import Any, Literal
 import grpc
 import structlog
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from protocol.generated.tricktable.v1 import table_service_pb2_grpc
-from protocol.reasons import RejectReason
-from rules.actions import Action
-from rules.annotation import AnnotationError
-from rules.game import Seat
-from rules.registry import game_rules
-from server.clocks import LIMITS, TimeControl
-from server.errors import (
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
+from tricktable.protocol.reasons import RejectReason
+from tricktable.rules.actions import Action
+from tricktable.rules.annotation import AnnotationError
+from tricktable.rules.game import Seat
+from tricktable.rules.registry import game_rules
+from tricktable.server.clocks import LIMITS, TimeControl
+from tricktable.server.errors import (
     InvalidRequestError,
     JoinDeadlineError,
     TooManyRejectionsError,
     UndecodableRequestError,
     bounded,
 )
-from server.events import Audience, DecisionRequested, Event
-from server.interceptors import client_of
-from server.lobby import Lobby
-from server.storage import TableMeta as StoredMeta
-from server.stream_guard import Inbox, RejectionBudget, StreamFailure, decoded
-from server.tables import Outcome, Table
-from server.wire import SeatWire, event_to_proto, stored_table_info, table_info
+from tricktable.server.events import Audience, DecisionRequested, Event
+from tricktable.server.interceptors import client_of
+from tricktable.server.lobby import Lobby
+from tricktable.server.storage import TableMeta as StoredMeta
+from tricktable.server.stream_guard import Inbox, RejectionBudget, StreamFailure, decoded
+from tricktable.server.tables import Outcome, Table
+from tricktable.server.wire import SeatWire, event_to_proto, stored_table_info, table_info
 
 Context = grpc.aio.ServicerContext[Any, Any]
 log = structlog.get_logger("tricktable.service")

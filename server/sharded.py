@@ -8,7 +8,7 @@ at index k) and this process reports ``on_ready``. SIGTERM or SIGINT stops
 every shard cleanly (each aborts its running tables and stores their
 records); a child that dies on its own is logged, and its tables are lost
 with it (their calls then fail UNAVAILABLE). Placement and routing between
-the shards are in :mod:`server.shards`.
+the shards are in :mod:`tricktable.server.shards`.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from typing import Any
 
 import structlog
 
-from server import runtime
-from server.app import Companion, GameServer, ServerConfig
-from server.logging import configure
-from server.shards import Shards
+from tricktable.server import runtime
+from tricktable.server.app import Companion, GameServer, ServerConfig
+from tricktable.server.logging import configure
+from tricktable.server.shards import Shards
 
 log = structlog.get_logger("tricktable.sharded")
 

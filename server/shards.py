@@ -5,7 +5,7 @@ core; shards put the tables of one public server on every core.
 
 - **Shard k** is a whole server process (lobby, tables, event loop) on its own
   port; shard 0's port is the public address. Table ids and join tokens name
-  their shard (:mod:`server.shard_ids`), so every process can route any call.
+  their shard (:mod:`tricktable.server.shard_ids`), so every process can route any call.
 - **Placement**: CreateTable on any shard places the new table round robin
   over the shards and answers with ``play_address``, the address of the
   table's shard. SeekGame is matched on shard 0 (one queue per game and player
@@ -33,13 +33,13 @@ from typing import Any
 import grpc
 import structlog
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
-from server.errors import ShardUnavailableError
-from server.lobby import Lobby, SeatTicket
-from server.service import Context, TableService
-from server.shard_ids import shard_of_table, shard_of_token
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
+from tricktable.server.errors import ShardUnavailableError
+from tricktable.server.lobby import Lobby, SeatTicket
+from tricktable.server.service import Context, TableService
+from tricktable.server.shard_ids import shard_of_table, shard_of_token
 
 log = structlog.get_logger("tricktable.shards")
 

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from google.protobuf.message import DecodeError
 
-from server.errors import ServerError, UndecodableRequestError
+from tricktable.server.errors import ServerError, UndecodableRequestError
 
 T = TypeVar("T")
 
@@ -53,7 +53,7 @@ class StreamFailure:
 class Inbox(deque[Any]):
     """A stream's replies waiting for its writer, with a wait for room (at most :data:`MAX_INBOX`).
 
-    The writer pops with ``popleft`` (as :meth:`server.tables.Table.follow` does), which lets a paused
+    The writer pops with ``popleft`` (as :meth:`tricktable.server.tables.Table.follow` does), which lets a paused
     reader go on.
     """
 

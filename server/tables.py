@@ -1,6 +1,6 @@
 """One authoritative table: the match, its seats, clocks and event logs.
 
-The table is the only writer of its state. It owns a :class:`rules.match.Match`
+The table is the only writer of its state. It owns a :class:`tricktable.rules.match.Match`
 started from a seed only it knows, validates every action with the engine,
 and writes what happened to one event log per seat and one for the
 spectators, each cut to what that audience may know. It runs on the event
@@ -13,7 +13,7 @@ happens, :meth:`Table._end` runs exactly once and hands the record to the
 ``on_end`` callback, which stores it.
 
 Crash survival: with a ``journal`` sink set, the table hands it a step
-(:mod:`server.journal`) before it publishes anything that step caused, so
+(:mod:`tricktable.server.journal`) before it publishes anything that step caused, so
 :meth:`Table.replay` can rebuild it after a restart with the same logs and
 sequence numbers. :meth:`Table.suspend` freezes a table the next start will
 resume (the server is stopping).
@@ -32,19 +32,19 @@ from typing import Any, TypeVar
 
 import structlog
 
-from protocol.reasons import RejectReason, reason_for
-from rules.actions import Action
-from rules.annotation import Annotation
-from rules.defaults import default_action
-from rules.errors import RuleError
-from rules.events import ACTION_EVENTS
-from rules.game import Seat, SeatView
-from rules.match import MAX_DEALS, Match
-from rules.record import action_from_json, action_to_json, annotate_record
-from rules.shuffle import seed_commitment
-from server.clocks import AWAY_AFTER_TIMEOUTS, AWAY_ANSWER_SECONDS, SeatClock, TimeControl
-from server.errors import ShuttingDownError
-from server.events import (
+from tricktable.protocol.reasons import RejectReason, reason_for
+from tricktable.rules.actions import Action
+from tricktable.rules.annotation import Annotation
+from tricktable.rules.defaults import default_action
+from tricktable.rules.errors import RuleError
+from tricktable.rules.events import ACTION_EVENTS
+from tricktable.rules.game import Seat, SeatView
+from tricktable.rules.match import MAX_DEALS, Match
+from tricktable.rules.record import action_from_json, action_to_json, annotate_record
+from tricktable.rules.shuffle import seed_commitment
+from tricktable.server.clocks import AWAY_AFTER_TIMEOUTS, AWAY_ANSWER_SECONDS, SeatClock, TimeControl
+from tricktable.server.errors import ShuttingDownError
+from tricktable.server.events import (
     ActionTimedOut,
     Audience,
     DecisionRequested,
@@ -57,13 +57,13 @@ from server.events import (
     TableEnded,
     TableStarted,
 )
-from server.journal import Step, TableJournal
-from server.seats import SeatState, clean_name
-from server.visibility import public_view
+from tricktable.server.journal import Step, TableJournal
+from tricktable.server.seats import SeatState, clean_name
+from tricktable.server.visibility import public_view
 
 T = TypeVar("T")
 
-#: A table that reaches this many actions, or :data:`rules.match.MAX_DEALS` deals, is aborted: guards so that
+#: A table that reaches this many actions, or :data:`tricktable.rules.match.MAX_DEALS` deals, is aborted: guards so that
 #: no table can run for ever (rules.md 3.6 puts no floor under Cinq Cents scores).
 MAX_ACTIONS = 50_000
 #: Presence events (joined, disconnected) published per seat: a client that reconnects in a loop must not
@@ -185,7 +185,7 @@ class Table:
             time_control.join_seconds, self._join_expired)
         self.record: dict[str, Any] | None = None
         self.ended = asyncio.Event()
-        #: Where the table writes its steps (``server.journal``); None: not journaled (or suspended).
+        #: Where the table writes its steps (``tricktable.server.journal``); None: not journaled (or suspended).
         self.journal: TableJournal | None = None
         #: Frozen for a restart (:meth:`suspend`): nothing changes any more in this process.
         self.suspended = False

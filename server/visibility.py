@@ -3,7 +3,7 @@
 The rules decide visibility: ``Match.view(seat)`` shows a seat only what it
 may know. A spectator may know what every seat may know, i.e. the public
 part. It is taken from seat views without any game knowledge: the history's
-events as the spectators see them (:meth:`rules.events.CardPlayed.seen_by`
+events as the spectators see them (:meth:`tricktable.rules.events.CardPlayed.seen_by`
 and kin), and the private fields (hand, buried card, kitty, discards, legal
 actions) emptied.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rules.game import Seat, SeatView
-from rules.match import Match
+from tricktable.rules.game import Seat, SeatView
+from tricktable.rules.match import Match
 
 #: The seat number a spectator's view carries.
 SPECTATOR: Seat = -1

@@ -1,7 +1,7 @@
 """The server's events, decisions and tables as ``tricktable.v1`` messages.
 
 Cards, actions, options, views and results go through the one conversion
-module (:mod:`protocol.convert`); this module only assembles the
+module (:mod:`tricktable.protocol.convert`); this module only assembles the
 server-specific messages around them.
 """
 
@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
-from rules.actions import Action
-from rules.events import ActionEvent
-from rules.game import Result, SeatView
-from server.events import (
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
+from tricktable.rules.actions import Action
+from tricktable.rules.events import ActionEvent
+from tricktable.rules.game import Result, SeatView
+from tricktable.server.events import (
     ActionTimedOut,
     DecisionRequested,
     DefaultReason,
@@ -26,8 +26,8 @@ from server.events import (
     TableEnded,
     TableStarted,
 )
-from server.storage import TableMeta
-from server.tables import Table, TableStatus
+from tricktable.server.storage import TableMeta
+from tricktable.server.tables import Table, TableStatus
 
 _STATUSES = convert.by_name(TableStatus, table_service_pb2.TableStatus, "TABLE_STATUS")[0]
 #: Why a default was played, on the wire.
@@ -71,7 +71,7 @@ def event_to_proto(event: Event, into: events_pb2.Event | None = None) -> events
 
 
 def _body_to_proto(body: EventBody) -> events_pb2.Event:
-    """The table's own events here; the game's go through :func:`protocol.convert.event_to_proto`."""
+    """The table's own events here; the game's go through :func:`tricktable.protocol.convert.event_to_proto`."""
     out = events_pb2.Event()
     if isinstance(body, TableStarted):
         out.table_started.CopyFrom(events_pb2.TableStarted(

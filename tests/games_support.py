@@ -1,6 +1,6 @@
 """Shared helpers for the record, verify, property and golden tests: layouts of every game, random matches.
 
-Everything is generic over :data:`rules.registry.GAMES`.
+Everything is generic over :data:`tricktable.rules.registry.GAMES`.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from rules.match import Match
-from rules.registry import GAMES, new_match
+from tricktable.rules.match import Match
+from tricktable.rules.registry import GAMES, new_match
 
 #: (game, options) for every player layout the tests cover; options not named take their defaults.
 LAYOUTS: tuple[tuple[str, dict[str, Any]], ...] = (

@@ -11,9 +11,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from server.app import GameServer, ServerConfig
-from server.clocks import TimeControl
-from server.lobby import Limits
+from tricktable.server.app import GameServer, ServerConfig
+from tricktable.server.clocks import TimeControl
+from tricktable.server.lobby import Limits
 
 
 @asynccontextmanager

@@ -8,17 +8,17 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from analysis.decisions import BotEstimator, Estimate, analyse, best_of
-from bots.fast_worlds import candidates
-from bots.random_bot import RandomBot
-from bots.search import SearchBot
-from cli.main import app
-from client_sdk.bot import AnnotatedAction, action_of
-from protocol import convert
-from rules.game import SeatView
-from rules.match import play_out
-from rules.record import parse_record
-from rules.registry import new_match
+from tricktable.analysis.decisions import BotEstimator, Estimate, analyse, best_of
+from tricktable.bots.fast_worlds import candidates
+from tricktable.bots.random_bot import RandomBot
+from tricktable.bots.search import SearchBot
+from tricktable.cli.main import app
+from tricktable.client_sdk.bot import AnnotatedAction, action_of
+from tricktable.protocol import convert
+from tricktable.rules.game import SeatView
+from tricktable.rules.match import play_out
+from tricktable.rules.record import parse_record
+from tricktable.rules.registry import new_match
 
 runner = CliRunner()
 

@@ -6,8 +6,8 @@ import asyncio
 import sys
 from pathlib import Path
 
-from server.clocks import TimeControl
 from tests.live_server import running_server
+from tricktable.server.clocks import TimeControl
 
 ROOT = Path(__file__).resolve().parents[1]
 HIGH_CARD = """
@@ -18,7 +18,7 @@ class HighCard:
 
 
 async def bot(*args: str, cwd: Path = ROOT, timeout: float = 120) -> tuple[int, str, str]:
-    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "cli.main", "bot", *args, cwd=cwd,
+    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "tricktable.cli.main", "bot", *args, cwd=cwd,
                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     try:
         out, err = await asyncio.wait_for(process.communicate(), timeout)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from cli.main import app
+from tricktable.cli.main import app
 
 runner = CliRunner()
 
@@ -48,7 +48,7 @@ def test_version_prints_the_installed_version() -> None:
 
 
 def test_match_help_lists_every_bot_and_the_authors_own() -> None:
-    from bots import BOTS
+    from tricktable.bots import BOTS
 
     result = runner.invoke(app, ["match", "--help"], env={"COLUMNS": "200"})
     assert all(name in result.output for name in BOTS) and "module:Class" in result.output

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cli.main import app
-from cli.selfplay import parse_options
-from rules.errors import OptionsError
-from rules.verify import verify_record
 from tests.games_support import LAYOUTS, layout_id
+from tricktable.cli.main import app
+from tricktable.cli.selfplay import parse_options
+from tricktable.rules.errors import OptionsError
+from tricktable.rules.verify import verify_record
 
 runner = CliRunner()
 

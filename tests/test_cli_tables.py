@@ -7,16 +7,16 @@ import json
 import sys
 from pathlib import Path
 
-from bots.first_legal import FirstLegalBot
-from client_sdk.runner import create_table, run_bot_async
-from server.clocks import TimeControl
 from tests.live_server import running_server
+from tricktable.bots.first_legal import FirstLegalBot
+from tricktable.client_sdk.runner import create_table, run_bot_async
+from tricktable.server.clocks import TimeControl
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 async def cli(*args: str, timeout: float = 60) -> tuple[int, str, str]:
-    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "cli.main", *args, cwd=ROOT,
+    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "tricktable.cli.main", *args, cwd=ROOT,
                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     out, err = await asyncio.wait_for(process.communicate(), timeout)
     assert process.returncode is not None

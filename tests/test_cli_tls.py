@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from server.app import GameServer, ServerConfig
 from tests.tournament.helpers import config
-from tournament.server_runner import bot_argv
+from tricktable.server.app import GameServer, ServerConfig
+from tricktable.tournament.server_runner import bot_argv
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,7 +34,8 @@ async def test_match_and_its_bots_play_on_a_tls_server_with_tls_ca(tmp_path: Pat
     await server.start()
     try:
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "cli.main", "match", "--game", "all_fives", "--bots", "first-legal,first-legal",
+            sys.executable, "-m", "tricktable.cli.main", "match", "--game", "all_fives", "--bots",
+            "first-legal,first-legal",
             "--option", "target=11", "--server", server.address, "--tls-ca", str(cert), "--quiet",
             "--data-dir", str(tmp_path / "out"), cwd=ROOT, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from cli.main import app
 from tests.games_support import random_record
+from tricktable.cli.main import app
 
 runner = CliRunner()
 

@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from analysis.counterfactual import ContinuedDecks, mirror_seat, replay
-from bots import heuristic
-from cli.main import app
-from rules.cards import Card
-from rules.match import play_out
-from rules.record import parse_record
-from rules.registry import new_match
-from rules.shuffle import SeededDecks
+from tricktable.analysis.counterfactual import ContinuedDecks, mirror_seat, replay
+from tricktable.bots import heuristic
+from tricktable.cli.main import app
+from tricktable.rules.cards import Card
+from tricktable.rules.match import play_out
+from tricktable.rules.record import parse_record
+from tricktable.rules.registry import new_match
+from tricktable.rules.shuffle import SeededDecks
 
 runner = CliRunner()
 
@@ -117,7 +117,7 @@ class _Crashing:
 
 
 def test_a_bot_that_crashes_ends_its_replay_with_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import bots
+    from tricktable import bots
 
     monkeypatch.setitem(bots.BOTS, "crashing", lambda seed: _Crashing())
     data = _heuristic_record("twenty_five", {"players": 4}, "g1")
@@ -126,8 +126,8 @@ def test_a_bot_that_crashes_ends_its_replay_with_a_clear_error(monkeypatch: pyte
 
 
 def test_a_record_with_the_bots_annotations_replays_as_the_same_record_without_them() -> None:
-    from rules.annotation import Annotation
-    from rules.record import annotate_record
+    from tricktable.rules.annotation import Annotation
+    from tricktable.rules.record import annotate_record
 
     data = _heuristic_record("all_fives", {"players": 2}, "noted")
     plain = copy.deepcopy(data)

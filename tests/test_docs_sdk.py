@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tournament.arena import play
+from tricktable.tournament.arena import play
 
 DOC = (Path(__file__).resolve().parents[1] / "docs" / "sdk.md").read_text(encoding="utf-8")
 BLOCKS = re.findall(r"```python\n(.*?)```", DOC, flags=re.S)
@@ -23,7 +23,7 @@ def test_the_first_bot_of_the_sdk_guide_plays_every_game(tmp_path: Path, monkeyp
 
 
 def test_the_arena_example_of_the_sdk_guide_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    arena = next(b for b in BLOCKS if "from tournament.arena import play" in b)
+    arena = next(b for b in BLOCKS if "from tricktable.tournament.arena import play" in b)
     (tmp_path / "high_card.py").write_text(BLOCKS[0])
     monkeypatch.chdir(tmp_path)
     exec(compile(arena, "sdk.md", "exec"), {})  # the guide's own example, run as a reader would

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from bots import make_bot
-from bots.random_bot import RandomBot
-from client_sdk.bot import Bot
-from client_sdk.runner import create_table, run_bot_async
-from server.clocks import TimeControl
 from tests.live_server import running_server
-from tournament.arena import play
+from tricktable.bots import make_bot
+from tricktable.bots.random_bot import RandomBot
+from tricktable.client_sdk.bot import Bot
+from tricktable.client_sdk.runner import create_table, run_bot_async
+from tricktable.server.clocks import TimeControl
+from tricktable.tournament.arena import play
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "python"
 BOTS = ["high_card.py:HighCard", "cheap_winner.py:CheapWinner", "thinking.py:Thinking"]

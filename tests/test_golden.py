@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules.registry import GAMES
 from tests.golden import PLAYTHROUGHS, Playthrough, render
+from tricktable.rules.registry import GAMES
 
 
 @pytest.mark.parametrize("play", PLAYTHROUGHS, ids=lambda p: p.name)

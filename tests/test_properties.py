@@ -24,15 +24,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.actions import Action, Beg, Bid, Denomination, Discard, Gift, Pass, PassRob, Play, Rob, Run, Stand
-from rules.cards import ALL_CARDS, Card
-from rules.errors import RuleError
-from rules.game import SeatView
-from rules.match import Match
-from rules.record import parse_action, parse_record
-from rules.registry import GAMES, game_rules
-from rules.shuffle import RecordedDecks
-from rules.verify import verify_record
+from tricktable.rules.actions import Action, Beg, Bid, Denomination, Discard, Gift, Pass, PassRob, Play, Rob, Run, Stand
+from tricktable.rules.cards import ALL_CARDS, Card
+from tricktable.rules.errors import RuleError
+from tricktable.rules.game import SeatView
+from tricktable.rules.match import Match
+from tricktable.rules.record import parse_action, parse_record
+from tricktable.rules.registry import GAMES, game_rules
+from tricktable.rules.shuffle import RecordedDecks
+from tricktable.rules.verify import verify_record
 
 MAX_DEALS = 3
 MAX_ACTIONS = 160
@@ -74,7 +74,7 @@ def setups(draw: st.DrawFn) -> Setup:
 
 
 def start(game: str, options: Mapping[str, Any], seed: str) -> Match:
-    from rules.registry import new_match
+    from tricktable.rules.registry import new_match
 
     return new_match(game, options, seed=seed)
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from cli.selfplay import play_random
 from tests.golden import PLAYTHROUGHS
+from tricktable.cli.selfplay import play_random
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -55,10 +55,10 @@ def test_a_record_with_a_bad_field_does_not_match(path: list[Any], value: object
 async def test_a_record_stored_by_the_server_matches_the_schema(tmp_path: Path) -> None:
     import asyncio
 
-    from bots.first_legal import FirstLegalBot
-    from client_sdk.runner import create_table, get_record, run_bot_async
-    from server.clocks import TimeControl
     from tests.live_server import running_server
+    from tricktable.bots.first_legal import FirstLegalBot
+    from tricktable.client_sdk.runner import create_table, get_record, run_bot_async
+    from tricktable.server.clocks import TimeControl
 
     clocks = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=5.0, join_seconds=20.0)
     async with running_server(tmp_path / "data", clocks) as server:
@@ -77,9 +77,9 @@ def _annotated(annotation: object) -> dict[str, Any]:
 
 
 def test_a_record_with_an_annotated_action_matches_the_schema_parses_and_verifies() -> None:
-    from rules.annotation import Annotation
-    from rules.record import parse_record
-    from rules.verify import verify_record
+    from tricktable.rules.annotation import Annotation
+    from tricktable.rules.record import parse_record
+    from tricktable.rules.verify import verify_record
 
     record = _annotated({"note": "search: 200 worlds", "values": {"play-5H": 4.25, "play-2C": -1}})
     assert [e.message for e in VALIDATOR.iter_errors(record)] == []
@@ -97,7 +97,7 @@ def test_a_record_with_an_annotated_action_matches_the_schema_parses_and_verifie
     {"note": "n", "mood": "good"},
 ], ids=["not-an-object", "long-note", "too-many-values", "not-a-number", "empty-key", "unknown-field"])
 def test_an_annotation_over_a_limit_fails_the_schema_and_the_record_check_at_its_path(annotation: object) -> None:
-    from rules.record import RecordFieldError, parse_record
+    from tricktable.rules.record import RecordFieldError, parse_record
 
     record = _annotated(annotation)
     assert list(VALIDATOR.iter_errors(record))

@@ -1,4 +1,4 @@
-"""rules.verify: random records of every game are accepted; a record with one corrupted field is rejected,
+"""tricktable.rules.verify: random records of every game are accepted; a record with one corrupted field is rejected,
 and the first discrepancy names the field, the deal and the action."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.record import RecordFieldError, parse_record
-from rules.verify import Discrepancy, verify_record
 from tests.games_support import LAYOUTS, layout_id, random_record
+from tricktable.rules.record import RecordFieldError, parse_record
+from tricktable.rules.verify import Discrepancy, verify_record
 
 Record = dict[str, Any]
 
@@ -423,8 +423,8 @@ def _cinq_cents_all_pass() -> Record:
     """A Cinq Cents match whose first deal is passed out by all four, then played at random for a deal."""
     import random
 
-    from rules.actions import Pass
-    from rules.registry import new_match
+    from tricktable.rules.actions import Pass
+    from tricktable.rules.registry import new_match
 
     match = new_match("cinq_cents", {"first_dealer": 0}, seed="allpass")
     rng = random.Random(1)

@@ -16,15 +16,16 @@ import shutil
 import subprocess
 import sys
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 MY_BOT = '''
-from rules.actions import Action, Play
-from rules.game import SeatView
-from client_sdk.cards import strength
+from tricktable.rules.actions import Action, Play
+from tricktable.rules.game import SeatView
+from tricktable.client_sdk.cards import strength
 
 
 class Mine:
@@ -38,7 +39,8 @@ class Mine:
 '''
 
 # What a bot author imports, and what only the server, the command line and tournaments need.
-SDK_MODULES = ("client_sdk.runner", "client_sdk.cards", "bots.heuristic", "tournament.arena")
+SDK_MODULES = ("tricktable.client_sdk.runner", "tricktable.client_sdk.cards", "tricktable.bots.heuristic",
+               "tricktable.tournament.arena")
 SERVER_ONLY = ("structlog", "typer", "rich", "openskill", "aiohttp", "pydantic")
 
 pytestmark = pytest.mark.timeout(900)
@@ -58,6 +60,8 @@ def test_the_wheel_in_a_clean_venv_serves_plays_a_users_bot_and_types_it(tmp_pat
         ".venv", ".git", "build", "data", "artifacts", "node_modules", "*.egg-info", "__pycache__", ".*_cache"))
     run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path / "dist", source, cwd=tmp_path)
     wheel = next((tmp_path / "dist").glob("tricktable-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:  # one namespace: nothing collides with another distribution
+        assert {n.split("/")[0] for n in archive.namelist() if ".dist-info/" not in n} == {"tricktable"}
     venv.create(tmp_path / "env", with_pip=True)
     py = tmp_path / "env" / "bin" / "python"
     work = tmp_path / "work"
@@ -67,7 +71,7 @@ def test_the_wheel_in_a_clean_venv_serves_plays_a_users_bot_and_types_it(tmp_pat
     sdk_only = run(py, "-c", f"import importlib.util as u, {', '.join(SDK_MODULES)}; "
                    f"print([m for m in {SERVER_ONLY!r} if u.find_spec(m)])", cwd=work)
     assert sdk_only.stdout.strip() == "[]"  # the SDK installed alone brings none of the server's packages
-    arena = run(py, "-c", "from tournament.arena import play; "
+    arena = run(py, "-c", "from tricktable.tournament.arena import play; "
                 "print(play('all_fives', ['random', 'heuristic']).summary())", cwd=work)
     assert "heuristic" in arena.stdout
 
@@ -76,7 +80,7 @@ def test_the_wheel_in_a_clean_venv_serves_plays_a_users_bot_and_types_it(tmp_pat
     typed = run(tmp_path / "env" / "bin" / "mypy", "--strict", "my_bot.py", cwd=work)
     assert "Success" in typed.stdout
     protos = run(py, "-c", "import importlib.resources as r; print(sorted(p.name for p in "
-                 "r.files('protocol').joinpath('protos', 'v1').iterdir()))", cwd=work)
+                 "r.files('tricktable.protocol').joinpath('protos', 'v1').iterdir()))", cwd=work)
     assert "table_service.proto" in protos.stdout
 
     tricktable = tmp_path / "env" / "bin" / "tricktable"

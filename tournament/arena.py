@@ -3,7 +3,7 @@
 Kaggle-style (``env.run([agent1, agent2])``) for bot authors at a notebook or
 in a test: no server, no processes, the rules engine as the table. Each game
 is played by the tournament's in-process runner
-(:class:`tournament.runner.LocalRunner`, the loop the tournaments and the
+(:class:`tricktable.tournament.runner.LocalRunner`, the loop the tournaments and the
 1,000-game benchmark use), so a bot's faults count and forfeit exactly as in
 a tournament, and the records are those ``tricktable verify`` replays.
 
@@ -21,10 +21,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.registry import game_rules
-from tournament.entrants import EntrantSpec, entrant_names
-from tournament.runner import LocalRunner, MatchOutcome
-from tournament.schedule import MatchSpec
+from tricktable.rules.registry import game_rules
+from tricktable.tournament.entrants import EntrantSpec, entrant_names
+from tricktable.tournament.runner import LocalRunner, MatchOutcome
+from tricktable.tournament.schedule import MatchSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +112,7 @@ def play(
         OptionsError: bad options for the game.
         ValueError: a bot count that is neither the number of sides nor the number of seats, or ``games`` < 1.
     """
-    from bots import bot_factory
+    from tricktable.bots import bot_factory
 
     if games < 1:
         raise ValueError(f"games must be at least 1, not {games}")

@@ -26,8 +26,8 @@ Choices:
   interpreter) and ``{tls_ca}`` (the ``--tls-ca`` file, empty without TLS).
   A built-in bot over the server runs as its own process, the same SDK
   client as ``tricktable bot NAME --server {address} --token {token}``
-  (started through the lean :mod:`tournament.seat`). Entrants are
-  :class:`tournament.entrants.EntrantSpec`.
+  (started through the lean :mod:`tricktable.tournament.seat`). Entrants are
+  :class:`tricktable.tournament.entrants.EntrantSpec`.
 - ``partners`` (partnership games only): ``"fixed"`` (default) - an entrant
   fills every seat of its side (one bot process per seat); ``"rotate"`` -
   an entrant fills one seat and every way of splitting a table's entrants
@@ -44,7 +44,7 @@ Choices:
   directly instead.
 
 The fields are a pydantic model: its JSON Schema is published as
-``docs/tournament.schema.json`` (``python -m tournament.config`` prints it;
+``docs/tournament.schema.json`` (``python -m tricktable.tournament.config`` prints it;
 a test keeps the file up to date), so editors and other languages can check
 a file before a run. Every error is one line naming the field
 (:class:`ConfigError`).
@@ -74,10 +74,10 @@ from pydantic import (
     model_validator,
 )
 
-from rules.errors import OptionsError
-from rules.match import MAX_DEALS
-from rules.registry import GAMES, game_rules
-from tournament.entrants import EntrantSpec
+from tricktable.rules.errors import OptionsError
+from tricktable.rules.match import MAX_DEALS
+from tricktable.rules.registry import GAMES, game_rules
+from tricktable.tournament.entrants import EntrantSpec
 
 Format = Literal["round_robin", "swiss", "gauntlet"]
 PartnerMode = Literal["fixed", "rotate"]
@@ -350,7 +350,7 @@ def check_bots(config: TournamentConfig) -> None:
     Raises:
         ConfigError: naming the entrant and what is wrong with its bot.
     """
-    from bots import BotSpecError, bot_factory
+    from tricktable.bots import BotSpecError, bot_factory
 
     for entrant in config.entrants:
         if entrant.bot is not None:
@@ -386,5 +386,5 @@ def schema_text() -> str:
     return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
-if __name__ == "__main__":  # python -m tournament.config > docs/tournament.schema.json
+if __name__ == "__main__":  # python -m tricktable.tournament.config > docs/tournament.schema.json
     sys.stdout.write(schema_text())

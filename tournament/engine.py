@@ -12,7 +12,7 @@ same whatever order matches finished in).
 Dispatchers: :class:`ThreadDispatcher` (a runner in worker threads; tests and
 concurrency 1), :class:`ProcessDispatcher` (the in-process runner in a pool
 of worker processes, one per core), and the server and Ray dispatchers of
-:mod:`tournament.server_runner` and :mod:`tournament.ray_runner`.
+:mod:`tricktable.tournament.server_runner` and :mod:`tricktable.tournament.ray_runner`.
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tournament.config import TournamentConfig
-from tournament.entrants import EntrantSpec
-from tournament.ratings import Game, SprtState, match_points, pairwise_score, sprt, sprt_from_games
-from tournament.runner import LocalRunner, MatchOutcome, MatchRunner
-from tournament.schedule import (
+from tricktable.tournament.config import TournamentConfig
+from tricktable.tournament.entrants import EntrantSpec
+from tricktable.tournament.ratings import Game, SprtState, match_points, pairwise_score, sprt, sprt_from_games
+from tricktable.tournament.runner import LocalRunner, MatchOutcome, MatchRunner
+from tricktable.tournament.schedule import (
     MatchSpec,
     arrangements_per_deck_set,
     deck_sets_per_group,
@@ -42,7 +42,7 @@ from tournament.schedule import (
     round_matches,
     swiss_groups,
 )
-from tournament.store import TournamentStore
+from tricktable.tournament.store import TournamentStore
 
 
 class Dispatcher(Protocol):

@@ -1,7 +1,7 @@
 """Who plays in a tournament or an arena: an entrant is a name and either a bot or a command template.
 
-Why a module of its own, apart from :mod:`tournament.config`: the in-process
-arena (:mod:`tournament.arena`, part of the SDK) plays entrants too, and the
+Why a module of its own, apart from :mod:`tricktable.tournament.config`: the in-process
+arena (:mod:`tricktable.tournament.arena`, part of the SDK) plays entrants too, and the
 SDK installs with grpcio and protobuf only; the config's validation library
 (pydantic) comes with the ``cli`` extra. The config validates
 :class:`EntrantSpec` as it is (pydantic reads the dataclass's fields and

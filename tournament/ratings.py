@@ -35,10 +35,10 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from bots.intervals import half_width
-from tournament.config import SprtSpec
-from tournament.runner import MatchOutcome
-from tournament.schedule import MatchSpec
+from tricktable.bots.intervals import half_width
+from tricktable.tournament.config import SprtSpec
+from tricktable.tournament.runner import MatchOutcome
+from tricktable.tournament.schedule import MatchSpec
 
 Game = tuple[MatchSpec, MatchOutcome]
 

@@ -13,7 +13,7 @@ On the worker a task plays the match one of two ways:
   as the table, bots in the worker's process) - the fast path;
 - otherwise: a gRPC server started in the task on a free port of the worker,
   the bots as separate processes on that worker, exactly as
-  :class:`tournament.server_runner.ServerDispatcher` plays locally.
+  :class:`tricktable.tournament.server_runner.ServerDispatcher` plays locally.
 
 The workers need the ``tricktable`` package importable (installed on the
 cluster's nodes, or shipped with a Ray ``runtime_env``); the tasks ask for
@@ -27,9 +27,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tournament.config import TournamentConfig, config_from_mapping
-from tournament.runner import LocalRunner, MatchOutcome
-from tournament.schedule import MatchSpec
+from tricktable.tournament.config import TournamentConfig, config_from_mapping
+from tricktable.tournament.runner import LocalRunner, MatchOutcome
+from tricktable.tournament.schedule import MatchSpec
 
 
 def play_on_worker(spec_json: dict[str, Any], config_json: dict[str, Any], local: bool) -> dict[str, Any]:
@@ -44,8 +44,8 @@ def play_on_worker(spec_json: dict[str, Any], config_json: dict[str, Any], local
 
 
 async def _play_with_server(spec: MatchSpec, config: TournamentConfig) -> MatchOutcome:
-    from server.logging import configure
-    from tournament.server_runner import ServerDispatcher
+    from tricktable.server.logging import configure
+    from tricktable.tournament.server_runner import ServerDispatcher
 
     configure(level="WARNING")  # a worker process of our own: keep the server's per-call logs out of Ray's
     with tempfile.TemporaryDirectory(prefix="tricktable-ray-") as tmp:

@@ -36,9 +36,9 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from tournament.config import TournamentConfig
-from tournament.engine import RunStats, stored_games
-from tournament.ratings import (
+from tricktable.tournament.config import TournamentConfig
+from tricktable.tournament.engine import RunStats, stored_games
+from tricktable.tournament.ratings import (
     Game,
     PairResult,
     SprtState,
@@ -50,9 +50,9 @@ from tournament.ratings import (
     pair_result,
     sprt,
 )
-from tournament.runner import MatchOutcome
-from tournament.schedule import MatchSpec
-from tournament.store import TournamentStore
+from tricktable.tournament.runner import MatchOutcome
+from tricktable.tournament.schedule import MatchSpec
+from tricktable.tournament.store import TournamentStore
 
 
 class RateColumn(ProgressColumn):
@@ -143,7 +143,7 @@ def summarize(config: TournamentConfig, store: TournamentStore) -> Summary:
     pairs = [pair_result(pair_games(index, a, b), a, b) for i, a in enumerate(names) for b in names[i + 1:]]
     sprt_state = None
     if config.sprt is not None:
-        from tournament.ratings import sprt_samples
+        from tricktable.tournament.ratings import sprt_samples
 
         sprt_state = sprt(sprt_samples(games, config.sprt.a, config.sprt.b), config.sprt)
     return Summary(

@@ -1,6 +1,6 @@
 """Playing one match: the :class:`MatchRunner` contract, the outcome, and the in-process runner.
 
-A runner takes a :class:`~tournament.schedule.MatchSpec` and the entrants,
+A runner takes a :class:`~tricktable.tournament.schedule.MatchSpec` and the entrants,
 plays the match and returns a :class:`MatchOutcome`: the record (the JSON of
 game-record.md, replayable with ``tricktable verify``), the result, and the
 faults counted against each entrant. Runners never raise for a bot's fault:
@@ -10,7 +10,7 @@ and the tournament goes on.
 :class:`LocalRunner` plays in this process: the rules engine is the table and
 each seat is an in-process bot (:func:`bots.make_bot`: a built-in name or the author's own class).
 It is what the fast tests and the 1,000-game benchmark use; the server runner
-(:mod:`tournament.server_runner`) plays the same specs over gRPC with a
+(:mod:`tricktable.tournament.server_runner`) plays the same specs over gRPC with a
 process per bot.
 
 Fault rules (both runners): a bot that raises, returns an illegal action or
@@ -29,15 +29,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from bots import make_bot
-from client_sdk.bot import Bot, not_an_action, split_choice
-from rules.actions import Action
-from rules.errors import RuleError
-from rules.game import Seat
-from rules.match import MAX_DEALS, Match, play_out
-from rules.registry import new_match
-from tournament.entrants import EntrantSpec
-from tournament.schedule import MatchSpec
+from tricktable.bots import make_bot
+from tricktable.client_sdk.bot import Bot, not_an_action, split_choice
+from tricktable.rules.actions import Action
+from tricktable.rules.errors import RuleError
+from tricktable.rules.game import Seat
+from tricktable.rules.match import MAX_DEALS, Match, play_out
+from tricktable.rules.registry import new_match
+from tricktable.tournament.entrants import EntrantSpec
+from tricktable.tournament.schedule import MatchSpec
 
 #: Outcome statuses: played to the end; stopped because an entrant forfeited; stopped at the deal limit
 #: and won by the side(s) ahead; could not be played.

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the arena (SDK, no pydantic) schedules too; only the organiser's runs read a config
-    from tournament.config import TournamentConfig
+    from tricktable.tournament.config import TournamentConfig
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -55,13 +55,13 @@ def _exit_with_parent() -> None:
 def main(argv: list[str]) -> int:
     """Play the seat; returns the exit status."""
     if len(argv) < 3:
-        print("usage: python -m tournament.seat BOT ADDRESS TOKEN [SEED] [NAME] [TLS_CA]", file=sys.stderr)
+        print("usage: python -m tricktable.tournament.seat BOT ADDRESS TOKEN [SEED] [NAME] [TLS_CA]", file=sys.stderr)
         return 2
     _exit_with_parent()
-    from bots import BotSpecError, make_bot
-    from client_sdk.errors import SdkError
-    from client_sdk.runner import run_bot
-    from rules.errors import TricktableError
+    from tricktable.bots import BotSpecError, make_bot
+    from tricktable.client_sdk.errors import SdkError
+    from tricktable.client_sdk.runner import run_bot
+    from tricktable.rules.errors import TricktableError
 
     name, address, token = argv[0], argv[1], argv[2]
     seed = argv[3] if len(argv) > 3 else None

@@ -35,14 +35,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bots.first_legal import FirstLegalBot
-from client_sdk.errors import ConnectionLost, LimitExceeded, SdkError, TableNotPlayable
-from client_sdk.runner import connect, create_table, get_record, open_channel, play_target, run_bot_async
-from tournament.config import TournamentConfig
-from tournament.entrants import EntrantSpec
-from tournament.runner import MatchOutcome, bot_seed, forfeit_winners
-from tournament.schedule import MatchSpec
-from tournament.seat import PARENT_ENV
+from tricktable.bots.first_legal import FirstLegalBot
+from tricktable.client_sdk.errors import ConnectionLost, LimitExceeded, SdkError, TableNotPlayable
+from tricktable.client_sdk.runner import connect, create_table, get_record, open_channel, play_target, run_bot_async
+from tricktable.tournament.config import TournamentConfig
+from tricktable.tournament.entrants import EntrantSpec
+from tricktable.tournament.runner import MatchOutcome, bot_seed, forfeit_winners
+from tricktable.tournament.schedule import MatchSpec
+from tricktable.tournament.seat import PARENT_ENV
 
 #: How much of a crashed bot's stderr goes into the reason.
 STDERR_TAIL = 400
@@ -56,7 +56,7 @@ def bot_argv(entrant: EntrantSpec, *, address: str, token: str, seat: int, seed:
              tls_ca: Path | None = None) -> list[str]:
     """The command line of one seat's bot: the entrant's template filled in, or a built-in bot.
 
-    A built-in bot runs as :mod:`tournament.seat` (``tricktable bot NAME``'s client, started lean).
+    A built-in bot runs as :mod:`tricktable.tournament.seat` (``tricktable bot NAME``'s client, started lean).
     """
     if entrant.command is not None:
         values = {"address": address, "token": token, "seat": str(seat), "name": entrant.name, "seed": seed,
@@ -64,7 +64,7 @@ def bot_argv(entrant: EntrantSpec, *, address: str, token: str, seat: int, seed:
         return [part.format(**values) for part in shlex.split(entrant.command)]
     if entrant.bot is None:
         raise ValueError(f"entrant {entrant.name!r} has neither a command nor a bot")
-    argv = [sys.executable, "-m", "tournament.seat", entrant.bot, address, token, seed, entrant.name]
+    argv = [sys.executable, "-m", "tricktable.tournament.seat", entrant.bot, address, token, seed, entrant.name]
     return argv if tls_ca is None else [*argv, str(tls_ca)]
 
 
@@ -149,9 +149,9 @@ class ServerDispatcher:
         if address is not None:
             await check_reachable(address, None if tls_ca is None else tls_ca.read_bytes())
             return cls(config, address, tls_ca=tls_ca)
-        from server.app import GameServer, ServerConfig
-        from server.clocks import TimeControl
-        from server.lobby import Limits
+        from tricktable.server.app import GameServer, ServerConfig
+        from tricktable.server.clocks import TimeControl
+        from tricktable.server.lobby import Limits
 
         bank = 60.0 if config.bank_ms is None else config.bank_ms / 1000.0
         control = TimeControl(decision_seconds=(config.decision_ms or 10_000) / 1000.0, bank_seconds=bank,

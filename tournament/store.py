@@ -1,6 +1,6 @@
 """Tournaments in SQLite: the server's database file, with tables of their own.
 
-The file is the server's (the caller passes :func:`server.storage.database_path`,
+The file is the server's (the caller passes :func:`tricktable.server.storage.database_path`,
 WAL), so one database holds the tables the server played and the
 tournaments built from them. A match is written in one statement once it is
 complete (record, result, faults), so after a crash or a kill it is either
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tournament.config import TournamentConfig, config_from_mapping
-from tournament.runner import MatchOutcome
-from tournament.schedule import MatchSpec
+from tricktable.tournament.config import TournamentConfig, config_from_mapping
+from tricktable.tournament.runner import MatchOutcome
+from tricktable.tournament.schedule import MatchSpec
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
@@ -61,7 +61,7 @@ CREATE TABLE IF NOT EXISTS tournament_matches (
 """
 
 
-#: Bytes of randomness in a tournament's deck key (tournament.schedule.deck_seed).
+#: Bytes of randomness in a tournament's deck key (tricktable.tournament.schedule.deck_seed).
 DECK_KEY_BYTES = 32
 #: Environment variable that sets a new tournament's deck key instead of a random one: for reproducible
 #: runs (the same key and config deal the same decks). An environment variable, not a flag, so it does

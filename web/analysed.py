@@ -1,6 +1,6 @@
 """The replay page's analysis timeline, computed on demand: a seat's decisions valued by the search bot.
 
-``tricktable analyse`` (:mod:`analysis.decisions`) run from the page: the
+``tricktable analyse`` (:mod:`tricktable.analysis.decisions`) run from the page: the
 record is replayed and, at each decision of the seat, the search bot values
 every legal action from that seat's view only. It costs CPU seconds (the
 search's worlds, ``sims`` a decision), so the viewer runs one analysis at a
@@ -14,9 +14,9 @@ import asyncio
 from collections import OrderedDict
 from typing import Any
 
-from analysis.decisions import analyse, search_estimator
-from rules.record import parse_record
-from rules.verify import verify_record
+from tricktable.analysis.decisions import analyse, search_estimator
+from tricktable.rules.record import parse_record
+from tricktable.rules.verify import verify_record
 
 #: Worlds a decision by default: a few seconds for a whole game, with losses under a deal point of noise.
 DEFAULT_SIMS = 50

@@ -25,14 +25,14 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from web import live
-from web.analysed import DEFAULT_SIMS, Analyses, AnalysisError
-from web.catalog import Catalog, replay_path
-from web.replay import ReplayError, replay
+from tricktable.web import live
+from tricktable.web.analysed import DEFAULT_SIMS, Analyses, AnalysisError
+from tricktable.web.catalog import Catalog, replay_path
+from tricktable.web.replay import ReplayError, replay
 
 log = structlog.get_logger("tricktable.web")
 
-STATIC = Path(str(resources.files("web") / "static"))
+STATIC = Path(str(resources.files("tricktable.web") / "static"))
 CATALOG: web.AppKey[Catalog] = web.AppKey("catalog", Catalog)
 ANALYSES: web.AppKey[Analyses] = web.AppKey("analyses", Analyses)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote
 
-from server.lobby import Lobby
-from server.storage import TableMeta
-from server.tables import Table
-from web import standings
+from tricktable.server.lobby import Lobby
+from tricktable.server.storage import TableMeta
+from tricktable.server.tables import Table
+from tricktable.web import standings
 
 
 def table_path(table_id: str) -> str:

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
-from rules.cards import Card
-from rules.game import SeatView
+from tricktable.rules.cards import Card
+from tricktable.rules.game import SeatView
 
 
 def to_json(value: object) -> Any:

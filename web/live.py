@@ -1,9 +1,9 @@
 """A live table for the browser: the spectators' view and event log, as Server-Sent Events.
 
 No second notion of what a spectator may see: the page gets exactly the
-log the Spectate stream sends (:meth:`server.tables.Table.follow_batches`
+log the Spectate stream sends (:meth:`tricktable.server.tables.Table.follow_batches`
 with the spectators' audience) and the spectators' view
-(:meth:`server.tables.Table.view`, i.e. :func:`server.visibility.public_view`).
+(:meth:`tricktable.server.tables.Table.view`, i.e. :func:`tricktable.server.visibility.public_view`).
 Each message carries one batch of events, the view after them, the seats'
 presence and counters, and the clock of the seat to act. Message ids are
 sequence numbers, so a browser that reconnects (``Last-Event-ID``) resumes
@@ -18,11 +18,11 @@ from typing import Any
 
 from aiohttp import web
 
-from server.errors import InvalidRequestError, ShuttingDownError
-from server.events import Event
-from server.service import check_resume_point
-from server.tables import Table
-from web.jsonview import board_json, event_json
+from tricktable.server.errors import InvalidRequestError, ShuttingDownError
+from tricktable.server.events import Event
+from tricktable.server.service import check_resume_point
+from tricktable.server.tables import Table
+from tricktable.web.jsonview import board_json, event_json
 
 
 def table_info(table: Table) -> dict[str, Any]:

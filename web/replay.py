@@ -1,6 +1,6 @@
 """A whole game from its record, step by step, every hand face up.
 
-The record is checked first (:func:`rules.verify.verify_record`), then
+The record is checked first (:func:`tricktable.rules.verify.verify_record`), then
 replayed through the rules engine, so what the page draws at each step is
 what the engine says the table looked like, not a second reading of the
 record's fields. One frame per deal as dealt and one after each action;
@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol.convert import action_id
-from rules.actions import as_decided, describe
-from rules.game import DealState
-from rules.match import Match
-from rules.record import GameRecord, parse_record
-from rules.registry import game_rules
-from rules.shuffle import RecordedDecks
-from rules.verify import verify_record
-from web.jsonview import board_json, to_json
+from tricktable.protocol.convert import action_id
+from tricktable.rules.actions import as_decided, describe
+from tricktable.rules.game import DealState
+from tricktable.rules.match import Match
+from tricktable.rules.record import GameRecord, parse_record
+from tricktable.rules.registry import game_rules
+from tricktable.rules.shuffle import RecordedDecks
+from tricktable.rules.verify import verify_record
+from tricktable.web.jsonview import board_json, to_json
 
 
 class ReplayError(ValueError):

@@ -4,7 +4,7 @@ Read from the tournament tables of a database (:class:`TournamentStore`,
 opened read-only, so a tournament can be watched while it runs) or from a
 tournament's export folder (``summary.json``, ``matches.csv`` and
 ``records.jsonl``, for ``tricktable view``). Both give the same page; the
-figures are the report's own (:func:`tournament.report.summarize`).
+figures are the report's own (:func:`tricktable.tournament.report.summarize`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from tournament.config import TournamentConfig
-from tournament.engine import swiss_round_groups
-from tournament.report import summarize
-from tournament.schedule import fixed_groups, round_matches
-from tournament.store import TournamentStore
+from tricktable.tournament.config import TournamentConfig
+from tricktable.tournament.engine import swiss_round_groups
+from tricktable.tournament.report import summarize
+from tricktable.tournament.schedule import fixed_groups, round_matches
+from tricktable.tournament.store import TournamentStore
 
 
 def replay_path(tournament: str, match_id: str) -> str:

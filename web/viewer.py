@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator, Callable
 import structlog
 from aiohttp import web
 
-from server.app import Companion, GameServer
-from web.app import make_app
-from web.catalog import Catalog, ServerCatalog
+from tricktable.server.app import Companion, GameServer
+from tricktable.web.app import make_app
+from tricktable.web.catalog import Catalog, ServerCatalog
 
 log = structlog.get_logger("tricktable.web")
 
@@ -60,7 +60,7 @@ class WebViewer:
 
 
 def beside_server(host: str, port: int, *, announce: Callable[[str], None]) -> Companion:
-    """The viewer as a companion of a game server (:func:`server.app.serve`), over its lobby and database.
+    """The viewer as a companion of a game server (:func:`tricktable.server.app.serve`), over its lobby and database.
 
     When the port can not be bound the server still runs, without the viewer, and ``announce`` says so.
     """

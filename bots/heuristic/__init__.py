@@ -1,9 +1,9 @@
 """Heuristic bots: the strategy the rule texts teach, one short module per game family.
 
 :class:`HeuristicBot` plays every game by handing the view to the module of
-its game: :mod:`bots.heuristic.spoil_five` (Twenty-Five, Forty-Five),
-:mod:`bots.heuristic.all_fives` and :mod:`bots.heuristic.cinq_cents`. Each
-reads only the :class:`rules.game.SeatView`, so it plays the same in-process
+its game: :mod:`tricktable.bots.heuristic.spoil_five` (Twenty-Five, Forty-Five),
+:mod:`tricktable.bots.heuristic.all_fives` and :mod:`tricktable.bots.heuristic.cinq_cents`. Each
+reads only the :class:`tricktable.rules.game.SeatView`, so it plays the same in-process
 and as an SDK client.
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bots.heuristic import all_fives, cinq_cents, spoil_five
-from rules.actions import Action
-from rules.game import SeatView
+from tricktable.bots.heuristic import all_fives, cinq_cents, spoil_five
+from tricktable.rules.actions import Action
+from tricktable.rules.game import SeatView
 
 #: Game name -> the heuristic's ``choose_action`` for it.
 STRATEGIES: dict[str, Callable[[SeatView], Action]] = {

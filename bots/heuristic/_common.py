@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from rules.actions import Action, Play
-from rules.cards import Card
-from rules.game import Seat, SeatView, Trick
+from tricktable.rules.actions import Action, Play
+from tricktable.rules.cards import Card
+from tricktable.rules.game import Seat, SeatView, Trick
 
 #: How strongly a card contends for a trick (0: it cannot win it).
 Strength = Callable[[Card, Trick], int]

@@ -19,10 +19,10 @@ Points come only from trumps taken in tricks: A 4, K 3, Q 2, J 1, 10 10,
 
 from __future__ import annotations
 
-from bots.heuristic import _common as common
-from rules.actions import Action, Beg, Gift, Run, Stand
-from rules.cards import Card, Suit, of
-from rules.game import SeatView, Trick
+from tricktable.bots.heuristic import _common as common
+from tricktable.rules.actions import Action, Beg, Gift, Run, Stand
+from tricktable.rules.cards import Card, Suit, of
+from tricktable.rules.game import SeatView, Trick
 
 #: Points of a trump taken in a trick (rules.md 2.4).
 COUNTING = {14: 4, 13: 3, 12: 2, 11: 1, 10: 10, 5: 5}

@@ -22,11 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from bots.heuristic import _common as common
-from rules.actions import Action, Bid, Denomination, Discard, Pass
-from rules.cards import ACE, KING, LA_BLANCHE, LE_FOU, QUEEN, SUITS, Card, Suit, cinq_cents_deck
-from rules.cinq_cents_play import plain_order, suit_of, trump_order
-from rules.game import SeatView, Trick
+from tricktable.bots.heuristic import _common as common
+from tricktable.rules.actions import Action, Bid, Denomination, Discard, Pass
+from tricktable.rules.cards import ACE, KING, LA_BLANCHE, LE_FOU, QUEEN, SUITS, Card, Suit, cinq_cents_deck
+from tricktable.rules.cinq_cents_play import plain_order, suit_of, trump_order
+from tricktable.rules.game import SeatView, Trick
 
 #: Tricks a partner and the kitty add to a bidder's own count, on average.
 PARTNER_AND_KITTY = 2.0
@@ -98,7 +98,7 @@ def bid_from_counts(counts: Mapping[Denomination, float], bids: Sequence[Bid],
     """The heuristic's bid among the legal ``bids`` (None: pass), from its own trick ``counts`` per denomination
     and the ``standing`` bids so far, in order, each with whether our side made it.
 
-    Apart from the view so that the search's simulated auctions (:mod:`bots.search_bids`) bid exactly as
+    Apart from the view so that the search's simulated auctions (:mod:`tricktable.bots.search_bids`) bid exactly as
     this bot does, with each sampled hand's counts worked out once.
     """
     best_value, best_bid = 0.0, None

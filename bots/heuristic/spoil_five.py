@@ -24,11 +24,11 @@ The strategy the old rule texts teach, one rule per function:
 
 from __future__ import annotations
 
-from bots.heuristic import _common as common
-from rules.actions import Action, Jink, PassJink, PassRob, Rob
-from rules.cards import Card, Suit
-from rules.game import SeatView, Trick
-from rules.spoil_five_ranking import RANKINGS, Ranking
+from tricktable.bots.heuristic import _common as common
+from tricktable.rules.actions import Action, Jink, PassJink, PassRob, Rob
+from tricktable.rules.cards import Card, Suit
+from tricktable.rules.game import SeatView, Trick
+from tricktable.rules.spoil_five_ranking import RANKINGS, Ranking
 
 
 def choose_action(view: SeatView) -> Action:

@@ -9,9 +9,9 @@ A partner already winning the trick is left alone.
 
 from __future__ import annotations
 
-from client_sdk.cards import strength, winning, would_win
-from rules.actions import Action, Play
-from rules.game import SeatView
+from tricktable.client_sdk.cards import strength, winning, would_win
+from tricktable.rules.actions import Action, Play
+from tricktable.rules.game import SeatView
 
 
 class CheapWinner:

@@ -2,15 +2,15 @@
 
     tricktable bot examples/python/high_card.py:HighCard --seek all_fives --games 5
 
-The ranking helper (``client_sdk.cards.strength``) knows each game's card
+The ranking helper (``tricktable.client_sdk.cards.strength``) knows each game's card
 order, so this bot plays all four games without knowing their rules.
 """
 
 from __future__ import annotations
 
-from client_sdk.cards import strength
-from rules.actions import Action, Play
-from rules.game import SeatView
+from tricktable.client_sdk.cards import strength
+from tricktable.rules.actions import Action, Play
+from tricktable.rules.game import SeatView
 
 
 class HighCard:

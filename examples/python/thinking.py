@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import random
 
-from client_sdk.bot import current_decision
-from rules.actions import Action
-from rules.game import SeatView
+from tricktable.client_sdk.bot import current_decision
+from tricktable.rules.actions import Action
+from tricktable.rules.game import SeatView
 
 
 class Thinking:

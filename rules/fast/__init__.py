@@ -1,6 +1,6 @@
 """Playout fast paths: compact, mutable game states for simulation.
 
-The readable engine (``rules.spoil_five`` and friends) is immutable, checked
+The readable engine (``tricktable.rules.spoil_five`` and friends) is immutable, checked
 and explains every refusal; that is what the server and records use. Search
 bots need many thousands of simulated deals per decision, so this package
 keeps a second, compact representation of the same rules: hands as bit sets
@@ -15,7 +15,7 @@ implementation of rules.md, not a shortcut around it.
 
 Use from a search bot (a sampled world is a readable match)::
 
-    from rules.fast.codec import encode, from_match
+    from tricktable.rules.fast.codec import encode, from_match
 
     root = from_match(world, rng)            # the match replayed; later deals shuffled from rng
     for code in root.legal_actions():
@@ -24,8 +24,8 @@ Use from a search bot (a sampled world is a readable match)::
         state.random_playout(rng, one_deal=True)
         ... state.last_deal, state.scores ...
 
-Action codes are small integers (see each module); :mod:`rules.fast.codec`
-translates them to and from :mod:`rules.actions`.
+Action codes are small integers (see each module); :mod:`tricktable.rules.fast.codec`
+translates them to and from :mod:`tricktable.rules.actions`.
 """
 
 from __future__ import annotations
@@ -72,10 +72,10 @@ class FastState(Protocol):
 
 #: Game name -> fast module (each exports ``from_options(game, options, decks=, rng=)``).
 FAST_MODULES: dict[str, str] = {
-    "twenty_five": "rules.fast.spoil_five",
-    "forty_five": "rules.fast.spoil_five",
-    "all_fives": "rules.fast.all_fives",
-    "cinq_cents": "rules.fast.cinq_cents",
+    "twenty_five": "tricktable.rules.fast.spoil_five",
+    "forty_five": "tricktable.rules.fast.spoil_five",
+    "all_fives": "tricktable.rules.fast.all_fives",
+    "cinq_cents": "tricktable.rules.fast.cinq_cents",
 }
 
 

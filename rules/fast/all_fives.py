@@ -2,9 +2,9 @@
 
 Rule choices, from rules.md section 2. The counting values (2.4) and how a
 card bids for a trick (2.3) are the readable engine's own
-(:data:`rules.all_fives.COUNTING_VALUES`, :func:`rules.all_fives.trick_strength`),
+(:data:`tricktable.rules.all_fives.COUNTING_VALUES`, :func:`tricktable.rules.all_fives.trick_strength`),
 turned into flat tuples once at import; the rest is written from the rule
-text apart from ``rules.all_fives``, so the agreement test cross-checks both:
+text apart from ``tricktable.rules.all_fives``, so the agreement test cross-checks both:
 
 - 2.1 2 or 3 players, each alone (side ``k`` is seat ``k``); every suit
   ranks A K Q J 10 ... 2, trump included; target 61.
@@ -32,9 +32,9 @@ import random
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from rules.all_fives import COUNTING_VALUES, trick_strength
-from rules.cards import ALL_CARDS, SUITS
-from rules.fast.bitset import DeckSource, FastMatch, bits
+from tricktable.rules.all_fives import COUNTING_VALUES, trick_strength
+from tricktable.rules.cards import ALL_CARDS, SUITS
+from tricktable.rules.fast.bitset import DeckSource, FastMatch, bits
 
 STAND = 52
 BEG = 53
@@ -262,7 +262,7 @@ class AllFivesFast(FastMatch):
     def position_key(self) -> tuple[int, ...] | None:
         """Everything the rest of the deal depends on during card play (None in another phase).
 
-        The exact solver (:mod:`bots.solver`) keys its transposition table on it.
+        The exact solver (:mod:`tricktable.bots.solver`) keys its transposition table on it.
         """
         if self.phase != _PLAY:
             return None

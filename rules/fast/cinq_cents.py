@@ -3,10 +3,10 @@
 Rule choices, from rules.md section 3. The deck (3.1), the bid order and
 standard values (3.3) and the card ranking (3.4: which suit a card belongs
 to, how it bids for a trick) are the readable engine's own
-(:func:`rules.cards.cinq_cents_deck`, :mod:`rules.cinq_cents_bids`,
-:mod:`rules.cinq_cents_play`), turned into flat tuples and bit sets once at
+(:func:`tricktable.rules.cards.cinq_cents_deck`, :mod:`tricktable.rules.cinq_cents_bids`,
+:mod:`tricktable.rules.cinq_cents_play`), turned into flat tuples and bit sets once at
 import; the rest is written from the rule text apart from
-``rules.cinq_cents``, so the agreement test cross-checks both:
+``tricktable.rules.cinq_cents``, so the agreement test cross-checks both:
 
 - 3.1 4 players, seats 0 and 2 against 1 and 3; 46 cards (no 2s or 3s, La
   Blanche ``JKB`` and Le Fou ``JKF``); target 1000.
@@ -43,11 +43,11 @@ from collections.abc import Callable, Mapping, Sequence
 from math import comb
 from typing import Any, ClassVar
 
-from rules import cinq_cents_bids as bids
-from rules import cinq_cents_play as play
-from rules.actions import Denomination
-from rules.cards import ALL_CARDS, SUITS, cinq_cents_deck
-from rules.fast.bitset import DeckSource, FastMatch, bits
+from tricktable.rules import cinq_cents_bids as bids
+from tricktable.rules import cinq_cents_play as play
+from tricktable.rules.actions import Denomination
+from tricktable.rules.cards import ALL_CARDS, SUITS, cinq_cents_deck
+from tricktable.rules.fast.bitset import DeckSource, FastMatch, bits
 
 JKB = 52
 JKF = 53
@@ -333,7 +333,7 @@ class CinqCentsFast(FastMatch):
     def position_key(self) -> tuple[int, ...] | None:
         """Everything the rest of the deal depends on during card play (None in another phase).
 
-        The exact solver (:mod:`bots.solver`) keys its transposition table on
+        The exact solver (:mod:`tricktable.bots.solver`) keys its transposition table on
         it (the suits led so far decide the joker leads at no-trump).
         """
         if self.phase != _PLAY:

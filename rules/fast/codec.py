@@ -1,6 +1,6 @@
 """Between the readable engine and the fast path: action codes both ways, and a match as a fast state.
 
-A search bot decides on a readable :class:`rules.match.Match` (perhaps a
+A search bot decides on a readable :class:`tricktable.rules.match.Match` (perhaps a
 sampled world of it) and simulates on the fast path: :func:`from_match`
 replays the match's decks and actions into a fast state, whose later deals
 are shuffled from an rng. :func:`encode` / :func:`decode` translate actions.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from rules.actions import (
+from tricktable.rules.actions import (
     Action,
     Beg,
     Bid,
@@ -27,11 +27,11 @@ from rules.actions import (
     Run,
     Stand,
 )
-from rules.cards import ALL_CARDS, Card, Suit
-from rules.fast import FastState, all_fives, cinq_cents, new_fast, spoil_five
-from rules.fast.bitset import bits
-from rules.match import Match
-from rules.record import action_from_json
+from tricktable.rules.cards import ALL_CARDS, Card, Suit
+from tricktable.rules.fast import FastState, all_fives, cinq_cents, new_fast, spoil_five
+from tricktable.rules.fast.bitset import bits
+from tricktable.rules.match import Match
+from tricktable.rules.record import action_from_json
 
 _SUITS = "CDHS"
 _DENOMINATIONS = tuple(Denomination)

@@ -1,10 +1,10 @@
 """Twenty-Five and Forty-Five (rules.md section 1) as a compact, mutable playout state.
 
 Rule choices, all from rules.md section 1. The card ranking (1.3) and the
-deal patterns are the readable engine's own (:data:`rules.spoil_five_ranking.RANKINGS`,
-:data:`rules.spoil_five_config.DEAL_PATTERNS`), turned into flat tuples and
+deal patterns are the readable engine's own (:data:`tricktable.rules.spoil_five_ranking.RANKINGS`,
+:data:`tricktable.rules.spoil_five_config.DEAL_PATTERNS`), turned into flat tuples and
 bit sets once at import; the rest (following, robbing, jinking, scoring) is
-written from the rule text apart from ``rules.spoil_five``, so the agreement
+written from the rule text apart from ``tricktable.rules.spoil_five``, so the agreement
 test cross-checks both:
 
 - 1.1 seat ``s`` is on side ``s mod sides``.
@@ -34,7 +34,7 @@ test cross-checks both:
   deal's points, anything less ends the game after the deal is scored, the
   declaring side losing and the other sides with the highest total winning.
 
-Actions are integers: ``c`` (0..51, :attr:`rules.cards.Card.index`) plays
+Actions are integers: ``c`` (0..51, :attr:`tricktable.rules.cards.Card.index`) plays
 card ``c``; ``ROB + c`` robs burying ``c``; :data:`PASS_ROB`, :data:`JINK`,
 :data:`PASS_JINK`. Their numeric order is the readable engine's sort order
 (plays, robs, pass_rob, jink, pass_jink), so ``legal_actions()`` lists them
@@ -51,10 +51,10 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from rules import spoil_five_ranking as ranking
-from rules.cards import ALL_CARDS, SUITS
-from rules.fast.bitset import DeckSource, FastMatch, bits
-from rules.spoil_five_config import DEAL_PATTERNS
+from tricktable.rules import spoil_five_ranking as ranking
+from tricktable.rules.cards import ALL_CARDS, SUITS
+from tricktable.rules.fast.bitset import DeckSource, FastMatch, bits
+from tricktable.rules.spoil_five_config import DEAL_PATTERNS
 
 #: Action codes: plays are the card index itself.
 ROB = 52
@@ -400,7 +400,7 @@ class SpoilFiveFast(FastMatch):
     def position_key(self) -> tuple[int, ...] | None:
         """Everything the rest of the deal depends on during card play (None in another phase).
 
-        The exact solver (:mod:`bots.solver`) keys its transposition table on
+        The exact solver (:mod:`tricktable.bots.solver`) keys its transposition table on
         it: two positions with the same key play out alike within one world.
         """
         if self.phase != _PLAY:
@@ -508,5 +508,5 @@ class SpoilFiveFast(FastMatch):
 
 def from_options(game: str, options: Mapping[str, Any], *, decks: DeckSource | None = None,
                  rng: random.Random | None = None) -> SpoilFiveFast:
-    """:meth:`SpoilFiveFast.from_options`, the entry point :func:`rules.fast.new_fast` uses."""
+    """:meth:`SpoilFiveFast.from_options`, the entry point :func:`tricktable.rules.fast.new_fast` uses."""
     return SpoilFiveFast.from_options(game, options, decks=decks, rng=rng)

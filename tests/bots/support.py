@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bots.heuristic import HeuristicBot
-from rules.actions import Action
-from rules.cards import Card
-from rules.game import SeatView
-from rules.match import Match
-from rules.registry import new_match
-from rules.shuffle import RecordedDecks
+from tricktable.bots.heuristic import HeuristicBot
+from tricktable.rules.actions import Action
+from tricktable.rules.cards import Card
+from tricktable.rules.game import SeatView
+from tricktable.rules.match import Match
+from tricktable.rules.registry import new_match
+from tricktable.rules.shuffle import RecordedDecks
 
 GAMES = ("twenty_five", "forty_five", "all_fives", "cinq_cents")
 

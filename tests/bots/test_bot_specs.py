@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bots import BotSpecError, bot_factory, make_bot
-from bots.random_bot import RandomBot
-from rules.registry import new_match
+from tricktable.bots import BotSpecError, bot_factory, make_bot
+from tricktable.bots.random_bot import RandomBot
+from tricktable.rules.registry import new_match
 
 HIGH_CARD = '''
 class HighCard:
@@ -77,8 +77,8 @@ def test_path_colon_class_loads_the_file(tmp_path: Path) -> None:
     ("randm", "unknown bot 'randm'"),
     ("no_such_module_xyz:Bot", "no module named 'no_such_module_xyz'"),
     ("missing/file.py:Bot", "no such file: missing/file.py"),
-    ("bots.random_bot:Nope", "has no 'Nope'"),
-    ("bots.random_bot:random", "is not a class or a function"),  # a module attribute that is no bot
+    ("tricktable.bots.random_bot:Nope", "has no 'Nope'"),
+    ("tricktable.bots.random_bot:random", "is not a class or a function"),  # a module attribute that is no bot
 ])
 def test_a_bad_spec_is_one_line_naming_the_mistake(spec: str, message: str) -> None:
     with pytest.raises(BotSpecError, match=message) as caught:

@@ -8,14 +8,14 @@ from collections.abc import Callable
 
 import pytest
 
-from bots.heuristic import HeuristicBot
-from bots.pimc import PimcBot
-from bots.search import MIN_BID_WORLDS, SearchBot
-from bots.search_bids import discard_actions
-from client_sdk.bot import action_of
-from rules.actions import Action, Beg, Discard, Jink, Pass, Play, Stand
-from rules.game import SeatView
-from rules.registry import new_match
+from tricktable.bots.heuristic import HeuristicBot
+from tricktable.bots.pimc import PimcBot
+from tricktable.bots.search import MIN_BID_WORLDS, SearchBot
+from tricktable.bots.search_bids import discard_actions
+from tricktable.client_sdk.bot import action_of
+from tricktable.rules.actions import Action, Beg, Discard, Jink, Pass, Play, Stand
+from tricktable.rules.game import SeatView
+from tricktable.rules.registry import new_match
 
 
 class FakeClock:

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
-from bots.heuristic import all_fives, cinq_cents, spoil_five
-from rules.actions import Action, Beg, Bid, Denomination, Discard, Pass, Play, Rob, Stand
-from rules.cards import Suit, card, cards
-from rules.game import Contract, SeatView, Trick
+from tricktable.bots.heuristic import all_fives, cinq_cents, spoil_five
+from tricktable.rules.actions import Action, Beg, Bid, Denomination, Discard, Pass, Play, Rob, Stand
+from tricktable.rules.cards import Suit, card, cards
+from tricktable.rules.game import Contract, SeatView, Trick
 
 SIDES_4 = ((0, 2), (1, 3))
 

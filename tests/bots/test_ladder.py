@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bots.ladder import BotSpec, Estimate, duplicate_pair, play_match, run_pair, table
-from cli.main import app
-from rules.registry import new_match
+from tricktable.bots.ladder import BotSpec, Estimate, duplicate_pair, play_match, run_pair, table
+from tricktable.cli.main import app
+from tricktable.rules.registry import new_match
 
 
 def test_estimate_is_a_mean_with_a_95_percent_t_interval() -> None:
@@ -26,7 +26,7 @@ def test_one_pair_says_too_few_pairs_instead_of_a_zero_width_interval() -> None:
 
 
 def test_t_critical_values_tend_to_the_normal_quantile() -> None:
-    from bots.intervals import t95
+    from tricktable.bots.intervals import t95
 
     assert t95(1) == pytest.approx(12.706) and t95(30) == pytest.approx(2.042)
     assert t95(60) == pytest.approx(2.000, abs=0.001) and t95(199) == pytest.approx(1.972, abs=0.001)

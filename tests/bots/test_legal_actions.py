@@ -8,15 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bots import BOTS, make_bot
-from bots.heuristic import HeuristicBot
-from bots.ladder import Chooser
-from bots.pimc import PimcBot
-from bots.random_bot import RandomBot
-from bots.search import SearchBot
-from client_sdk.bot import action_of
-from rules.registry import new_match
 from tests.bots.support import GAMES
+from tricktable.bots import BOTS, make_bot
+from tricktable.bots.heuristic import HeuristicBot
+from tricktable.bots.ladder import Chooser
+from tricktable.bots.pimc import PimcBot
+from tricktable.bots.random_bot import RandomBot
+from tricktable.bots.search import SearchBot
+from tricktable.client_sdk.bot import action_of
+from tricktable.rules.registry import new_match
 
 
 @settings(max_examples=12)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from bots import make_bot
-from bots.pimc import PimcBot
-from bots.search import SearchBot
-from client_sdk.bot import action_of
-from rules.actions import Action, Play, Rob
-from rules.cards import Suit, cards
-from rules.events import CardPlayed
-from rules.game import SeatView, Trick
 from tests.bots.support import GAMES, advance
+from tricktable.bots import make_bot
+from tricktable.bots.pimc import PimcBot
+from tricktable.bots.search import SearchBot
+from tricktable.client_sdk.bot import action_of
+from tricktable.rules.actions import Action, Play, Rob
+from tricktable.rules.cards import Suit, cards
+from tricktable.rules.events import CardPlayed
+from tricktable.rules.game import SeatView, Trick
 
 SIDES_4 = ((0, 2), (1, 3))
 

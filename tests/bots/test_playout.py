@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from bots.playout import greedy_card, greedy_playout
-from rules.cards import card
-from rules.fast.spoil_five import SpoilFiveFast
+from tricktable.bots.playout import greedy_card, greedy_playout
+from tricktable.rules.cards import card
+from tricktable.rules.fast.spoil_five import SpoilFiveFast
 
 SIDES = (0, 1, 0, 1)
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from bots.heuristic import HeuristicBot
-from bots.search import SearchBot
-from client_sdk.bot import Bot
-from client_sdk.runner import Backoff, create_table, get_record, run_bot_async
-from server.app import GameServer
-from server.clocks import TimeControl
 from tests.live_server import running_server
+from tricktable.bots.heuristic import HeuristicBot
+from tricktable.bots.search import SearchBot
+from tricktable.client_sdk.bot import Bot
+from tricktable.client_sdk.runner import Backoff, create_table, get_record, run_bot_async
+from tricktable.server.app import GameServer
+from tricktable.server.clocks import TimeControl
 
 FAST = Backoff(initial=0.02, maximum=0.2, attempts=8)
 

@@ -6,14 +6,14 @@ import random
 
 import pytest
 
-from bots.search import SearchBot
-from client_sdk.bot import action_of
-from rules.actions import Play
-from rules.cards import Card
-from rules.cinq_cents_play import suit_of as cinq_suit_of
-from rules.game import SeatView
-from rules.spoil_five_ranking import RANKINGS
 from tests.bots.support import GAMES, advance, first_deck, replay
+from tricktable.bots.search import SearchBot
+from tricktable.client_sdk.bot import action_of
+from tricktable.rules.actions import Play
+from tricktable.rules.cards import Card
+from tricktable.rules.cinq_cents_play import suit_of as cinq_suit_of
+from tricktable.rules.game import SeatView
+from tricktable.rules.spoil_five_ranking import RANKINGS
 
 #: Actions into the first deal where the seat to act has a real choice of cards, per game.
 STEPS = {"twenty_five": (0, 6, 11), "forty_five": (1, 7, 13), "all_fives": (2, 5, 9), "cinq_cents": (9, 14, 21)}
@@ -99,7 +99,7 @@ def test_bad_settings_are_refused() -> None:
 
 @pytest.mark.parametrize("game", GAMES)
 def test_search_reads_a_view_that_came_over_the_wire_the_same_way(game: str) -> None:
-    from protocol.convert import view_from_proto, view_to_proto
+    from tricktable.protocol.convert import view_from_proto, view_to_proto
 
     _, _, view = _decision(game, f"wire-{game}", STEPS[game][2])
     wired = view_from_proto(view_to_proto(view))
@@ -109,7 +109,7 @@ def test_search_reads_a_view_that_came_over_the_wire_the_same_way(game: str) -> 
 
 
 def test_search_bids_in_cinq_cents_are_legal_and_reproducible() -> None:
-    from rules.registry import new_match
+    from tricktable.rules.registry import new_match
 
     match = new_match("cinq_cents", {}, seed="bids")
     assert match.to_act is not None
@@ -120,10 +120,10 @@ def test_search_bids_in_cinq_cents_are_legal_and_reproducible() -> None:
 
 
 def test_search_discards_in_cinq_cents_are_legal_and_among_the_candidates() -> None:
-    from bots.heuristic import HeuristicBot
-    from bots.search_bids import discard_candidates
-    from rules.actions import Discard
-    from rules.registry import new_match
+    from tricktable.bots.heuristic import HeuristicBot
+    from tricktable.bots.search_bids import discard_candidates
+    from tricktable.rules.actions import Discard
+    from tricktable.rules.registry import new_match
 
     match = new_match("cinq_cents", {}, seed="discard")
     while match.to_act is not None and not match.finished:

@@ -8,21 +8,28 @@ from typing import Any
 
 import pytest
 
-from bots.fast_worlds import WorldStream
-from bots.heuristic.cinq_cents import discard_for
-from bots.playout import greedy_playout
-from bots.search import SearchBot
-from bots.search_bids import WorldBids, candidate_denominations, cards_of, choose_bid, contract_points, finish_auction
-from rules.actions import Action, Bid, Denomination, Discard, Pass
-from rules.cards import cards
-from rules.cinq_cents import CinqCentsDeal
-from rules.cinq_cents_bids import STANDARD_TABLE
-from rules.fast import FastState
-from rules.fast.cinq_cents import CinqCentsFast
-from rules.fast.codec import encode, from_match
-from rules.game import SeatView
-from rules.match import Match
-from rules.registry import new_match
+from tricktable.bots.fast_worlds import WorldStream
+from tricktable.bots.heuristic.cinq_cents import discard_for
+from tricktable.bots.playout import greedy_playout
+from tricktable.bots.search import SearchBot
+from tricktable.bots.search_bids import (
+    WorldBids,
+    candidate_denominations,
+    cards_of,
+    choose_bid,
+    contract_points,
+    finish_auction,
+)
+from tricktable.rules.actions import Action, Bid, Denomination, Discard, Pass
+from tricktable.rules.cards import cards
+from tricktable.rules.cinq_cents import CinqCentsDeal
+from tricktable.rules.cinq_cents_bids import STANDARD_TABLE
+from tricktable.rules.fast import FastState
+from tricktable.rules.fast.cinq_cents import CinqCentsFast
+from tricktable.rules.fast.codec import encode, from_match
+from tricktable.rules.game import SeatView
+from tricktable.rules.match import Match
+from tricktable.rules.registry import new_match
 
 SIDES_4 = ((0, 2), (1, 3))
 
@@ -79,7 +86,7 @@ def _readable_deal(match: Match, first: Action) -> tuple[CinqCentsDeal, tuple[in
     """The readable engine's deal when the seat to act takes ``first``, the heuristic bot bids and discards at
     every seat and each card played is the first legal one: the state after the discard (the declarer's, or
     the auction's end) and the deal's points."""
-    from bots.heuristic import HeuristicBot
+    from tricktable.bots.heuristic import HeuristicBot
 
     played = match.apply(first, match.to_act)
     after_discard = None

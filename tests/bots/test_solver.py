@@ -9,17 +9,17 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from bots.playout import cards_left
-from bots.search import SearchBot
-from bots.solver import DealSolver, deal_value, solved_value
-from client_sdk.bot import action_of
-from rules.actions import Play
-from rules.cards import ALL_CARDS, Card, card
-from rules.fast import FastState, new_fast
-from rules.fast.spoil_five import SpoilFiveFast
-from rules.registry import new_match
-from rules.shuffle import RecordedDecks
 from tests.bots.support import GAMES
+from tricktable.bots.playout import cards_left
+from tricktable.bots.search import SearchBot
+from tricktable.bots.solver import DealSolver, deal_value, solved_value
+from tricktable.client_sdk.bot import action_of
+from tricktable.rules.actions import Play
+from tricktable.rules.cards import ALL_CARDS, Card, card
+from tricktable.rules.fast import FastState, new_fast
+from tricktable.rules.fast.spoil_five import SpoilFiveFast
+from tricktable.rules.registry import new_match
+from tricktable.rules.shuffle import RecordedDecks
 
 #: Tables beyond each game's default: more than two sides (the paranoid objective) and a three-player All Fives.
 LAYOUTS: tuple[tuple[str, dict[str, Any]], ...] = (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bots.search import SearchBot
-from bots.world_rate import KINDS, decision_points, main, world_rate
+from tricktable.bots.search import SearchBot
+from tricktable.bots.world_rate import KINDS, decision_points, main, world_rate
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))

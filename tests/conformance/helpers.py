@@ -18,8 +18,8 @@ def _check_command(command: Sequence[str], args: Sequence[str]) -> list[str]:
     """``tricktable conformance ARGS -- COMMAND``, with 5 s per decision in the clock situation unless ``args``
     say otherwise (the last ``--clock-ms`` wins): the 2-core test machines are shared, and a correct client
     must not fail on a busy one."""
-    return [sys.executable, "-m", "cli.main", "conformance", "--timeout", "120", "--clock-ms", "5000", *args, "--",
-            *command]
+    return [sys.executable, "-m", "tricktable.cli.main", "conformance", "--timeout", "120", "--clock-ms", "5000", *args,
+            "--", *command]
 
 
 def run_check(command: list[str], *args: str, timeout: float = 240.0) -> subprocess.CompletedProcess[str]:

@@ -20,8 +20,8 @@ import sys
 
 import grpc
 
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
 
 MODES = ("good", "ignore-rejection", "fresh-rejoin", "no-reconnect", "slow-first", "quit-early")
 

@@ -10,9 +10,9 @@ import sys
 
 import pytest
 
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from server.conformance import expand, harness_answer, situations
 from tests.conformance.helpers import run_check, run_checks_in_every_game, verdict_lines
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.server.conformance import expand, harness_answer, situations
 
 SITUATIONS = [s.name for s in situations()]
 SCRIPTED = [sys.executable, "-m", "tests.conformance.scripted_client"]
@@ -24,8 +24,8 @@ def test_placeholders_are_replaced_in_every_argument():
 
 
 def test_python_reference_bot_passes_every_situation_in_all_four_games():
-    runs = run_checks_in_every_game([sys.executable, "-m", "cli.main", "bot", "random", "--server", "{address}",
-                                     "--token", "{token}"])
+    runs = run_checks_in_every_game([sys.executable, "-m", "tricktable.cli.main", "bot", "random", "--server",
+                                     "{address}", "--token", "{token}"])
     for game, done in runs.items():
         lines = verdict_lines(done.stdout)
         assert done.returncode == 0, f"{game}:\n{done.stdout}{done.stderr}"

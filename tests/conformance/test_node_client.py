@@ -23,12 +23,6 @@ from typing import Any
 import grpc
 import pytest
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
-from rules.verify import verify_record
-from server.app import GameServer, ServerConfig
-from server.conformance import situations
 from tests.conformance.helpers import ROOT, run_checks_in_every_game, verdict_lines
 from tests.server.clients import create
 from tests.server.restarts import (
@@ -40,6 +34,12 @@ from tests.server.restarts import (
     start_fleet,
     uninterrupted_record,
 )
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
+from tricktable.rules.verify import verify_record
+from tricktable.server.app import GameServer, ServerConfig
+from tricktable.server.conformance import situations
 
 NODE_DIR = ROOT / "examples" / "node"
 BOT = str(NODE_DIR / "bot.js")
@@ -123,8 +123,8 @@ async def test_conformance_against_a_running_server(node, tmp_path: Path):
     await server.start()
     try:
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "cli.main", "conformance", "--server", server.address, "--only", "normal-game",
-            "--only", "reconnect", "--", node, BOT, "--quiet", cwd=ROOT, stdout=asyncio.subprocess.PIPE,
+            sys.executable, "-m", "tricktable.cli.main", "conformance", "--server", server.address, "--only",
+            "normal-game", "--only", "reconnect", "--", node, BOT, "--quiet", cwd=ROOT, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, env={**os.environ, "TRICKTABLE_SERVER": "", "TRICKTABLE_TOKEN": ""})
         out, err = await asyncio.wait_for(process.communicate(), 240)
         async with grpc.aio.insecure_channel(server.address) as channel:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.generated.tricktable.v1 import events_pb2, game_pb2
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tests.conformance.helpers import ROOT
+from tricktable.protocol.generated.tricktable.v1 import events_pb2, game_pb2
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 
 GUIDE = (ROOT / "docs" / "protocol.md").read_text()
 SERVICE = pb.DESCRIPTOR.services_by_name["TableService"]

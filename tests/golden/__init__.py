@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rules.actions import Action, describe
-from rules.cards import Card
-from rules.game import Trick
-from rules.registry import new_match
+from tricktable.rules.actions import Action, describe
+from tricktable.rules.cards import Card
+from tricktable.rules.game import Trick
+from tricktable.rules.registry import new_match
 
 GOLDEN_DIR = Path(__file__).resolve().parent
 

@@ -1,4 +1,4 @@
-"""Round trips of protocol.convert: cards, actions, options, views, results, reasons, events.
+"""Round trips of tricktable.protocol.convert: cards, actions, options, views, results, reasons, events.
 
 The wire form must lose nothing a seat may know: every conversion pair is
 checked both ways, on every card, every action type, the options of every
@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
-from protocol.reasons import RejectReason, reason_for
-from rules.actions import (
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
+from tricktable.protocol.reasons import RejectReason, reason_for
+from tricktable.rules.actions import (
     Action,
     Beg,
     Bid,
@@ -35,9 +35,9 @@ from rules.actions import (
     Run,
     Stand,
 )
-from rules.cards import ALL_CARDS, Card, Suit, cards
-from rules.errors import ErrorCode, NotationError, OptionsError
-from rules.events import (
+from tricktable.rules.cards import ALL_CARDS, Card, Suit, cards
+from tricktable.rules.errors import ErrorCode, NotationError, OptionsError
+from tricktable.rules.events import (
     ACTION_EVENTS,
     BidMade,
     CardPlayed,
@@ -52,10 +52,10 @@ from rules.events import (
     TrumpSet,
     event_of,
 )
-from rules.events import Event as RulesEvent
-from rules.game import Contract, Result, SeatView, Trick
-from rules.registry import GAMES, game_rules, new_match
-from rules.spoil_five_config import DealPattern
+from tricktable.rules.events import Event as RulesEvent
+from tricktable.rules.game import Contract, Result, SeatView, Trick
+from tricktable.rules.registry import GAMES, game_rules, new_match
+from tricktable.rules.spoil_five_config import DealPattern
 
 
 def _all_action_samples() -> list[Action]:

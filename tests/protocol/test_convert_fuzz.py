@@ -12,10 +12,10 @@ import contextlib
 from hypothesis import given
 from hypothesis import strategies as st
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import game_pb2
-from rules.errors import NotationError, OptionsError
-from rules.registry import GAMES
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import game_pb2
+from tricktable.rules.errors import NotationError, OptionsError
+from tricktable.rules.registry import GAMES
 
 _TEXT = st.one_of(st.sampled_from(["5H", "JKB", "JKF", "TS", "", "10H", "5h", "ZZ"]), st.text(max_size=5))
 _ENUM = st.integers(-3, 12)

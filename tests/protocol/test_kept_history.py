@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import game_pb2
-from rules.registry import new_match
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import game_pb2
+from tricktable.rules.registry import new_match
 
 
 @pytest.mark.parametrize(("game", "options"), [

@@ -1,4 +1,4 @@
-"""``protocol.stream.next_reply``: a streaming call's replies, typed, and None at the end."""
+"""``tricktable.protocol.stream.next_reply``: a streaming call's replies, typed, and None at the end."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from protocol.stream import EOF, next_reply
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.protocol.stream import EOF, next_reply
 
 
 class _Call:

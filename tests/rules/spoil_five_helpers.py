@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rules.actions import Action, Jink, PassJink, PassRob, Play, Rob
-from rules.cards import Card, cards, standard_deck
-from rules.dealing import seats_from_eldest
-from rules.spoil_five import RULES, SpoilFiveConfig, SpoilFiveDeal
+from tricktable.rules.actions import Action, Jink, PassJink, PassRob, Play, Rob
+from tricktable.rules.cards import Card, cards, standard_deck
+from tricktable.rules.dealing import seats_from_eldest
+from tricktable.rules.spoil_five import RULES, SpoilFiveConfig, SpoilFiveDeal
 
 PATTERNS = {"3-2": (3, 2), "2-3": (2, 3)}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from rules.actions import (
+from tricktable.rules.actions import (
     ACTION_CLASSES,
     Action,
     Beg,
@@ -23,7 +23,7 @@ from rules.actions import (
     action_sort_key,
     as_decided,
 )
-from rules.cards import Suit, card, cards
+from tricktable.rules.cards import Suit, card, cards
 
 
 def test_actions_sort_by_kind_in_the_action_table_then_by_card_suit_bid_or_discarded_cards() -> None:

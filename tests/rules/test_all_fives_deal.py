@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from rules.actions import Beg, Gift, Play, Run, Stand
-from rules.all_fives import RULES, AllFivesConfig, Phase
-from rules.cards import Card, Suit, card, cards, standard_deck
-from rules.errors import ErrorCode, OptionsError, RuleError
-from rules.game import DealState, GameConfig, GameRules
-from rules.record import action_from_json
-from rules.registry import game_rules, new_match
-from rules.shuffle import RecordedDecks
 from tests.rules.test_all_fives_decks import build_deck, start
+from tricktable.rules.actions import Beg, Gift, Play, Run, Stand
+from tricktable.rules.all_fives import RULES, AllFivesConfig, Phase
+from tricktable.rules.cards import Card, Suit, card, cards, standard_deck
+from tricktable.rules.errors import ErrorCode, OptionsError, RuleError
+from tricktable.rules.game import DealState, GameConfig, GameRules
+from tricktable.rules.record import action_from_json
+from tricktable.rules.registry import game_rules, new_match
+from tricktable.rules.shuffle import RecordedDecks
 
 # --- 2.1 players, deck, options -----------------------------------------
 

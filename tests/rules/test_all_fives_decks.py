@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from rules.all_fives import RULES, AllFivesDeal
-from rules.cards import Card, card, cards, standard_deck
-from rules.dealing import seats_from_eldest
+from tricktable.rules.all_fives import RULES, AllFivesDeal
+from tricktable.rules.cards import Card, card, cards, standard_deck
+from tricktable.rules.dealing import seats_from_eldest
 
 
 def build_deck(

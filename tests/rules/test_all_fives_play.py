@@ -6,14 +6,14 @@ import itertools
 
 import pytest
 
-from rules.actions import Action, Beg, Gift, Play, Run, Stand
-from rules.all_fives import RULES, AllFivesDeal, counting_points
-from rules.cards import Suit, card, cards
-from rules.errors import ErrorCode, RuleError
-from rules.events import PackRun
-from rules.registry import new_match
-from rules.shuffle import RecordedDecks
 from tests.rules.test_all_fives_decks import build_deck, start
+from tricktable.rules.actions import Action, Beg, Gift, Play, Run, Stand
+from tricktable.rules.all_fives import RULES, AllFivesDeal, counting_points
+from tricktable.rules.cards import Suit, card, cards
+from tricktable.rules.errors import ErrorCode, RuleError
+from tricktable.rules.events import PackRun
+from tricktable.rules.registry import new_match
+from tricktable.rules.shuffle import RecordedDecks
 
 
 def plays(text: str) -> list[Play]:

@@ -10,15 +10,15 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.actions import Action, Beg, Gift, Play, Run, Stand
-from rules.all_fives import AllFivesDeal
-from rules.cards import Card, card, standard_deck
-from rules.errors import RuleError
-from rules.match import Match
-from rules.record import action_from_json
-from rules.registry import new_match
-from rules.shuffle import RecordedDecks
-from rules.verify import verify_record
+from tricktable.rules.actions import Action, Beg, Gift, Play, Run, Stand
+from tricktable.rules.all_fives import AllFivesDeal
+from tricktable.rules.cards import Card, card, standard_deck
+from tricktable.rules.errors import RuleError
+from tricktable.rules.match import Match
+from tricktable.rules.record import action_from_json
+from tricktable.rules.registry import new_match
+from tricktable.rules.shuffle import RecordedDecks
+from tricktable.rules.verify import verify_record
 
 players_st = st.sampled_from([2, 3])
 seed_st = st.text(alphabet="abcdefxyz0123456789", min_size=1, max_size=8)

@@ -2,8 +2,8 @@
 
 import pytest
 
-from rules.cards import ALL_CARDS, Card, Suit, card, cards, cinq_cents_deck, standard_deck
-from rules.errors import NotationError
+from tricktable.rules.cards import ALL_CARDS, Card, Suit, card, cards, cinq_cents_deck, standard_deck
+from tricktable.rules.errors import NotationError
 
 
 def test_every_card_round_trips_through_its_notation() -> None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from rules.actions import Bid, Denomination, Discard, Pass, Play, discard_choice, discards_of
-from rules.cards import cards
-from rules.cinq_cents import Phase
-from rules.cinq_cents_bids import LADDER
-from rules.errors import ErrorCode, RuleError
-from rules.game import Contract
 from tests.rules.test_cinq_cents_helpers import apply_all, bid, new_deal
+from tricktable.rules.actions import Bid, Denomination, Discard, Pass, Play, discard_choice, discards_of
+from tricktable.rules.cards import cards
+from tricktable.rules.cinq_cents import Phase
+from tricktable.rules.cinq_cents_bids import LADDER
+from tricktable.rules.errors import ErrorCode, RuleError
+from tricktable.rules.game import Contract
 
 KITTY = "AC KC QC JC TC 9C"
 HAND_1 = "JKB JKF AH KH QH JH TH 9H 8H 7H"

@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
-from rules.cards import card, cards, cinq_cents_deck
-from rules.cinq_cents import RULES, CinqCentsConfig, CinqCentsDeal
-from rules.cinq_cents_bids import STANDARD_TABLE
-from rules.errors import OptionsError
-from rules.registry import game_rules
 from tests.rules.test_cinq_cents_helpers import new_deal
+from tricktable.rules.cards import card, cards, cinq_cents_deck
+from tricktable.rules.cinq_cents import RULES, CinqCentsConfig, CinqCentsDeal
+from tricktable.rules.cinq_cents_bids import STANDARD_TABLE
+from tricktable.rules.errors import OptionsError
+from tricktable.rules.registry import game_rules
 
 
 def test_registry_finds_cinq_cents() -> None:
@@ -153,8 +153,8 @@ def test_hands_as_dealt_are_kept_apart_from_the_kitty() -> None:
 
 
 def test_the_rules_refuse_another_games_config_with_a_type_error() -> None:
-    from rules.all_fives import RULES as ALL_FIVES
-    from rules.cinq_cents import RULES
+    from tricktable.rules.all_fives import RULES as ALL_FIVES
+    from tricktable.rules.cinq_cents import RULES
 
     with pytest.raises(TypeError, match="CinqCentsConfig"):
         RULES.start_deal(ALL_FIVES.config({}), number=1, dealer=0, deck=cinq_cents_deck(), scores=(0, 0),

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from rules.actions import Action, Bid, Denomination, Discard, Pass
-from rules.cards import Card, cards, cinq_cents_deck
-from rules.cinq_cents import DEAL_PATTERN, CinqCentsConfig, CinqCentsDeal
-from rules.dealing import deal
+from tricktable.rules.actions import Action, Bid, Denomination, Discard, Pass
+from tricktable.rules.cards import Card, cards, cinq_cents_deck
+from tricktable.rules.cinq_cents import DEAL_PATTERN, CinqCentsConfig, CinqCentsDeal
+from tricktable.rules.dealing import deal
 
 
 def deck_for(hands: Mapping[int, str] | None = None, kitty: str = "", dealer: int = 0) -> tuple[Card, ...]:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from rules.actions import Action, Play
-from rules.cards import Suit, card, cards, cinq_cents_deck
-from rules.cinq_cents import CinqCentsDeal
-from rules.cinq_cents_play import plain_order, strength, suit_of, suits_led, trump_order
-from rules.errors import ErrorCode, RuleError
 from tests.rules.test_cinq_cents_helpers import contracted
+from tricktable.rules.actions import Action, Play
+from tricktable.rules.cards import Suit, card, cards, cinq_cents_deck
+from tricktable.rules.cinq_cents import CinqCentsDeal
+from tricktable.rules.cinq_cents_play import plain_order, strength, suit_of, suits_led, trump_order
+from tricktable.rules.errors import ErrorCode, RuleError
 
 
 def play(code: str, suit: str | None = None) -> Play:

@@ -9,13 +9,13 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.actions import Action, Bid, Discard, Pass, Play
-from rules.cards import Card, cinq_cents_deck
-from rules.cinq_cents import CinqCentsConfig, CinqCentsDeal, Phase
-from rules.errors import RuleError
-from rules.record import action_from_json
-from rules.registry import new_match
-from rules.shuffle import RecordedDecks, SeededDecks
+from tricktable.rules.actions import Action, Bid, Discard, Pass, Play
+from tricktable.rules.cards import Card, cinq_cents_deck
+from tricktable.rules.cinq_cents import CinqCentsConfig, CinqCentsDeal, Phase
+from tricktable.rules.errors import RuleError
+from tricktable.rules.record import action_from_json
+from tricktable.rules.registry import new_match
+from tricktable.rules.shuffle import RecordedDecks, SeededDecks
 
 CARD_IN_REPR = re.compile(r"Card\((\w+)\)")
 

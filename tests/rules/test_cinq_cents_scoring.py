@@ -7,15 +7,15 @@ from typing import Any
 
 import pytest
 
-from rules.actions import Action, Discard, Pass
-from rules.cards import Card
-from rules.cinq_cents import CinqCentsConfig, CinqCentsDeal
-from rules.cinq_cents_bids import STANDARD_TABLE
-from rules.errors import ErrorCode, RuleError
-from rules.match import Match
-from rules.registry import new_match
-from rules.shuffle import RecordedDecks
 from tests.rules.test_cinq_cents_helpers import bid, contracted, deck_for
+from tricktable.rules.actions import Action, Discard, Pass
+from tricktable.rules.cards import Card
+from tricktable.rules.cinq_cents import CinqCentsConfig, CinqCentsDeal
+from tricktable.rules.cinq_cents_bids import STANDARD_TABLE
+from tricktable.rules.errors import ErrorCode, RuleError
+from tricktable.rules.match import Match
+from tricktable.rules.registry import new_match
+from tricktable.rules.shuffle import RecordedDecks
 
 Policy = Callable[[list[Action]], Action]
 

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from rules.actions import Denomination, Discard, Pass, Play
-from rules.cards import Suit, card, cards, codes
-from rules.cinq_cents import CinqCentsDeal
-from rules.events import CardPlayed, Discarded
-from rules.game import Contract
-from rules.record import action_from_json
-from rules.registry import new_match
-from rules.shuffle import RecordedDecks
 from tests.rules.test_cinq_cents_helpers import apply_all, bid, contracted, deck_for, new_deal
+from tricktable.rules.actions import Denomination, Discard, Pass, Play
+from tricktable.rules.cards import Suit, card, cards, codes
+from tricktable.rules.cinq_cents import CinqCentsDeal
+from tricktable.rules.events import CardPlayed, Discarded
+from tricktable.rules.game import Contract
+from tricktable.rules.record import action_from_json
+from tricktable.rules.registry import new_match
+from tricktable.rules.shuffle import RecordedDecks
 
 HANDS = {
     1: "AC KC JKB AH KH QH JH TH 9H 8H",

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from rules.actions import Beg, Bid, Discard, Gift, Pass, PassJink, PassRob, Play, Stand
-from rules.defaults import default_action, lowness
-from rules.game import SeatView
-from rules.match import Match
-from rules.registry import new_match
+from tricktable.rules.actions import Beg, Bid, Discard, Gift, Pass, PassJink, PassRob, Play, Stand
+from tricktable.rules.defaults import default_action, lowness
+from tricktable.rules.game import SeatView
+from tricktable.rules.match import Match
+from tricktable.rules.registry import new_match
 
 
 def view_to_act(match: Match) -> SeatView:

@@ -6,12 +6,12 @@ import random
 
 import pytest
 
-from rules.actions import Play, Rob
-from rules.determinize import DealSampler, resample, shown_voids
-from rules.fast.codec import encode
-from rules.game import SeatView
-from rules.match import Match
-from rules.registry import new_match
+from tricktable.rules.actions import Play, Rob
+from tricktable.rules.determinize import DealSampler, resample, shown_voids
+from tricktable.rules.fast.codec import encode
+from tricktable.rules.game import SeatView
+from tricktable.rules.match import Match
+from tricktable.rules.registry import new_match
 
 GAMES = ("twenty_five", "forty_five", "all_fives", "cinq_cents")
 

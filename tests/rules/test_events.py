@@ -7,9 +7,12 @@ from typing import Any
 
 import pytest
 
-from rules.actions import Discard, Pass, Play, Rob
-from rules.cards import card, cards
-from rules.events import (
+from tests.games_support import LAYOUTS, layout_id
+from tests.rules.spoil_five_helpers import do, play_cards, start
+from tests.rules.test_cinq_cents_helpers import apply_all, bid, new_deal
+from tricktable.rules.actions import Discard, Pass, Play, Rob
+from tricktable.rules.cards import card, cards
+from tricktable.rules.events import (
     ACTION_EVENTS,
     BidMade,
     CardPlayed,
@@ -25,11 +28,8 @@ from rules.events import (
     TrumpSet,
     history_seen_by,
 )
-from rules.record import action_to_json
-from rules.registry import new_match
-from tests.games_support import LAYOUTS, layout_id
-from tests.rules.spoil_five_helpers import do, play_cards, start
-from tests.rules.test_cinq_cents_helpers import apply_all, bid, new_deal
+from tricktable.rules.record import action_to_json
+from tricktable.rules.registry import new_match
 
 #: Seat 2 holds the ace of trumps (diamonds) for a holder's rob.
 HOLDER = {1: "KD 2C 3C 4C 6C", 2: "AD 9S 2H 3H 4H", 3: "7H 8H 9H TH JH", 0: "7C 8C 9C TC JC"}

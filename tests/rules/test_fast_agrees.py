@@ -1,8 +1,8 @@
 """The playout fast path agrees with the readable engine move for move.
 
 Random games of every player count, side layout and option are played
-through ``rules.registry.new_match`` (with :class:`RecordedDecks`) and
-through :mod:`rules.fast` side by side. At every step both must name the
+through ``tricktable.rules.registry.new_match`` (with :class:`RecordedDecks`) and
+through :mod:`tricktable.rules.fast` side by side. At every step both must name the
 same seat to act and the same legal actions in the same order; after every
 action the running scores must match; at every deal's end the trick
 winners, the deal's points and Forty-Five's bonus seat; at the end the
@@ -11,7 +11,7 @@ legal ones, so robs, jinks, renege cases and both end rules are reached.
 All Fives (gifts, runs, void deals) and Cinq Cents (bids, discards, no-trump
 jokers, all-pass voids) are compared the same way; the inlined
 ``random_playout`` must draw exactly what the generic loop draws; and
-:mod:`rules.fast.codec` must round-trip actions and rebuild a match.
+:mod:`tricktable.rules.fast.codec` must round-trip actions and rebuild a match.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.actions import Discard, Pass
-from rules.cards import ALL_CARDS, Card, cinq_cents_deck, standard_deck
-from rules.fast import all_fives, cinq_cents, codec, new_fast
-from rules.fast.bitset import bits
-from rules.fast.spoil_five import JINK, PASS_ROB, ROB, SpoilFiveFast
-from rules.registry import new_match
-from rules.shuffle import RecordedDecks
+from tricktable.rules.actions import Discard, Pass
+from tricktable.rules.cards import ALL_CARDS, Card, cinq_cents_deck, standard_deck
+from tricktable.rules.fast import all_fives, cinq_cents, codec, new_fast
+from tricktable.rules.fast.bitset import bits
+from tricktable.rules.fast.spoil_five import JINK, PASS_ROB, ROB, SpoilFiveFast
+from tricktable.rules.registry import new_match
+from tricktable.rules.shuffle import RecordedDecks
 
 # --- the layouts and options of section 1 ------------------------------------
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.cards import card
-from rules.fast.spoil_five import PASS_ROB, ROB, SpoilFiveFast
+from tricktable.rules.cards import card
+from tricktable.rules.fast.spoil_five import PASS_ROB, ROB, SpoilFiveFast
 
 
 def _deck(hands: dict[int, str], turn_up: str, dealer: int = 0, players: int = 4) -> list[int]:

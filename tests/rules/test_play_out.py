@@ -1,4 +1,4 @@
-"""The one in-process match loop (:func:`rules.match.play_out`) and the one deal limit."""
+"""The one in-process match loop (:func:`tricktable.rules.match.play_out`) and the one deal limit."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import random
 
 import pytest
 
-from rules.actions import Action, Pass
-from rules.errors import RuleError
-from rules.game import Seat
-from rules.match import Match, play_out
-from rules.registry import new_match
+from tricktable.rules.actions import Action, Pass
+from tricktable.rules.errors import RuleError
+from tricktable.rules.game import Seat
+from tricktable.rules.match import Match, play_out
+from tricktable.rules.registry import new_match
 
 
 def test_play_out_asks_the_seat_to_act_and_plays_to_the_end() -> None:

@@ -1,10 +1,10 @@
-"""The record form of actions: one table (rules.record.RECORD_FIELDS) writes, reads and shape-checks them."""
+"""The record form of actions: one table (tricktable.rules.record.RECORD_FIELDS) writes, reads and shape-checks them."""
 
 from __future__ import annotations
 
 import pytest
 
-from rules.actions import (
+from tricktable.rules.actions import (
     ACTION_CLASSES,
     Action,
     Beg,
@@ -21,9 +21,9 @@ from rules.actions import (
     Run,
     Stand,
 )
-from rules.cards import Suit, card, cards
-from rules.errors import NotationError
-from rules.record import ACTION_FIELDS, RecordFieldError, action_from_json, action_to_json, parse_action
+from tricktable.rules.cards import Suit, card, cards
+from tricktable.rules.errors import NotationError
+from tricktable.rules.record import ACTION_FIELDS, RecordFieldError, action_from_json, action_to_json, parse_action
 
 SAMPLES: tuple[Action, ...] = (
     Play(card=card("5H")), Play(card=card("JKB"), suit=Suit.CLUBS), Rob(card=card("2C")), PassRob(), Jink(),

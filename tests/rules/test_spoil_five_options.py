@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from rules.errors import OptionsError
-from rules.registry import game_rules, new_match
-from rules.spoil_five import FORTY_FIVE, RULES, TWENTY_FIVE, SpoilFiveConfig
 from tests.rules.spoil_five_helpers import config
+from tricktable.rules.errors import OptionsError
+from tricktable.rules.registry import game_rules, new_match
+from tricktable.rules.spoil_five import FORTY_FIVE, RULES, TWENTY_FIVE, SpoilFiveConfig
 
 
 def test_twenty_five_options_written_out_with_defaults() -> None:

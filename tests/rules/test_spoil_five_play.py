@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from rules.actions import Action, Play, Stand
-from rules.cards import cards, codes, standard_deck
-from rules.errors import ErrorCode, RuleError
-from rules.spoil_five import RULES, Phase
 from tests.rules.spoil_five_helpers import config, legal, play_cards, plays, start
+from tricktable.rules.actions import Action, Play, Stand
+from tricktable.rules.cards import cards, codes, standard_deck
+from tricktable.rules.errors import ErrorCode, RuleError
+from tricktable.rules.spoil_five import RULES, Phase
 
 # --- 1.2 deal and trump --------------------------------------------------------------------------
 

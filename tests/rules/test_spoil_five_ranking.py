@@ -6,9 +6,9 @@ import itertools
 
 import pytest
 
-from rules.cards import SUITS, Suit, cards
-from rules.spoil_five_ranking import RANKINGS, plain_order, trump_order
 from tests.rules.spoil_five_helpers import play_cards, start
+from tricktable.rules.cards import SUITS, Suit, cards
+from tricktable.rules.spoil_five_ranking import RANKINGS, plain_order, trump_order
 
 TRUMP_ORDERS = {
     Suit.CLUBS: "5C JC AH AC KC QC 2C 3C 4C 6C 7C 8C 9C TC",

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from rules.actions import PassRob, Play, Rob
-from rules.cards import cards, codes
-from rules.errors import ErrorCode, RuleError
-from rules.spoil_five import Phase, SpoilFiveDeal
 from tests.rules.spoil_five_helpers import action, do, legal, play_cards, plays, start
+from tricktable.rules.actions import PassRob, Play, Rob
+from tricktable.rules.cards import cards, codes
+from tricktable.rules.errors import ErrorCode, RuleError
+from tricktable.rules.spoil_five import Phase, SpoilFiveDeal
 
 # Diamonds trump; the dealer is seat 0, eldest hand seat 1.
 HANDS = {1: "KD 2C 3C 4C 6C", 2: "2D 9S 2H 3H 4H", 3: "7H 8H 9H TH JH", 0: "7C 8C 9C TC JC"}

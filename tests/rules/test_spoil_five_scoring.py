@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from rules.actions import Jink, PassJink
-from rules.errors import ErrorCode, RuleError
-from rules.registry import new_match
-from rules.shuffle import RecordedDecks
-from rules.spoil_five import RULES, Phase, counting_order
 from tests.rules.spoil_five_helpers import action, config, deck_for, do, legal, play_cards, start
+from tricktable.rules.actions import Jink, PassJink
+from tricktable.rules.errors import ErrorCode, RuleError
+from tricktable.rules.registry import new_match
+from tricktable.rules.shuffle import RecordedDecks
+from tricktable.rules.spoil_five import RULES, Phase, counting_order
 
 # Spades trump (turn-up 8S), dealer 0, four players: side 0 = seats 0 and 2, side 1 = seats 1 and 3.
 QUICK = {1: "2D 3D 4D 6D 7D", 2: "5S JS AH KS QS", 3: "2H 3H 4H 6H 7H", 0: "2C 3C 4C 6C 7C"}

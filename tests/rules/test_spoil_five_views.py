@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 
-from rules.cards import card, codes
-from rules.events import Jinked, JinkPassed, Robbed
-from rules.record import action_from_json
-from rules.registry import new_match
-from rules.shuffle import RecordedDecks
-from rules.spoil_five import SpoilFiveDeal
 from tests.rules.spoil_five_helpers import deck_for, do, play_cards, start
+from tricktable.rules.cards import card, codes
+from tricktable.rules.events import Jinked, JinkPassed, Robbed
+from tricktable.rules.record import action_from_json
+from tricktable.rules.registry import new_match
+from tricktable.rules.shuffle import RecordedDecks
+from tricktable.rules.spoil_five import SpoilFiveDeal
 
 HOLDER = {1: "KD 2C 3C 4C 6C", 2: "AD 9S 2H 3H 4H", 3: "7H 8H 9H TH JH", 0: "7C 8C 9C TC JC"}
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from rules.actions import Denomination, Pass
-from rules.cards import Suit, card, cards
-from rules.errors import ErrorCode, RuleError
-from rules.game import Contract, Trick
-from rules.registry import new_match
 from tests.rules.test_cinq_cents_helpers import apply_all, bid, new_deal
+from tricktable.rules.actions import Denomination, Pass
+from tricktable.rules.cards import Suit, card, cards
+from tricktable.rules.errors import ErrorCode, RuleError
+from tricktable.rules.game import Contract, Trick
+from tricktable.rules.registry import new_match
 
 
 def test_an_ordinary_card_has_a_printed_suit_and_a_joker_has_none() -> None:

@@ -17,13 +17,13 @@ from typing import Any
 
 import grpc
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
-from rules.actions import Action
-from rules.errors import NotationError, RuleError
-from rules.events import ACTION_EVENTS
-from rules.match import Match
-from rules.registry import new_match
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
+from tricktable.rules.actions import Action
+from tricktable.rules.errors import NotationError, RuleError
+from tricktable.rules.events import ACTION_EVENTS
+from tricktable.rules.match import Match
+from tricktable.rules.registry import new_match
 
 
 @dataclass

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from bots.search import SearchBot
-from client_sdk.bot import AnnotatedAction, Choice, split_choice
-from client_sdk.runner import create_table, get_record, run_bot_async
-from rules.actions import Play
-from rules.annotation import MAX_NOTE_CHARS, Annotation, AnnotationError
-from rules.cards import Card
-from rules.game import SeatView
-from server.app import GameServer
-from server.clocks import TimeControl
 from tests.live_server import running_server
+from tricktable.bots.search import SearchBot
+from tricktable.client_sdk.bot import AnnotatedAction, Choice, split_choice
+from tricktable.client_sdk.runner import create_table, get_record, run_bot_async
+from tricktable.rules.actions import Play
+from tricktable.rules.annotation import MAX_NOTE_CHARS, Annotation, AnnotationError
+from tricktable.rules.cards import Card
+from tricktable.rules.game import SeatView
+from tricktable.server.app import GameServer
+from tricktable.server.clocks import TimeControl
 
 
 class NotingBot:

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from client_sdk.cards import is_trump, strength, winning, would_win
-from rules.actions import Bid, Play
-from rules.match import Match
-from rules.registry import new_match
+from tricktable.client_sdk.cards import is_trump, strength, winning, would_win
+from tricktable.rules.actions import Bid, Play
+from tricktable.rules.match import Match
+from tricktable.rules.registry import new_match
 
 GAMES = [("twenty_five", {}), ("forty_five", {"players": 5}), ("all_fives", {"players": 3}),
          ("cinq_cents", {"target": 200})]
@@ -71,7 +71,7 @@ def test_would_win_and_winning_agree_with_the_trick_as_played(game: str, options
 
 
 def test_trumps_follow_each_games_rules() -> None:
-    from rules.cards import card
+    from tricktable.rules.cards import card
 
     match = new_match("twenty_five", {}, seed="t")
     view = match.view(0)

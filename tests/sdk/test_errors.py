@@ -5,8 +5,8 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from client_sdk import errors
-from rules.errors import TricktableError
+from tricktable.client_sdk import errors
+from tricktable.rules.errors import TricktableError
 
 
 @pytest.mark.parametrize(("code", "expected"), [

@@ -25,14 +25,19 @@ ALLOWED = {
 }
 
 
+def _ours(name: str) -> str:
+    """``tricktable.rules.x`` as ``rules.x``: the directions are between our packages."""
+    return name.removeprefix("tricktable.")
+
+
 def _imports(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(), filename=str(path))
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found |= {a.name.split(".")[0] for a in node.names}
+            found |= {_ours(a.name).split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.add(node.module.split(".")[0])
+            found.add(_ours(node.module).split(".")[0])
     return found
 
 

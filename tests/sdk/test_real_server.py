@@ -17,17 +17,17 @@ from pathlib import Path
 
 import pytest
 
-from bots.first_legal import FirstLegalBot
-from bots.random_bot import RandomBot
-from client_sdk.bot import Bot, DecisionInfo, current_decision
-from client_sdk.errors import JoinRejected
-from client_sdk.runner import Backoff, create_table, get_record, run_bot_async, seek_and_run_async, spectate
-from rules.actions import Action
-from rules.game import Result, SeatView
-from server.app import GameServer, ServerConfig
-from server.clocks import TimeControl
 from tests.live_server import running_server
 from tests.sdk.test_runner import _WrongOnceBot
+from tricktable.bots.first_legal import FirstLegalBot
+from tricktable.bots.random_bot import RandomBot
+from tricktable.client_sdk.bot import Bot, DecisionInfo, current_decision
+from tricktable.client_sdk.errors import JoinRejected
+from tricktable.client_sdk.runner import Backoff, create_table, get_record, run_bot_async, seek_and_run_async, spectate
+from tricktable.rules.actions import Action
+from tricktable.rules.game import Result, SeatView
+from tricktable.server.app import GameServer, ServerConfig
+from tricktable.server.clocks import TimeControl
 
 FAST = Backoff(initial=0.02, maximum=0.2, attempts=8)
 
@@ -200,8 +200,8 @@ async def test_an_async_bot_overrunning_its_clock_is_answered_for_in_time(server
 
 async def _cli(*args: str) -> tuple[int, str, str]:
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "cli.main", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        cwd=str(Path(__file__).resolve().parents[2]))
+        sys.executable, "-m", "tricktable.cli.main", *args, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, cwd=str(Path(__file__).resolve().parents[2]))
     out, err = await asyncio.wait_for(process.communicate(), timeout=120)
     return process.returncode or 0, out.decode(), err.decode()
 

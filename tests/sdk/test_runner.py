@@ -13,16 +13,16 @@ import random
 
 import pytest
 
-from bots import BOTS, BotSpecError, make_bot
-from bots.first_legal import FirstLegalBot
-from bots.random_bot import RandomBot
-from client_sdk.bot import Bot, not_an_action
-from client_sdk.errors import ConnectionLost, JoinRejected, ServerUnreachable
-from client_sdk.runner import Backoff, run_bot_async, seek_async
-from rules.actions import Action, Play
-from rules.cards import ALL_CARDS
-from rules.game import Result, SeatView
 from tests.sdk.fake_server import FakeTable, fake_table, start_fake_server
+from tricktable.bots import BOTS, BotSpecError, make_bot
+from tricktable.bots.first_legal import FirstLegalBot
+from tricktable.bots.random_bot import RandomBot
+from tricktable.client_sdk.bot import Bot, not_an_action
+from tricktable.client_sdk.errors import ConnectionLost, JoinRejected, ServerUnreachable
+from tricktable.client_sdk.runner import Backoff, run_bot_async, seek_async
+from tricktable.rules.actions import Action, Play
+from tricktable.rules.cards import ALL_CARDS
+from tricktable.rules.game import Result, SeatView
 
 FAST = Backoff(initial=0.01, maximum=0.05, attempts=5)
 

@@ -15,8 +15,8 @@ import json
 import sys
 from typing import Any
 
-from bots.first_legal import FirstLegalBot
-from client_sdk import runner
+from tricktable.bots.first_legal import FirstLegalBot
+from tricktable.client_sdk import runner
 
 
 async def _seat(address: str, token: str) -> dict[str, Any]:

@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import game_pb2
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import game_pb2
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 
 #: Picks the answer to a decision request; None leaves it unanswered (a silent seat).
 Chooser = Callable[[pb.DecisionRequest], pb.Decide | None]

@@ -8,11 +8,11 @@ from pathlib import Path
 import grpc
 import pytest
 
-from protocol.generated.tricktable.v1 import table_service_pb2_grpc
-from server.app import GameServer
-from server.clocks import TimeControl
-from server.logging import configure
 from tests.live_server import running_server
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
+from tricktable.server.app import GameServer
+from tricktable.server.clocks import TimeControl
+from tricktable.server.logging import configure
 
 configure(json=True, level="WARNING")
 

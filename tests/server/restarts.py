@@ -13,12 +13,12 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from rules.registry import new_match
-from rules.shuffle import seed_commitment
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.rules.registry import new_match
+from tricktable.rules.shuffle import seed_commitment
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "cli.main"]
+CLI = [sys.executable, "-m", "tricktable.cli.main"]
 #: Clocks that a loaded machine never runs out of: a timeout would make a record differ.
 SERVE_FLAGS = ("--decision-ms", "60000", "--grace-ms", "60000", "--log-level", "WARNING", "--no-http")
 ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}

@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from protocol.reasons import RejectReason
-from rules.annotation import MAX_NOTE_CHARS, MAX_VALUES, Annotation
-from rules.record import parse_record
-from rules.verify import verify_record
-from server.service import decide
-from server.tables import Table
 from tests.server.test_journal import Server, data_dir, started_table
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.protocol.reasons import RejectReason
+from tricktable.rules.annotation import MAX_NOTE_CHARS, MAX_VALUES, Annotation
+from tricktable.rules.record import parse_record
+from tricktable.rules.verify import verify_record
+from tricktable.server.service import decide
+from tricktable.server.tables import Table
 
 __all__ = ["data_dir"]  # the fixture, shared with the journal tests
 

@@ -6,10 +6,10 @@ import asyncio
 import json
 from typing import Any
 
-from protocol.generated.tricktable.v1 import events_pb2
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from server.clocks import AWAY_AFTER_TIMEOUTS
 from tests.server.clients import PlaySeat, create
+from tricktable.protocol.generated.tricktable.v1 import events_pb2
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.server.clocks import AWAY_AFTER_TIMEOUTS
 
 
 def defaults_of(events: list[Any], seat: int) -> list[int]:

@@ -14,8 +14,8 @@ from typing import Any
 import grpc
 import pytest
 
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tests.server.test_service import create_game
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 
 _EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from server.clocks import SeatClock, TimeControl
-from server.errors import InvalidRequestError
+from tricktable.server.clocks import SeatClock, TimeControl
+from tricktable.server.errors import InvalidRequestError
 
 
 def test_time_within_the_decision_limit_leaves_the_bank_untouched() -> None:

@@ -16,13 +16,13 @@ from typing import Any
 import grpc
 import pytest
 
-import server.tables as tables
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from rules.events import CardPlayed
-from server.events import DecisionRequested, Event
+import tricktable.server.tables as tables
 from tests.server.test_batches import _comparable
 from tests.server.test_service import create_game
 from tests.server.test_tables import make_table
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.rules.events import CardPlayed
+from tricktable.server.events import DecisionRequested, Event
 
 _EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
 

@@ -15,11 +15,6 @@ from typing import Any
 
 import grpc
 
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from protocol.generated.tricktable.v1 import table_service_pb2_grpc
-from rules.verify import verify_record
-from server.journal import Journal
-from server.storage import Storage
 from tests.server.clients import PlaySeat, create, first_legal, result_of
 from tests.server.restarts import (
     CLI,
@@ -32,6 +27,11 @@ from tests.server.restarts import (
     start_fleet,
     uninterrupted_record,
 )
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
+from tricktable.rules.verify import verify_record
+from tricktable.server.journal import Journal
+from tricktable.server.storage import Storage
 
 #: Tables of the kill -9 test: (game, options, how many). First-legal All Fives and Cinq Cents games last
 #: 130-310 moves over 3-24 deals; Forty-Five's 45-60 and Twenty-Five's about 30 (these may end before the kill).

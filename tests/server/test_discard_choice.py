@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from rules.verify import verify_record
 from tests.server.clients import PlaySeat, create, discard, first_legal
 from tests.server.test_service import record_of
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.rules.verify import verify_record
 
 #: Every seat plays its first legal action: each bids the lowest bid over the last, so the dealer (seat 0
 #: in the first deal) wins the auction and discards.

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import grpc
 
-from rules.errors import NotationError, OptionsError, RecordError
-from server import errors
-from server.errors import STATUS_CODES, ServerError, status_for
+from tricktable.rules.errors import NotationError, OptionsError, RecordError
+from tricktable.server import errors
+from tricktable.server.errors import STATUS_CODES, ServerError, status_for
 
 
 def all_subclasses(cls: type) -> set[type]:

@@ -13,14 +13,14 @@ from typing import Any
 import grpc
 import pytest
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from rules.shuffle import seed_commitment
-from rules.verify import verify_record
-from server.app import GameServer
 from tests.live_server import running_server
 from tests.server.clients import PlaySeat, create
 from tests.server.conftest import TEST_CLOCKS
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.rules.shuffle import seed_commitment
+from tricktable.rules.verify import verify_record
+from tricktable.server.app import GameServer
 
 OPTIONS = {"target": 21}
 

@@ -15,22 +15,22 @@ import grpc
 import pytest
 from structlog.testing import capture_logs
 
-from bots.first_legal import FirstLegalBot
-from client_sdk.runner import Backoff, run_bot_async
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from protocol.generated.tricktable.v1 import table_service_pb2_grpc
-from rules.actions import Play
-from rules.cards import card
-from rules.match import Match
-from rules.shuffle import SeededDecks
-from server.app import GameServer, ServerConfig
-from server.clocks import TimeControl
-from server.lobby import Limits
-from server.logging import configure
-from server.tables import Table
 from tests.server.clients import PlaySeat, create
 from tests.server.conftest import TEST_CLOCKS
 from tests.server.toy_game import RULES
+from tricktable.bots.first_legal import FirstLegalBot
+from tricktable.client_sdk.runner import Backoff, run_bot_async
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
+from tricktable.rules.actions import Play
+from tricktable.rules.cards import card
+from tricktable.rules.match import Match
+from tricktable.rules.shuffle import SeededDecks
+from tricktable.server.app import GameServer, ServerConfig
+from tricktable.server.clocks import TimeControl
+from tricktable.server.lobby import Limits
+from tricktable.server.logging import configure
+from tricktable.server.tables import Table
 
 PLAY = "/tricktable.v1.TableService/Play"
 EOF: Any = grpc.aio.EOF  # type: ignore[attr-defined]  # the end of a call's reads, not in the stubs

@@ -14,9 +14,9 @@ def imported(path: Path) -> set[str]:
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
+            names.update(alias.name.removeprefix("tricktable.") for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
+            names.add(node.module.removeprefix("tricktable."))
     return names
 
 
@@ -53,7 +53,8 @@ def test_the_server_has_no_rules_of_its_own() -> None:
     bad = []
     for path in sorted(SERVER.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rules"):
-                allowed = RULES_NAMES.get(node.module, set())
-                bad += [f"{path.name}: {node.module}.{a.name}" for a in node.names if a.name not in allowed]
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tricktable.rules"):
+                module = node.module.removeprefix("tricktable.")
+                allowed = RULES_NAMES.get(module, set())
+                bad += [f"{path.name}: {module}.{a.name}" for a in node.names if a.name not in allowed]
     assert bad == []

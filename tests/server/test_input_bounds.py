@@ -7,11 +7,11 @@ from typing import Any
 import grpc
 import pytest
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import game_pb2
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from server.errors import MAX_MESSAGE_CHARS
 from tests.server.clients import create
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import game_pb2
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.server.errors import MAX_MESSAGE_CHARS
 
 
 async def test_an_error_message_does_not_echo_its_input_without_bound(stub: Any) -> None:

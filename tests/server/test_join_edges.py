@@ -16,8 +16,8 @@ from typing import Any
 import grpc
 import pytest
 
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tests.server.clients import PlaySeat, create, first_legal, spectate
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 
 SHORT_GAME = {"target": 5}
 

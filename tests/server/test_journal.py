@@ -11,17 +11,17 @@ from typing import Any
 
 import pytest
 
-from protocol.reasons import RejectReason
-from rules.registry import new_match
-from rules.shuffle import seed_commitment
-from server.clocks import TimeControl
-from server.errors import ShuttingDownError
-from server.events import DecisionRequested, Event
-from server.journal import JOURNAL_NAME, Journal, Opening
-from server.lobby import Limits, Lobby
-from server.seats import token_digest
-from server.storage import Storage
-from server.tables import Table, TableStatus
+from tricktable.protocol.reasons import RejectReason
+from tricktable.rules.registry import new_match
+from tricktable.rules.shuffle import seed_commitment
+from tricktable.server.clocks import TimeControl
+from tricktable.server.errors import ShuttingDownError
+from tricktable.server.events import DecisionRequested, Event
+from tricktable.server.journal import JOURNAL_NAME, Journal, Opening
+from tricktable.server.lobby import Limits, Lobby
+from tricktable.server.seats import token_digest
+from tricktable.server.storage import Storage
+from tricktable.server.tables import Table, TableStatus
 
 CLOCKS = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=5.0, join_seconds=5.0)
 

@@ -6,13 +6,13 @@ import asyncio
 import random
 from typing import Any
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import game_pb2
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from rules.verify import verify_record
-from server.app import GameServer
 from tests.server.clients import PlaySeat, by_id, result_of
 from tests.server.test_service import record_of
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import game_pb2
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.rules.verify import verify_record
+from tricktable.server.app import GameServer
 
 TABLES = 50
 

@@ -8,13 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from rules import registry
-from rules.errors import OptionsError
-from server.clocks import TimeControl
-from server.errors import BadTokenError, ShuttingDownError, TableNotFoundError, TableNotOverError, TooManyTablesError
-from server.lobby import Limits, Lobby
-from server.storage import Storage
-from server.tables import TableStatus
+from tricktable.rules import registry
+from tricktable.rules.errors import OptionsError
+from tricktable.server.clocks import TimeControl
+from tricktable.server.errors import (
+    BadTokenError,
+    ShuttingDownError,
+    TableNotFoundError,
+    TableNotOverError,
+    TooManyTablesError,
+)
+from tricktable.server.lobby import Limits, Lobby
+from tricktable.server.storage import Storage
+from tricktable.server.tables import TableStatus
 
 CLOCKS = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=5.0, join_seconds=5.0)
 

@@ -9,15 +9,15 @@ import json
 import structlog
 from structlog.testing import capture_logs
 
-from rules.actions import Play
-from rules.cards import card
-from rules.match import Match
-from rules.shuffle import SeededDecks
-from server.clocks import TimeControl
-from server.logging import configure
-from server.tables import Table
 from tests.server.test_tables import bot
 from tests.server.toy_game import RULES
+from tricktable.rules.actions import Play
+from tricktable.rules.cards import card
+from tricktable.rules.match import Match
+from tricktable.rules.shuffle import SeededDecks
+from tricktable.server.clocks import TimeControl
+from tricktable.server.logging import configure
+from tricktable.server.tables import Table
 
 
 async def test_table_log_lines_are_bound_with_table_game_and_seat() -> None:

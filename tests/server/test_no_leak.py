@@ -21,15 +21,15 @@ import random
 import re
 from typing import Any
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from rules.cards import ALL_CARDS, card
-from rules.match import Match
-from rules.record import action_from_json
-from rules.registry import game_rules
-from rules.shuffle import RecordedDecks
 from tests.server.clients import PlaySeat, discard
 from tests.server.test_service import SHORT, record_of
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.rules.cards import ALL_CARDS, card
+from tricktable.rules.match import Match
+from tricktable.rules.record import action_from_json
+from tricktable.rules.registry import game_rules
+from tricktable.rules.shuffle import RecordedDecks
 
 CARD = re.compile(r"(?<![A-Za-z0-9_])(?:[2-9TJQKA][CDHS]|JK[BF])(?![A-Za-z0-9_])")
 CARDS = frozenset(c.code for c in ALL_CARDS)
@@ -203,7 +203,7 @@ def test_the_checker_catches_a_leak() -> None:
         "options": {"players": 4, "first_dealer": 0},
         "seats": [{"seat": s, "name": f"s{s}"} for s in range(4)],
     }
-    from rules.registry import new_match
+    from tricktable.rules.registry import new_match
 
     match = new_match("twenty_five", {"players": 4, "first_dealer": 0}, seed="x")
     record["deals"] = [match.deal.to_record(match.scores_before)]

@@ -14,12 +14,12 @@ from typing import Any
 import grpc
 import pytest
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from protocol.generated.tricktable.v1 import table_service_pb2_grpc
-from rules.verify import verify_record
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
+from tricktable.rules.verify import verify_record
 
-CLI = [sys.executable, "-m", "cli.main"]
+CLI = [sys.executable, "-m", "tricktable.cli.main"]
 ROOT = Path(__file__).resolve().parents[2]
 #: Bots per game: random where a random game ends; Cinq Cents' random auction may never end (rules.md 3.6).
 BOTS = {"twenty_five": ("random", {}), "forty_five": ("random", {}), "all_fives": ("random", {"target": 31}),

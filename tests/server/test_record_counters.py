@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tests.server.clients import PlaySeat, create, first_legal
 from tests.server.test_service import record_of
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 
 #: Seat 1 deals first, so seat 0 (eldest hand) has the first decision of the game.
 OPTIONS = {"target": 5, "first_dealer": 1}

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from protocol.generated.tricktable.v1 import game_pb2
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tests.server.clients import PlaySeat, create, first_legal
+from tricktable.protocol.generated.tricktable.v1 import game_pb2
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 
 #: Seat 1 deals first, so seat 0 (eldest hand) acts first: stand or beg.
 OPTIONS = {"target": 5, "first_dealer": 1}

@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from rules.registry import new_match
 from tests.server.clients import PlaySeat, create
 from tests.server.test_service import record_of
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.rules.registry import new_match
 
 
 def test_the_drawn_first_dealer_is_in_the_options_of_every_view_and_of_the_record() -> None:

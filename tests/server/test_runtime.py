@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from server import runtime
+from tricktable.server import runtime
 
 HAS_UVLOOP = importlib.util.find_spec("uvloop") is not None
 

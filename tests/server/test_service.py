@@ -13,13 +13,13 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from rules.verify import verify_record
-from server.app import SERVICE_NAME, GameServer, ServerConfig
-from server.clocks import AWAY_AFTER_TIMEOUTS, TimeControl
-from server.lobby import Limits
 from tests.server.clients import PlaySeat, by_id, create, first_legal, result_of, spectate
+from tricktable.protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.rules.verify import verify_record
+from tricktable.server.app import SERVICE_NAME, GameServer, ServerConfig
+from tricktable.server.clocks import AWAY_AFTER_TIMEOUTS, TimeControl
+from tricktable.server.lobby import Limits
 
 #: Options that keep the long games short in tests.
 SHORT = {"twenty_five": {}, "forty_five": {}, "all_fives": {"target": 21}, "cinq_cents": {"target": 200}}
@@ -376,7 +376,7 @@ async def test_stopping_a_server_without_a_journal_mid_game_aborts_and_stores_th
         runs = await asyncio.wait_for(asyncio.gather(*seats, return_exceptions=True), 10)
     ended = [result_of(r) for r in runs if not isinstance(r, BaseException)]
     assert ended and all(e is not None and e.reason == "server shutdown" for e in ended)
-    from server.storage import Storage
+    from tricktable.server.storage import Storage
 
     storage = Storage(tmp_path).open()
     record = storage.record(created.table_id)

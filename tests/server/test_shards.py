@@ -21,17 +21,17 @@ from typing import Any
 import grpc
 import pytest
 
-from bots.first_legal import FirstLegalBot
-from client_sdk.runner import play_target, run_bot_async, seek_and_run_async
-from protocol import convert
-from protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from server.shard_ids import shard_of_table, shard_of_token, table_id_for, token_prefix
-from server.sharded import shard_count
-from server.storage import DB_NAME
 from tests.server.clients import PlaySeat, create, result_of, spectate
+from tricktable.bots.first_legal import FirstLegalBot
+from tricktable.client_sdk.runner import play_target, run_bot_async, seek_and_run_async
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.server.shard_ids import shard_of_table, shard_of_token, table_id_for, token_prefix
+from tricktable.server.sharded import shard_count
+from tricktable.server.storage import DB_NAME
 
-CLI = [sys.executable, "-m", "cli.main"]
+CLI = [sys.executable, "-m", "tricktable.cli.main"]
 ROOT = Path(__file__).resolve().parents[2]
 OPTIONS = {"target": 11}  # All Fives to 11: a game of a few seconds
 

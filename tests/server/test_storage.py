@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from server.storage import DB_NAME, ENV_DATA_DIR, Storage, TableMeta, resolve_data_dir
+from tricktable.server.storage import DB_NAME, ENV_DATA_DIR, Storage, TableMeta, resolve_data_dir
 
 
 def meta(table_id: str, *, game: str = "twenty_five", ended: float = 2.0) -> TableMeta:

@@ -8,18 +8,18 @@ from typing import Any
 
 import pytest
 
-from protocol.reasons import RejectReason
-from rules.actions import Action, Play
-from rules.cards import card
-from rules.defaults import default_action
-from rules.events import ACTION_EVENTS, DealScored, DealStarted, TrickWon
-from rules.match import Match
-from rules.record import action_from_json
-from rules.shuffle import RecordedDecks, SeededDecks
-from server.clocks import AWAY_AFTER_TIMEOUTS, TimeControl
-from server.events import ActionTimedOut, DecisionRequested, TableEnded, TableStarted
-from server.tables import Table, TableStatus
 from tests.server.toy_game import RULES
+from tricktable.protocol.reasons import RejectReason
+from tricktable.rules.actions import Action, Play
+from tricktable.rules.cards import card
+from tricktable.rules.defaults import default_action
+from tricktable.rules.events import ACTION_EVENTS, DealScored, DealStarted, TrickWon
+from tricktable.rules.match import Match
+from tricktable.rules.record import action_from_json
+from tricktable.rules.shuffle import RecordedDecks, SeededDecks
+from tricktable.server.clocks import AWAY_AFTER_TIMEOUTS, TimeControl
+from tricktable.server.events import ActionTimedOut, DecisionRequested, TableEnded, TableStarted
+from tricktable.server.tables import Table, TableStatus
 
 FAST = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=5.0, join_seconds=5.0)
 
@@ -277,7 +277,7 @@ async def test_a_game_without_a_result_is_aborted_at_the_deal_limit() -> None:
 
 
 async def test_a_seat_reconnecting_in_a_loop_does_not_grow_the_logs_without_end() -> None:
-    from server.tables import MAX_PRESENCE_EVENTS
+    from tricktable.server.tables import MAX_PRESENCE_EVENTS
 
     table = make_table()
     await started(table)

@@ -8,8 +8,8 @@ from typing import Any
 import grpc
 import pytest
 
-from protocol.generated.tricktable.v1 import game_pb2
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.protocol.generated.tricktable.v1 import game_pb2
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 
 ALL_FIVES = game_pb2.GAME_ALL_FIVES
 

@@ -13,15 +13,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from protocol import convert
-from protocol.generated.tricktable.v1 import events_pb2
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from rules.actions import describe
-from rules.registry import new_match
-from server import wire
-from server.events import DecisionRequested, Event, GameEvent
-from server.tables import TableStatus
-from server.wire import SeatWire, decision_to_proto, event_to_proto, status_to_proto
+from tricktable.protocol import convert
+from tricktable.protocol.generated.tricktable.v1 import events_pb2
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.rules.actions import describe
+from tricktable.rules.registry import new_match
+from tricktable.server import wire
+from tricktable.server.events import DecisionRequested, Event, GameEvent
+from tricktable.server.tables import TableStatus
+from tricktable.server.wire import SeatWire, decision_to_proto, event_to_proto, status_to_proto
 
 
 def _plain(decision: DecisionRequested, enumerate_discards: bool) -> pb.DecisionRequest:

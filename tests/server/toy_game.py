@@ -2,7 +2,7 @@
 
 Each player is dealt three cards; must follow suit; the highest card of the
 suit led wins; a trick is one point; the first side to ``target`` points wins.
-It implements the :mod:`rules.game` contract honestly, so the server drives it
+It implements the :mod:`tricktable.rules.game` contract honestly, so the server drives it
 exactly as it drives the real games.
 """
 
@@ -12,14 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rules.actions import Action, Play
-from rules.cards import Card, codes, standard_deck
-from rules.dealing import deal
-from rules.errors import ErrorCode, OptionsError, RuleError
-from rules.events import DealScored, Event, TrickWon, event_of, history_seen_by
-from rules.game import Result, Seat, SeatView, Trick
-from rules.record import action_to_json
-from rules.tricks import follow_suit_plays, next_to_play, remove_card, trick_winner
+from tricktable.rules.actions import Action, Play
+from tricktable.rules.cards import Card, codes, standard_deck
+from tricktable.rules.dealing import deal
+from tricktable.rules.errors import ErrorCode, OptionsError, RuleError
+from tricktable.rules.events import DealScored, Event, TrickWon, event_of, history_seen_by
+from tricktable.rules.game import Result, Seat, SeatView, Trick
+from tricktable.rules.record import action_to_json
+from tricktable.rules.tricks import follow_suit_plays, next_to_play, remove_card, trick_winner
 
 HAND = 3
 

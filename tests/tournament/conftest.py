@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tournament.store import DECK_KEY_ENV
+from tricktable.tournament.store import DECK_KEY_ENV
 
 
 @pytest.fixture(autouse=True)

@@ -6,12 +6,12 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from rules.actions import Action
-from rules.game import SeatView
-from tournament.config import TournamentConfig, config_from_mapping
-from tournament.entrants import EntrantSpec
-from tournament.runner import MatchOutcome
-from tournament.schedule import MatchSpec
+from tricktable.rules.actions import Action
+from tricktable.rules.game import SeatView
+from tricktable.tournament.config import TournamentConfig, config_from_mapping
+from tricktable.tournament.entrants import EntrantSpec
+from tricktable.tournament.runner import MatchOutcome
+from tricktable.tournament.schedule import MatchSpec
 
 
 class CrashingBot:
@@ -25,7 +25,7 @@ class IllegalBot:
     """Answers with an action that is never legal (a card of another game's notation is not needed: reuse a Pass)."""
 
     def choose_action(self, view: SeatView) -> Action:
-        from rules.actions import Bid, Denomination
+        from tricktable.rules.actions import Bid, Denomination
 
         return Bid(tricks=99, denomination=Denomination("NT"))
 

@@ -10,7 +10,7 @@ import sys
 
 import grpc
 
-from protocol.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
 
 
 async def main(address: str, token: str) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bots import BotSpecError
-from rules.verify import verify_record
-from tournament.arena import play
+from tricktable.bots import BotSpecError
+from tricktable.rules.verify import verify_record
+from tricktable.tournament.arena import play
 
 
 def test_duplicate_games_rotate_the_bots_through_the_sides_on_the_same_decks() -> None:

@@ -11,11 +11,11 @@ import sys
 import time
 from pathlib import Path
 
-from tournament.config import load_config
-from tournament.seat import PARENT_ENV
+from tricktable.tournament.config import load_config
+from tricktable.tournament.seat import PARENT_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "cli.main", "tournament"]
+CLI = [sys.executable, "-m", "tricktable.cli.main", "tournament"]
 
 CONFIG = """
 name = "kill-test"

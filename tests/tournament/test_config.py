@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tournament.config import ConfigError, config_from_mapping, elo_to_score, schema_text
+from tricktable.tournament.config import ConfigError, config_from_mapping, elo_to_score, schema_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_FILE = ROOT / "docs" / "tournament.schema.json"
@@ -85,7 +85,7 @@ def test_fingerprints_are_those_of_the_hand_written_validator_so_stored_tourname
 def test_the_published_json_schema_is_the_models() -> None:
     assert SCHEMA_FILE.read_text(encoding="utf-8") == schema_text(), (
         "docs/tournament.schema.json is stale: regenerate it with "
-        ".venv/bin/python -m tournament.config > docs/tournament.schema.json")
+        ".venv/bin/python -m tricktable.tournament.config > docs/tournament.schema.json")
 
 
 def test_the_schema_accepts_the_example_and_rejects_what_the_loader_rejects() -> None:
@@ -102,6 +102,6 @@ def test_the_schema_accepts_the_example_and_rejects_what_the_loader_rejects() ->
 
 def test_the_sdk_arena_plays_without_the_config_library() -> None:
     # The SDK installs with grpcio and protobuf only; pydantic comes with the cli extra.
-    program = "import sys, tournament.arena; print('pydantic' in sys.modules)"
+    program = "import sys, tricktable.tournament.arena; print('pydantic' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

@@ -8,14 +8,14 @@ import json
 
 import pytest
 
-from cli.verify import check_file
-from rules.verify import verify_record
 from tests.tournament.helpers import RiggedRunner, config
-from tournament.engine import ThreadDispatcher, Tournament, local_dispatcher, stored_games
-from tournament.ratings import leaderboard
-from tournament.report import export, summarize
-from tournament.runner import LocalRunner
-from tournament.store import StoreError, TournamentStore
+from tricktable.cli.verify import check_file
+from tricktable.rules.verify import verify_record
+from tricktable.tournament.engine import ThreadDispatcher, Tournament, local_dispatcher, stored_games
+from tricktable.tournament.ratings import leaderboard
+from tricktable.tournament.report import export, summarize
+from tricktable.tournament.runner import LocalRunner
+from tricktable.tournament.store import StoreError, TournamentStore
 
 
 @pytest.fixture

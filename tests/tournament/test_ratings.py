@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.tournament.helpers import RiggedRunner, config
-from tournament.config import SprtSpec
-from tournament.ratings import (
+from tricktable.tournament.config import SprtSpec
+from tricktable.tournament.ratings import (
     crosstable,
     leaderboard,
     mean_interval,
@@ -15,8 +15,8 @@ from tournament.ratings import (
     side_ranks,
     sprt,
 )
-from tournament.runner import MatchOutcome
-from tournament.schedule import fixed_groups, round_matches
+from tricktable.tournament.runner import MatchOutcome
+from tricktable.tournament.schedule import fixed_groups, round_matches
 
 
 def rigged_games(cfg, strengths, edge=0.8):

@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from rules.verify import verify_record
 from tests.tournament.helpers import config
-from tournament.engine import Tournament, local_dispatcher, stored_games
-from tournament.store import TournamentStore
+from tricktable.rules.verify import verify_record
+from tricktable.tournament.engine import Tournament, local_dispatcher, stored_games
+from tricktable.tournament.store import TournamentStore
 
 ray = pytest.importorskip("ray", reason="the optional extra tricktable[ray] is not installed")
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.timeout(180)
 
 
 def test_ray_tasks_play_the_same_matches_as_a_local_run(tmp_path):
-    from tournament.ray_runner import RayDispatcher
+    from tricktable.tournament.ray_runner import RayDispatcher
 
     cfg = config(games=4)
 

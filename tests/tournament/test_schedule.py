@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 
 from tests.tournament.helpers import config
-from tournament.config import ConfigError
-from tournament.schedule import (
+from tricktable.tournament.config import ConfigError
+from tricktable.tournament.schedule import (
     MatchSpec,
     arrangements,
     deck_sets_per_group,
@@ -139,7 +139,7 @@ def test_swiss_groups_of_three_avoid_repeated_meetings_when_they_can():
     names = list("abcdefghi")
     groups, byes = swiss_groups(names, {}, set(), {}, 3, seed="s", round_index=0)
     assert byes == [] and sorted(n for g in groups for n in g) == names and all(len(g) == 3 for g in groups)
-    from tournament.schedule import groups_met
+    from tricktable.tournament.schedule import groups_met
 
     met = groups_met(groups)
     again, _ = swiss_groups(names, {}, met, {}, 3, seed="s", round_index=1)
@@ -155,8 +155,8 @@ def test_deck_seeds_are_hmacs_of_a_secret_deck_key_and_bot_seeds_do_not_reveal_t
     import hashlib
     import hmac
 
-    from tournament.runner import bot_seed
-    from tournament.store import DECK_KEY_ENV, TournamentStore
+    from tricktable.tournament.runner import bot_seed
+    from tricktable.tournament.store import DECK_KEY_ENV, TournamentStore
 
     cfg = config(games=2)
     keyed = round_matches(cfg, 0, fixed_groups(cfg), "k1")

@@ -6,11 +6,11 @@ import asyncio
 
 import pytest
 
-from rules.verify import verify_record
 from tests.tournament.helpers import config
-from tournament.engine import Tournament, stored_games
-from tournament.server_runner import ServerDispatcher, bot_argv
-from tournament.store import TournamentStore
+from tricktable.rules.verify import verify_record
+from tricktable.tournament.engine import Tournament, stored_games
+from tricktable.tournament.server_runner import ServerDispatcher, bot_argv
+from tricktable.tournament.store import TournamentStore
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -33,7 +33,7 @@ def test_bot_argv_fills_the_template():
 
 
 def test_matches_over_the_server_store_server_records_with_the_decks_seed(tmp_path):
-    cfg = config(entrants=["random", {"name": "cmd", "command": "{python} -m tournament.seat first-legal "
+    cfg = config(entrants=["random", {"name": "cmd", "command": "{python} -m tricktable.tournament.seat first-legal "
                                                               "{address} {token} {seed} {name}"}], games=2)
     store = asyncio.run(play(cfg, tmp_path))
     games = stored_games(store, "t")
@@ -72,7 +72,7 @@ def test_a_bot_that_keeps_crashing_forfeits_and_the_table_is_played_out(tmp_path
 
 
 def test_a_table_stopped_at_the_servers_deal_limit_is_adjudicated():
-    from tournament.schedule import fixed_groups, round_matches
+    from tricktable.tournament.schedule import fixed_groups, round_matches
 
     cfg = config(game="cinq_cents", options={}, games=2)
     spec = round_matches(cfg, 0, fixed_groups(cfg))[0]
@@ -89,7 +89,7 @@ def test_a_table_stopped_at_the_servers_deal_limit_is_adjudicated():
 
 
 def test_a_bot_that_hangs_after_the_game_is_stopped_and_the_match_stored(tmp_path):
-    hang = "sh -c '{python} -m tournament.seat first-legal {address} {token} && exec sleep 300'"
+    hang = "sh -c '{python} -m tricktable.tournament.seat first-legal {address} {token} && exec sleep 300'"
     cfg = config(entrants=["random", {"name": "hang", "command": hang}], games=1)
 
     store = asyncio.run(play(cfg, tmp_path, end_grace_s=0.5))
@@ -99,7 +99,7 @@ def test_a_bot_that_hangs_after_the_game_is_stopped_and_the_match_stored(tmp_pat
 
 
 def test_a_given_server_address_is_used(tmp_path):
-    from server.app import GameServer, ServerConfig
+    from tricktable.server.app import GameServer, ServerConfig
 
     cfg = config(games=2)
 
@@ -149,7 +149,7 @@ def test_a_command_that_cannot_start_forfeits(tmp_path):
 
 
 def test_an_entrant_that_never_joins_forfeits_and_two_absent_entrants_are_an_error():
-    from tournament.schedule import fixed_groups, round_matches
+    from tricktable.tournament.schedule import fixed_groups, round_matches
 
     cfg = config(game="twenty_five", options={}, games=2)
     spec = round_matches(cfg, 0, fixed_groups(cfg))[0]

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from tests.tournament.helpers import config
-from tournament.store import TournamentStore
+from tricktable.tournament.store import TournamentStore
 
 
 def test_a_tournament_left_running_by_a_killed_process_is_marked_interrupted_on_next_open(tmp_path):

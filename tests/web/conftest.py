@@ -9,12 +9,12 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from server.app import GameServer
-from server.clocks import TimeControl
-from server.logging import configure
 from tests.live_server import running_server
-from web.catalog import ServerCatalog
-from web.viewer import WebViewer
+from tricktable.server.app import GameServer
+from tricktable.server.clocks import TimeControl
+from tricktable.server.logging import configure
+from tricktable.web.catalog import ServerCatalog
+from tricktable.web.viewer import WebViewer
 
 configure(json=True, level="WARNING")
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import aiohttp
 
-from server.tables import Table
-from tournament.config import config_from_mapping
-from tournament.engine import Tournament, local_dispatcher
-from tournament.store import TournamentStore
+from tricktable.server.tables import Table
+from tricktable.tournament.config import config_from_mapping
+from tricktable.tournament.engine import Tournament, local_dispatcher
+from tricktable.tournament.store import TournamentStore
 
 
 def play(table: Table, actions: int, *, prefer: str | None = None) -> None:

@@ -15,12 +15,12 @@ from typing import Any
 import grpc
 import pytest
 
-from protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from protocol.generated.tricktable.v1 import table_service_pb2_grpc
-from server.tables import Table
 from tests.server.test_annotations import annotated_moves
 from tests.web.conftest import Site
 from tests.web.support import sse_messages
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
+from tricktable.server.tables import Table
 
 SECRET = "SECRET-NOTE"
 

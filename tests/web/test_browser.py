@@ -23,14 +23,14 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.async_api import BrowserContext, Page, Route, ViewportSize, async_playwright, expect
 
-from bots import make_bot
-from client_sdk.bot import Bot, Choice, ask, current_decision
-from client_sdk.runner import create_table, run_bot_async
-from rules.game import SeatView
-from server.clocks import TimeControl
 from tests.server.test_annotations import annotated_moves
 from tests.web.conftest import Site
 from tests.web.support import run_tournament
+from tricktable.bots import make_bot
+from tricktable.client_sdk.bot import Bot, Choice, ask, current_decision
+from tricktable.client_sdk.runner import create_table, run_bot_async
+from tricktable.rules.game import SeatView
+from tricktable.server.clocks import TimeControl
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots"

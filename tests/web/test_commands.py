@@ -12,10 +12,10 @@ from pathlib import Path
 
 import aiohttp
 
-from rules.registry import new_match
 from tests.web.support import run_tournament
+from tricktable.rules.registry import new_match
 
-CLI = [sys.executable, "-m", "cli.main"]
+CLI = [sys.executable, "-m", "tricktable.cli.main"]
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -11,13 +11,13 @@ import pytest
 
 from tests.web.conftest import Site
 from tests.web.support import play, run_tournament, sse_messages
-from tournament.config import config_from_mapping
-from tournament.store import TournamentStore
-from web.app import make_app
-from web.catalog import FileCatalog
-from web.replay import replay
-from web.standings import scheduled_games
-from web.viewer import WebViewer
+from tricktable.tournament.config import config_from_mapping
+from tricktable.tournament.store import TournamentStore
+from tricktable.web.app import make_app
+from tricktable.web.catalog import FileCatalog
+from tricktable.web.replay import replay
+from tricktable.web.standings import scheduled_games
+from tricktable.web.viewer import WebViewer
 
 UNKNOWN = ["/table/t-nope", "/replay/t-nope", "/replay/cup/r0-d0-g0-a0", "/tournament/nope",
            "/api/tables/t-nope/events", "/api/replay/t-nope", "/api/replay/cup/m", "/api/tournaments/nope",
@@ -173,7 +173,7 @@ async def test_two_viewers_never_share_a_port_when_given_port_zero() -> None:
 
 def test_export_folder_pairs_each_game_with_its_record(tmp_path: Path) -> None:
     asyncio.run(run_tournament(tmp_path / "db.sqlite3", "file-cup"))
-    from tournament.report import export, summarize
+    from tricktable.tournament.report import export, summarize
 
     store = TournamentStore(tmp_path / "db.sqlite3")
     config = store.tournaments()[0][1]
@@ -198,7 +198,7 @@ async def test_a_replay_is_built_off_the_event_loop_that_runs_the_tables(site: S
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
-    import web.app
+    from tricktable.web import app as web_app
 
     table, _ = site.server.lobby.create_table(game="all_fives", seed="thread")
     table.abort("stop")
@@ -209,7 +209,7 @@ async def test_a_replay_is_built_off_the_event_loop_that_runs_the_tables(site: S
         threads.append(threading.current_thread())
         return replay(record)
 
-    monkeypatch.setattr(web.app, "replay", spy)
+    monkeypatch.setattr(web_app, "replay", spy)
     async with site.http.get(f"/api/replay/{table.id}") as response:
         assert response.status == 200
     assert threads and threads[0] is not threading.main_thread()

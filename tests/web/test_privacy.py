@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rules.registry import new_match
-from server.tables import Table
 from tests.web.conftest import Site
 from tests.web.support import play, sse_messages
+from tricktable.rules.registry import new_match
+from tricktable.server.tables import Table
 
 CARD = re.compile(r"^(?:[2-9TJQKA][CDHS]|JK[BF])$")
 ACTIONS = 7

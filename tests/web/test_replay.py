@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from rules.registry import new_match
-from web.replay import ReplayError, replay
+from tricktable.rules.registry import new_match
+from tricktable.web.replay import ReplayError, replay
 
 GAMES = [("twenty_five", {"players": 4}), ("forty_five", {"players": 5, "jink": True}), ("all_fives", {"players": 3}),
          ("cinq_cents", {"players": 4, "target": 200})]

@@ -24,7 +24,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
-from protocol.generated.tricktable.v1 import game_pb2 as _game_pb2
+from tricktable.protocol.generated.tricktable.v1 import game_pb2 as _game_pb2
 import builtins as _builtins
 import sys
 import typing as _typing

@@ -3,7 +3,7 @@
 import grpc
 import warnings
 
-from protocol.generated.tricktable.v1 import table_service_pb2 as tricktable_dot_v1_dot_table__service__pb2
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as tricktable_dot_v1_dot_table__service__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__

@@ -36,7 +36,7 @@ Design note (flows; events.proto and game.proto have their own notes):
 
 from collections import abc as _abc
 from grpc import aio as _aio
-from protocol.generated.tricktable.v1 import table_service_pb2 as _table_service_pb2
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as _table_service_pb2
 import abc as _abc_1
 import grpc as _grpc
 import sys
