@@ -23,6 +23,7 @@ Run ``python -m bench.table_step --refs main`` (JSON to
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import statistics
@@ -40,15 +41,19 @@ RESULTS = Path(__file__).resolve().parent / "results" / "table_step.json"
 GAME = "twenty_five"
 
 
-async def _play_games(game: str, games: int, seed: str) -> dict[str, float]:
-    """Play ``games`` tables through the real decide and stream code; the CPU and wall seconds of the moves."""
+async def _play_games(game: str, games: int, seed: str) -> dict[str, Any]:
+    """Play ``games`` tables through the real decide and stream code; the CPU and wall seconds of the moves.
 
-    from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
-    from tricktable.rules.registry import new_match
-    from tricktable.server import service
-    from tricktable.server.clocks import TimeControl
-    from tricktable.server.stream_guard import Inbox
-    from tricktable.server.tables import Table
+    ``source`` names the file the server code came from, so the caller can check that the tree it meant
+    was the tree measured.
+    """
+
+    pb: Any = _module("protocol.generated.tricktable.v1.table_service_pb2")
+    new_match = _module("rules.registry").new_match
+    service: Any = _module("server.service")
+    TimeControl = _module("server.clocks").TimeControl
+    Inbox = _module("server.stream_guard").Inbox
+    Table = _module("server.tables").Table
 
     moves = 0
     cpu = wall = 0.0
@@ -80,7 +85,18 @@ async def _play_games(game: str, games: int, seed: str) -> dict[str, float]:
             moves += 1
         for stream in streams:
             await stream.aclose()
-    return {"moves": moves, "cpu_seconds": cpu, "wall_seconds": wall}
+    return {"moves": moves, "cpu_seconds": cpu, "wall_seconds": wall, "source": service.__file__}
+
+
+def _module(name: str) -> Any:
+    """``tricktable.<name>`` from the measured tree, or the bare ``<name>`` of a commit before the namespace.
+
+    Why: a commit from before every package moved under ``tricktable`` has no
+    ``tricktable/`` folder, and importing ``tricktable.<name>`` there would
+    fall through to the installed (editable) working tree and measure it twice.
+    """
+    prefix = "tricktable." if (Path.cwd() / "tricktable").is_dir() else ""
+    return importlib.import_module(prefix + name)
 
 
 def _seat_to_act(table: Any) -> int:
@@ -120,12 +136,14 @@ def export(ref: str, into: Path) -> Path:
     return folder
 
 
-def _measure(tree: Path, game: str, games: int, seed: str) -> dict[str, float]:
+def _measure(tree: Path, game: str, games: int, seed: str) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", "--game", game,
                           "--games", str(games), "--seed", seed], cwd=tree, env=env, check=True,
                          capture_output=True, text=True).stdout
-    result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    if not Path(result["source"]).resolve().is_relative_to(tree.resolve()):
+        raise RuntimeError(f"measuring {tree} ran the server code of {result['source']}")
     return result
 
 
