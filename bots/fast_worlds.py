@@ -102,16 +102,6 @@ def candidates(legal: Sequence[Action]) -> list[Action]:
     return [a for a in legal if isinstance(a, Rob)] or list(legal)
 
 
-def search(view: SeatView, actions: Sequence[Action], worlds: WorldStream, playout: FastPlayout,
-           bonus: float, solve_at: int = 0) -> int:
-    """The index of the action with the best total value over ``worlds``, each action played out once a world.
-
-    Every action is tried in the same worlds, so the comparison is paired
-    and the luck of the deal cancels. 0 when no world could be drawn.
-    """
-    return best_index(action_totals(view, actions, worlds, playout, bonus, solve_at))
-
-
 def action_totals(view: SeatView, actions: Sequence[Action], worlds: WorldStream, playout: FastPlayout,
                   bonus: float, solve_at: int = 0) -> list[float]:
     """Each action's value summed over ``worlds`` (the search's comparison; divide by ``worlds.drawn``).
@@ -119,7 +109,7 @@ def action_totals(view: SeatView, actions: Sequence[Action], worlds: WorldStream
     With ``solve_at`` (cards left in all hands), a world's value is exact
     from that point: the greedy policy plays down to it, then
     :class:`tricktable.bots.solver.DealSolver` solves the rest (0: ``playout`` to the end).
-    Apart from :func:`search` so that a tool can read the estimates
+    Totals rather than a choice so that a tool can read the estimates
     themselves: ``tricktable analyse`` values the action a seat played
     against the search's own choice (:meth:`tricktable.bots.search.SearchBot.action_values`).
     """
@@ -235,6 +225,5 @@ __all__ = [
     "deal_value",
     "decision_rng",
     "random_playout",
-    "search",
     "win_bonus",
 ]
