@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 import grpc
@@ -132,6 +132,22 @@ class ShardedTableService(TableService):
         except grpc.aio.AioRpcError as error:
             await _relay_status(error, context)
 
+    async def _routed(self, shard: int | None, method: str, request: Any, context: Context,
+                      here: Callable[[Any, Context], Awaitable[Any]]) -> Any:
+        """A unary call about a table or token: answered ``here``, or forwarded to its shard (one hop)."""
+        target = self._elsewhere(shard, context)
+        if target is None:
+            return await here(request, context)
+        return await self._unary(target, method, request, context)
+
+    async def _stream_routed(self, shard: int | None, method: str, request: Any, context: Context,
+                             here: Callable[[Any, Context], AsyncIterator[Any]]) -> AsyncIterator[Any]:
+        """A server stream about a table or token: served ``here``, or relayed from its shard (one hop)."""
+        target = self._elsewhere(shard, context)
+        responses = here(request, context) if target is None else self._stream(target, method, request, context)
+        async for response in responses:
+            yield response
+
     async def _stream(self, shard: int, method: str, request: Any, context: Context) -> AsyncIterator[Any]:
         stub = await self.shards.stub(shard)
         call = getattr(stub, method)(request, metadata=(HOP,))
@@ -183,23 +199,18 @@ class ShardedTableService(TableService):
     # --- routing by table id ---------------------------------------------
 
     async def GetTable(self, request: pb.GetTableRequest, context: Context) -> pb.GetTableResponse:
-        if (shard := self._elsewhere(shard_of_table(request.table_id), context)) is not None:
-            response: pb.GetTableResponse = await self._unary(shard, "GetTable", request, context)
-            return response
-        return await super().GetTable(request, context)
+        response: pb.GetTableResponse = await self._routed(
+            shard_of_table(request.table_id), "GetTable", request, context, super().GetTable)
+        return response
 
     async def GetRecord(self, request: pb.GetRecordRequest, context: Context) -> pb.GetRecordResponse:
-        if (shard := self._elsewhere(shard_of_table(request.table_id), context)) is not None:
-            response: pb.GetRecordResponse = await self._unary(shard, "GetRecord", request, context)
-            return response
-        return await super().GetRecord(request, context)
+        response: pb.GetRecordResponse = await self._routed(
+            shard_of_table(request.table_id), "GetRecord", request, context, super().GetRecord)
+        return response
 
     async def Spectate(self, request: pb.SpectateRequest, context: Context) -> AsyncIterator[pb.SpectateResponse]:
-        if (shard := self._elsewhere(shard_of_table(request.table_id), context)) is not None:
-            async for response in self._stream(shard, "Spectate", request, context):
-                yield response
-            return
-        async for response in super().Spectate(request, context):
+        async for response in self._stream_routed(shard_of_table(request.table_id), "Spectate", request, context,
+                                                  super().Spectate):
             yield response
 
     async def ListTables(self, request: pb.ListTablesRequest, context: Context) -> pb.ListTablesResponse:
@@ -215,17 +226,13 @@ class ShardedTableService(TableService):
     # --- routing by token ------------------------------------------------
 
     async def SubmitAction(self, request: pb.SubmitActionRequest, context: Context) -> pb.SubmitActionResponse:
-        if (shard := self._elsewhere(shard_of_token(request.token), context)) is not None:
-            response: pb.SubmitActionResponse = await self._unary(shard, "SubmitAction", request, context)
-            return response
-        return await super().SubmitAction(request, context)
+        response: pb.SubmitActionResponse = await self._routed(shard_of_token(request.token), "SubmitAction",
+                                                               request, context, super().SubmitAction)
+        return response
 
     async def Watch(self, request: pb.WatchRequest, context: Context) -> AsyncIterator[pb.WatchResponse]:
-        if (shard := self._elsewhere(shard_of_token(request.token), context)) is not None:
-            async for response in self._stream(shard, "Watch", request, context):
-                yield response
-            return
-        async for response in super().Watch(request, context):
+        async for response in self._stream_routed(shard_of_token(request.token), "Watch", request, context,
+                                                  super().Watch):
             yield response
 
     async def Play(self, request_iterator: AsyncIterator[pb.PlayRequest],
