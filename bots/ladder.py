@@ -57,6 +57,8 @@ class BotSpec:
     budget: float = DEFAULT_BUDGET
     playout: str = "greedy"
     bid_search: bool = True
+    #: Search: cards left in all hands from which a world is solved exactly (None: the game's default).
+    solve_at: int | None = None
 
     def build(self, seed: str) -> Chooser:
         """A fresh bot seeded with ``seed``.
@@ -73,7 +75,7 @@ class BotSpec:
             bot = PimcBot(seed, simulations=self.simulations, budget=self.budget)
         elif self.name == "search":
             bot = SearchBot(seed, simulations=self.simulations, budget=self.budget, playout=self.playout,
-                            bid_search=self.bid_search)
+                            bid_search=self.bid_search, solve_at=self.solve_at)
         else:  # any other bot spec (built-in or the author's own), through the one resolver
             from tricktable.bots import make_bot
 

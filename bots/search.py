@@ -62,7 +62,7 @@ from tricktable.bots.fast_worlds import (
     win_bonus,
 )
 from tricktable.bots.playout import greedy_playout
-from tricktable.bots.search_bids import choose_bid, choose_discard, discard_actions
+from tricktable.bots.search_bids import Searched, choose_bid, choose_discard, discard_actions
 from tricktable.client_sdk.bot import AnnotatedAction, Choice
 from tricktable.rules.actions import Action, Discard, Pass
 from tricktable.rules.fast.codec import encode
@@ -123,7 +123,9 @@ class SearchBot(WorldSearcher):
         as an :class:`AnnotatedAction`: the worlds searched and the mean value
         of each candidate by action id (the server keeps the note secret until
         the table ends, then writes it into the record). Cinq Cents bids and
-        discards, searched by :mod:`tricktable.bots.search_bids`, come bare.
+        discards, searched by :mod:`tricktable.bots.search_bids`, come the same
+        way ("bid search: N worlds", each candidate's mean worth; a bid or
+        discard left to the heuristic says so and why).
 
         Raises:
             ValueError: the view has no legal action.
@@ -137,19 +139,31 @@ class SearchBot(WorldSearcher):
             worlds = self._worlds(view, rng, None if timed else self.bid_worlds, fit=bid_fit(view))
             bid = choose_bid(view, worlds, self.policy, min_worlds=MIN_BID_WORLDS if timed else 1)
             self._count(worlds)
-            return bid if bid is not None else heuristic.choose_action(view)
+            return self._searched(view, bid, "bid search")
         if any(isinstance(a, Discard) for a in legal):
             discards = discard_actions(view)
             worlds = self._worlds(view, rng, self.simulations, fit=bid_fit(view),
                                   must_allow=[encode(view.game, d) for d in discards])
             discard = choose_discard(view, discards, worlds, self.policy, rng)
             self._count(worlds)
-            return discard if discard is not None else heuristic.choose_action(view)
+            return self._searched(view, discard, "discard search")
         if any(isinstance(a, Pass) for a in legal):
             return heuristic.choose_action(view)
         bonus = self.win_bonus if self.win_bonus is not None else win_bonus(view.game)
         return self._noted(self._decide(view, rng, self.policy, bonus, fit=bid_fit(view),
                                         solve_at=self._solve_at(view)), "search")
+
+    def _searched(self, view: SeatView, searched: Searched | None, what: str) -> Choice:
+        """A Cinq Cents bid or discard search's choice with its note, or the heuristic's (noted so) without one.
+
+        The heuristic decides when the search could not: too few worlds drawn in
+        the time (a bid needs :data:`MIN_BID_WORLDS`) or none at all.
+        """
+        if searched is None:
+            return AnnotatedAction(heuristic.choose_action(view),
+                                   note=f"{what}: {self.last_worlds} worlds, too few: the heuristic's choice")
+        self.last_values = searched.values
+        return self._noted(searched.action, what)
 
     def _noted(self, action: Action, what: str) -> Choice:
         """``action`` with the last search's world count and candidate values (rounded) as its note."""

@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from tricktable.bots.fast_worlds import FastPlayout, WorldStream, best_index, deal_value
 from tricktable.bots.heuristic.cinq_cents import PARTNER_AND_KITTY, bid_from_counts, discard_for, estimate, keep_order
@@ -73,6 +74,17 @@ ALL_BIDS: tuple[Bid, ...] = tuple(b for b in (decode("cinq_cents", code) for cod
                                   if isinstance(b, Bid))
 #: A bid's denomination by the fast path's number for it (S C D H NT = 0..4).
 DENOMINATIONS: tuple[Denomination, ...] = tuple(b.denomination for b in ALL_BIDS[:5])
+
+
+@dataclass(frozen=True, slots=True)
+class Searched:
+    """A searched bid or discard and the mean value of each candidate over the worlds (the decision's note).
+
+    Empty ``values``: nothing was compared (a single candidate).
+    """
+
+    action: Action
+    values: dict[Action, float]
 
 
 def contract_points(taken: int, bid: tuple[int, Denomination], table: BidTable) -> tuple[int, int]:
@@ -224,8 +236,9 @@ def pick(candidates: Sequence[Action], worths: Sequence[Sequence[float]], z: flo
 
 
 def choose_bid(view: SeatView, worlds: WorldStream, playout: FastPlayout, *,
-               min_worlds: int = 1) -> Action | None:
-    """The bid (or pass) chosen by :func:`pick` over ``worlds`` (fast-path worlds of ``view``).
+               min_worlds: int = 1) -> Searched | None:
+    """The bid (or pass) chosen by :func:`pick` over ``worlds`` (fast-path worlds of ``view``), with each
+    candidate's mean worth (our side's deal points minus the opponents').
 
     None when fewer than ``min_worlds`` worlds were drawn (the caller falls back); ``worlds.drawn`` says how many.
     """
@@ -240,7 +253,8 @@ def choose_bid(view: SeatView, worlds: WorldStream, playout: FastPlayout, *,
             worths[i].append(here.worth(action))
     if worlds.drawn < max(1, min_worlds):
         return None
-    return pick(candidates, worths)
+    means = {action: sum(w) / len(w) for action, w in zip(candidates, worths, strict=True)}
+    return Searched(pick(candidates, worths), means)
 
 
 def _bid_table(view: SeatView) -> BidTable:
@@ -273,14 +287,14 @@ def discard_actions(view: SeatView) -> list[Discard]:
 
 
 def choose_discard(view: SeatView, discards: Sequence[Discard], worlds: Iterable[FastState], playout: FastPlayout,
-                   rng: random.Random) -> Discard | None:
-    """The discard with the best mean deal result over ``worlds`` (None: no world drawn).
+                   rng: random.Random) -> Searched | None:
+    """The discard with the best mean deal result over ``worlds``, with each candidate's mean (None: no world drawn).
 
     Each candidate is played out in the same worlds with ``playout``; the result is our side's
     deal points minus the other side's (:func:`tricktable.bots.fast_worlds.deal_value`, no bonus for the match).
     """
     if len(discards) == 1:
-        return discards[0]
+        return Searched(discards[0], {})
     codes = [encode(view.game, d) for d in discards]
     sides = tuple(view.side_of(s) for s in range(view.players))
     mine = sides[view.seat]
@@ -296,12 +310,13 @@ def choose_discard(view: SeatView, discards: Sequence[Discard], worlds: Iterable
             totals[i] += deal_value(before, state, mine, 0.0)
     if drawn == 0:
         return None
-    return discards[best_index(totals)]
+    return Searched(discards[best_index(totals)], {d: total / drawn for d, total in zip(discards, totals, strict=True)})
 
 
 __all__ = [
     "ALL_BIDS",
     "DENOMINATIONS",
+    "Searched",
     "WorldBids",
     "candidate_bids",
     "candidate_denominations",

@@ -43,6 +43,9 @@ def ladder_command(
     bid_search: Annotated[bool, typer.Option("--bid-search/--no-bid-search",
                                              help="Search: Cinq Cents bids by simulation, or by the heuristic.")
                           ] = True,
+    solve_at: Annotated[int | None, typer.Option(
+        "--solve-at", min=0, help="Search: cards left in all hands from which a world is solved exactly "
+        "(0: never; default: the game's own).")] = None,
     all_pairs: Annotated[bool, typer.Option("--all-pairs", help="Also play search against random.")] = False,
     pair: Annotated[str | None, typer.Option(
         "--pair", metavar="STRONGER,WEAKER",
@@ -73,7 +76,7 @@ def ladder_command(
     specs = {name: BotSpec(name) for step in steps for name in step}
     specs["pimc"] = BotSpec("pimc", simulations=sims or None, budget=budget)
     specs["search"] = BotSpec("search", simulations=sims or None, budget=budget, playout=playout,
-                              bid_search=bid_search)
+                              bid_search=bid_search, solve_at=solve_at)
     results: list[PairResult] = []
     try:
         options = parse_options(option or [])

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
-from tricktable.bots.ladder import BotSpec, Estimate, duplicate_pair, play_match, run_pair, table
+from tricktable.bots.ladder import BotSpec, Estimate, PairResult, duplicate_pair, play_match, run_pair, table
+from tricktable.bots.search import SearchBot
 from tricktable.cli.main import app
 from tricktable.rules.registry import new_match
 
@@ -90,3 +92,22 @@ def test_the_ladder_counts_each_bots_wall_time_and_worlds_per_decision() -> None
 def test_the_ladder_command_refuses_an_unknown_game() -> None:
     run = CliRunner().invoke(app, ["ladder", "--game", "bridge", "--games", "1"])
     assert run.exit_code == 2
+
+
+def test_the_ladder_command_gives_the_search_its_solve_at(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tricktable.cli import ladder as ladder_cli
+
+    searched: list[BotSpec] = []
+    real = run_pair
+
+    def spy(game: str, weaker: BotSpec, stronger: BotSpec, *args: Any, **kwargs: Any) -> PairResult:
+        searched.append(stronger)
+        return real(game, weaker, stronger, *args, **kwargs)
+
+    monkeypatch.setattr(ladder_cli, "run_pair", spy)
+    run = CliRunner().invoke(app, ["ladder", "--game", "all_fives", "--games", "1", "--sims", "1",
+                                   "--pair", "search,random", "--solve-at", "8"])
+    assert run.exit_code == 0, run.output
+    assert [spec.solve_at for spec in searched] == [8]
+    bot = searched[0].build("s")
+    assert isinstance(bot, SearchBot) and bot.solve_at == 8

@@ -8,7 +8,7 @@ import pytest
 
 from tests.bots.support import GAMES, advance, first_deck, replay
 from tricktable.bots.search import SearchBot
-from tricktable.client_sdk.bot import action_of
+from tricktable.client_sdk.bot import AnnotatedAction, action_of
 from tricktable.rules.actions import Play
 from tricktable.rules.cards import Card
 from tricktable.rules.cinq_cents_play import suit_of as cinq_suit_of
@@ -114,9 +114,9 @@ def test_search_bids_in_cinq_cents_are_legal_and_reproducible() -> None:
     match = new_match("cinq_cents", {}, seed="bids")
     assert match.to_act is not None
     view = match.view(match.to_act)
-    choice = SearchBot(2, simulations=3, bid_search=True).choose_action(view)
+    choice = action_of(SearchBot(2, simulations=3, bid_search=True).choose_action(view))
     assert choice in view.legal_actions
-    assert SearchBot(2, simulations=3, bid_search=True).choose_action(view) == choice
+    assert action_of(SearchBot(2, simulations=3, bid_search=True).choose_action(view)) == choice
 
 
 def test_search_discards_in_cinq_cents_are_legal_and_among_the_candidates() -> None:
@@ -134,7 +134,11 @@ def test_search_discards_in_cinq_cents_are_legal_and_among_the_candidates() -> N
     else:
         pytest.skip("all passed")
     assert view.contract is not None
-    choice = SearchBot(3, simulations=3).choose_action(view)
+    noted = SearchBot(3, simulations=3).choose_action(view)
+    choice = action_of(noted)
     assert choice in view.legal_actions
     assert isinstance(choice, Discard)
-    assert choice.cards in discard_candidates(view.hand, view.contract.denomination.suit)
+    candidates = discard_candidates(view.hand, view.contract.denomination.suit)
+    assert choice.cards in candidates
+    assert isinstance(noted, AnnotatedAction) and noted.annotation.note == "discard search: 3 worlds"
+    assert len(noted.annotation.values) == len(candidates), "every candidate discard's mean is in the note"

@@ -9,17 +9,21 @@ from typing import Any
 import pytest
 
 from tricktable.bots.fast_worlds import WorldStream
+from tricktable.bots.heuristic import HeuristicBot
 from tricktable.bots.heuristic.cinq_cents import discard_for
 from tricktable.bots.playout import greedy_playout
 from tricktable.bots.search import SearchBot
 from tricktable.bots.search_bids import (
     WorldBids,
+    candidate_bids,
     candidate_denominations,
     cards_of,
     choose_bid,
     contract_points,
     finish_auction,
 )
+from tricktable.client_sdk.bot import AnnotatedAction, action_of
+from tricktable.protocol.convert import action_id
 from tricktable.rules.actions import Action, Bid, Denomination, Discard, Pass
 from tricktable.rules.cards import cards
 from tricktable.rules.cinq_cents import CinqCentsDeal
@@ -53,13 +57,13 @@ def _first_legal_playout(state: FastState, rng: random.Random, sides: Sequence[i
 
 def test_a_hand_of_top_trumps_bids_ten_in_its_suit() -> None:
     view = _first_bidder("JKB JKF JH JD AH KH QH TH AS AC")
-    assert SearchBot(1, simulations=2, bid_worlds=12).choose_action(view) == Bid(tricks=10,
-                                                                                 denomination=Denomination.HEARTS)
+    assert action_of(SearchBot(1, simulations=2, bid_worlds=12).choose_action(view)) == Bid(
+        tricks=10, denomination=Denomination.HEARTS)
 
 
 def test_a_hand_without_tricks_passes() -> None:
     view = _first_bidder("4S 5C 6D 7H 8S 9C 4D 5H 6S 7C")
-    assert SearchBot(1, simulations=2, bid_worlds=12).choose_action(view) == Pass()
+    assert action_of(SearchBot(1, simulations=2, bid_worlds=12).choose_action(view)) == Pass()
 
 
 def test_only_denominations_near_the_hands_best_count_are_simulated() -> None:
@@ -74,6 +78,26 @@ def test_too_few_worlds_leave_the_bid_to_the_caller() -> None:
     assert choose_bid(view, worlds, greedy_playout, min_worlds=4) is None and worlds.drawn == 3
     worlds = WorldStream(view, random.Random(0), 3)
     assert choose_bid(view, worlds, greedy_playout, min_worlds=3) is not None and worlds.drawn == 3
+
+
+def test_a_searched_bid_is_noted_with_its_worlds_and_every_candidates_mean_worth() -> None:
+    view = _first_bidder("JKB JKF JH JD AH KH QH TH AS AC")
+    choice = SearchBot(1, simulations=2, bid_worlds=12).choose_action(view)
+    assert isinstance(choice, AnnotatedAction)
+    assert choice.annotation.note == "bid search: 12 worlds"
+    assert set(choice.annotation.values) == {action_id(a) for a in candidate_bids(view)}
+    best = max(choice.annotation.values.values())
+    assert choice.annotation.values[action_id(choice.action)] == best, "ten in hearts is also the best mean here"
+
+
+def test_a_bid_left_to_the_heuristic_for_want_of_worlds_says_so() -> None:
+    view = _first_bidder("JKB JKF JH JD AH KH QH TH AS AC")
+    bot = SearchBot(1, budget=0.0)  # time mode with no time: one world, below MIN_BID_WORLDS
+    choice = bot.choose_action(view)
+    assert isinstance(choice, AnnotatedAction)
+    assert choice.action == HeuristicBot().choose_action(view)
+    assert choice.annotation.note == "bid search: 1 worlds, too few: the heuristic's choice"
+    assert not choice.annotation.values
 
 
 def test_a_contract_scores_its_value_made_or_failed_and_ten_a_trick_to_the_defence() -> None:
@@ -149,7 +173,7 @@ def test_the_dealer_passing_after_three_passes_voids_the_deal_and_is_worth_nothi
         match = match.apply(Pass(), match.to_act)
     here = _world_bids(match)
     assert here.worth(Pass()) == 0.0
-    assert SearchBot(1, simulations=4).choose_action(here.view) in here.view.legal_actions
+    assert action_of(SearchBot(1, simulations=4).choose_action(here.view)) in here.view.legal_actions
 
 
 def test_search_bids_are_reproducible_in_simulation_mode() -> None:
@@ -157,7 +181,7 @@ def test_search_bids_are_reproducible_in_simulation_mode() -> None:
     assert match.to_act is not None
     view = match.view(match.to_act)
     bot = SearchBot(5, simulations=2, bid_worlds=6)
-    first = bot.choose_action(view)
+    first = action_of(bot.choose_action(view))
     assert first in view.legal_actions
     assert bot.last_worlds == 6, "the bid decision reports the worlds it drew"
-    assert SearchBot(5, simulations=2, bid_worlds=6).choose_action(view) == first
+    assert action_of(SearchBot(5, simulations=2, bid_worlds=6).choose_action(view)) == first
