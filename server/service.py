@@ -172,12 +172,12 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
                         raise TooManyRejectionsError(_too_many_rejections(limits.max_rejections_burst))
                     await inbox.room()  # a client that does not read is no longer read either
                     inbox.append(response)
-                    table.wake()
+                    table.wake(seat)
             except (UndecodableRequestError, TooManyRejectionsError) as error:
                 event = "undecodable request" if isinstance(error, UndecodableRequestError) else "stream flooded"
                 log.warning(event, table=table.id, game=table.game, seat=seat, error=error.message)
                 inbox.append(StreamFailure(error))
-                table.wake()
+                table.wake(seat)
                 # Read on (dropping everything) until the writer ends the call: a call ended while the client's
                 # messages lie unread fails on the client as INTERNAL instead of carrying this status.
                 with contextlib.suppress(Exception):

@@ -168,6 +168,9 @@ class Table:
         self._logs: list[list[Event]] = [[] for _ in range(self.players + 1)]
         #: One waker per audience (seats, then spectators): set when its log or pending decision changes.
         self._wakers = [asyncio.Event() for _ in range(self.players + 1)]
+        #: Followers of each audience waiting for any news (:meth:`_wait_for_news`); a coalescing follower that
+        #: holds a batch is not counted: only its own decision, its inbox, its hold's end or the table's end wake it.
+        self._eager = [0] * (self.players + 1)
         self._pending: _Pending | None = None
         #: Seat views of one state of the match (``_views_of``): a move reads the next seat's view up to three times.
         self._views_of: Match | None = None
@@ -328,16 +331,19 @@ class Table:
                         timer = self._loop.call_at(held_until, self._wake_audience, audience)
                 elif self.is_over:
                     return
-                await self._wait_for_news(audience)
+                await self._wait_for_news(audience, quiet=held_until is not None)
         finally:
             if timer is not None:
                 timer.cancel()
 
-    async def _wait_for_news(self, audience: Audience) -> None:
+    async def _wait_for_news(self, audience: Audience, quiet: bool = False) -> None:
         """Wait until the table wakes ``audience``'s followers; at once if a wake-up came since the last look.
 
         A set event is a wake-up the caller's loop already consumed by looking: it is replaced by a fresh one
-        and the caller looks again.
+        and the caller looks again. A ``quiet`` follower (coalescing, with a batch held) is woken only by its
+        seat's decision, its inbox (:meth:`wake` of its seat), its hold's timer or the table's end, not by the
+        other seats' moves: each of those would wake its task to hold one more event, the dearest part of a move
+        for the seats that are not to act.
 
         Raises:
             ShuttingDownError: the table is suspended for a restart (the stream ends with UNAVAILABLE).
@@ -349,15 +355,25 @@ class Table:
         if waker.is_set():
             self._wakers[key] = asyncio.Event()
             return
-        await waker.wait()
+        if quiet:
+            await waker.wait()
+            return
+        self._eager[key] += 1
+        try:
+            await waker.wait()
+        finally:
+            self._eager[key] -= 1
 
     def _wake_audience(self, audience: Audience) -> None:
-        """Wake one audience's followers (a coalescing follower's hold ran out)."""
+        """Wake one audience's followers, quiet ones too (a coalescing follower's hold ran out, its inbox filled)."""
         self._wakers[self.players if audience is None else audience].set()
 
-    def wake(self) -> None:
-        """Wake this table's followers (a stream put something in its inbox)."""
-        self._notify()
+    def wake(self, seat: Seat | None = None) -> None:
+        """Wake ``seat``'s followers (its stream put something in its inbox); None: every follower waiting for news."""
+        if seat is None:
+            self._notify()
+        else:
+            self._wake_audience(seat)
 
     # --- seats -----------------------------------------------------------
 
@@ -772,12 +788,17 @@ class Table:
             log.append(Event(len(log) + 1, now, body))
 
     def _notify(self) -> None:
-        """Wake every audience's followers, the seat to act first: its decision is the critical path of a move."""
+        """Wake the followers waiting for news, the seat to act first: its decision is the critical path of a move.
+
+        A follower that is not waiting looks before it waits (nothing is missed); a quiet one (a coalescing
+        follower holding a batch) is woken only for its seat's decision or the table's end.
+        """
         p = self._pending
         if p is not None and not self._wakers[p.seat].is_set():
             self._wakers[p.seat].set()
-        for waker in self._wakers:
-            if not waker.is_set():
+        everyone = self.is_over or self.suspended
+        for waker, eager in zip(self._wakers, self._eager, strict=True):
+            if (eager or everyone) and not waker.is_set():
                 waker.set()
 
 

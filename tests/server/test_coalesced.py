@@ -83,7 +83,7 @@ async def test_a_coalescing_seat_gets_what_was_held_with_its_decision_at_once(
     assert isinstance(first[-1], DecisionRequested)
     assert table.submit(actor, first[-1].decision_id, first[-1].legal_actions[0]).accepted
     inbox.append(INFO)  # the stream's Accepted: held like an event
-    table.wake()
+    table.wake(actor)
     pending = table.pending_for(other)
     assert pending is not None
     table.submit(other, pending.decision_id, pending.legal_actions[0])
@@ -104,13 +104,46 @@ async def test_a_refusal_ends_the_hold_and_an_accepted_alone_waits(monkeypatch: 
     _, bystander = _actor_and_bystander(table)
     follower = table.follow_batches(bystander, table.snapshot(bystander).seq, inbox := deque[str](), _is_info)
     inbox.append(INFO)
-    table.wake()
+    table.wake(bystander)
     waiting = asyncio.ensure_future(_next(follower))
     done, _ = await asyncio.wait({waiting}, timeout=0.2)
     assert not done  # an Accepted alone is held
     inbox.append(URGENT)
-    table.wake()
+    table.wake(bystander)
     assert await waiting == [INFO, URGENT]
+    await follower.aclose()
+
+
+class _LookingInbox(deque[str]):
+    """An inbox that counts how often its follower looks into it (once per turn of the follower's loop at least)."""
+
+    looks = 0
+
+    def __bool__(self) -> bool:
+        self.looks += 1
+        return len(self) > 0
+
+
+async def test_a_seat_holding_its_information_is_not_woken_by_the_other_seats_moves(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tables, "COALESCE_SECONDS", 30.0)
+    table = await _started()
+    actor, bystander = _actor_and_bystander(table)
+    follower = table.follow_batches(bystander, table.snapshot(bystander).seq, inbox := _LookingInbox(), _is_info)
+    inbox.append(INFO)
+    table.wake(bystander)
+    waiting = asyncio.ensure_future(_next(follower))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    looks = inbox.looks
+    pending = table.pending_for(actor)
+    assert pending is not None and table.submit(actor, pending.decision_id, pending.legal_actions[0]).accepted
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert inbox.looks == looks and not waiting.done()  # the move is held in the log, its task left asleep
+    table.abort("test over")  # the end wakes it: everything held comes at once
+    batch = await waiting
+    assert batch[0] == INFO and any(isinstance(item, Event) and isinstance(item.body, CardPlayed) for item in batch)
     await follower.aclose()
 
 
