@@ -283,12 +283,30 @@ def _fill_action(out: game_pb2.Action, action: Action) -> None:
             _put(case, f.wire, f.put(value))
 
 
+#: Actions decoded lately, by their wire bytes: actions are frozen values, so one decoding serves every message
+#: that spells it (a client gets the same few dozen actions in every decision and every history).
+_ACTIONS_DECODED: dict[bytes, Action] = {}
+#: Actions kept at most (Cinq Cents discards alone have thousands); the oldest goes first.
+MAX_ACTIONS_DECODED = 4096
+
+
 def action_from_proto(message: game_pb2.Action) -> Action:
-    """An action from an ``Action`` message.
+    """An action from an ``Action`` message (an action met before is not decoded again: ``_ACTIONS_DECODED``).
 
     Raises:
         NotationError: no case set, a bad card, a missing card or denomination.
     """
+    key = message.SerializeToString()
+    action = _ACTIONS_DECODED.get(key)
+    if action is None:
+        action = _decode_action(message)
+        if len(_ACTIONS_DECODED) >= MAX_ACTIONS_DECODED:
+            del _ACTIONS_DECODED[next(iter(_ACTIONS_DECODED))]
+        _ACTIONS_DECODED[key] = action
+    return action
+
+
+def _decode_action(message: game_pb2.Action) -> Action:
     kind = message.WhichOneof("kind")
     if kind is None:
         raise NotationError("an action needs one of: " + ", ".join(ACTION_TYPES))

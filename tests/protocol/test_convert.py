@@ -409,3 +409,20 @@ def test_a_discard_choice_whose_count_fits_no_card_is_a_notation_error() -> None
         convert.discard_choice_from_proto(game_pb2.DiscardChoice(cards=["5H", "6H"], count=3))
     with pytest.raises(NotationError):
         convert.discard_choice_from_proto(game_pb2.DiscardChoice(cards=["5H", "XX"], count=1))
+
+
+def test_an_action_met_before_is_decoded_once_and_a_full_memo_forgets_its_oldest(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(convert, "MAX_ACTIONS_DECODED", 2)
+    monkeypatch.setattr(convert, "_ACTIONS_DECODED", {})
+    five, six, seven = (convert.action_to_proto(Play(card=Card.parse(code))) for code in ("5H", "6H", "7H"))
+    first = convert.action_from_proto(five)
+    again = game_pb2.Action()
+    again.CopyFrom(five)
+    assert convert.action_from_proto(again) is first  # the same wire bytes: the same frozen action
+    assert convert.action_from_proto(six) == Play(card=Card.parse("6H"))
+    assert convert.action_from_proto(seven) == Play(card=Card.parse("7H"))  # the memo is full: 5H goes
+    assert list(convert._ACTIONS_DECODED.values()) == [Play(card=Card.parse("6H")), Play(card=Card.parse("7H"))]
+    with pytest.raises(NotationError):
+        convert.action_from_proto(game_pb2.Action())  # a bad message is refused every time, never kept
+    assert len(convert._ACTIONS_DECODED) == 2
