@@ -97,6 +97,7 @@ bench: venv
 	-$(PY) -m pip install --quiet -e '.[bench,fast]'
 	$(PY) -m bench.run
 	$(PY) -m bench.server_bench
+	$(PY) -m bench.shard_bench
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -19,16 +19,11 @@ Measures, in one run (every server and every bot in its own process, all on 127.
    per move (goals: <= 350 us of server CPU and <= 1.5 messages per
    Twenty-Five move at 40 tables); a game named ``GAME:batches`` is played
    by bots with batches only, for the before/after in one run;
-4. **shards**: the throughput run (Twenty-Five, coalesced) again against
-   ``tricktable serve --shards N`` for each N of ``shard_counts``, each a fresh
-   server, the bots' processes apart from the shards; moves/s, the CPU of
-   every shard process together, the bots' cores (goal: 2 shards >= 1.6x the
-   moves/s of one);
-5. **open tables held**: first tables nobody joined, then tables with every
+4. **open tables held**: first tables nobody joined, then tables with every
    seat joined and idle on its decision (4 open Play streams per table, up to
    5,000 tables by default); the server process's resident memory (``VmRSS``)
    at each step, memory per table from the slope;
-6. **the journal's cost per move** (crash survival, :mod:`bench.journal_cost`): CPU
+5. **the journal's cost per move** (crash survival, :mod:`bench.journal_cost`): CPU
    spent in the journal's writes and commits per move, in process, with one and with
    20 tables moving per loop turn, and its share of the server CPU per move of (3).
 
@@ -57,7 +52,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
@@ -68,13 +64,13 @@ from typing import IO, Any
 import grpc
 
 from bench import journal_cost
+from tricktable.server.shard_ids import shard_of_table
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results" / "server.json"
 GOAL_TURNAROUND_RATIO = 2.0
 GOAL_CPU_US_PER_MOVE = 350.0
 GOAL_MESSAGES_PER_MOVE = 1.5
-GOAL_TWO_SHARDS_SPEEDUP = 1.6
 #: The game of the CPU and message goals.
 GOAL_GAME = "twenty_five"
 #: Suffix of a throughput run whose bots join with batches only (no coalesced events).
@@ -109,8 +105,6 @@ class Sizes:
     #: Journal cost (``bench.journal_cost``): tables played per round, and alternating rounds with it on and off.
     journal_games: int = 20
     journal_rounds: int = 5
-    #: Shards: the server counts whose throughput is measured (each a fresh ``serve --shards N``).
-    shard_counts: tuple[int, ...] = (1, 2)
     #: Event loops whose throughput is compared, each a fresh server (``TRICKTABLE_LOOP``).
     loops: tuple[str, ...] = ("asyncio", "uvloop")
     #: Memory: tables nobody joined, then tables every seat joined: totals at each step.
@@ -416,11 +410,13 @@ def measure_latency(sizes: Sizes, server: ServerProcess) -> dict[str, Any]:
     return out
 
 
-def measure_load(server: ServerProcess, sizes: Sizes, game: str, root: Path = ROOT) -> dict[str, Any]:
+def measure_load(server: ServerProcess, sizes: Sizes, game: str, root: Path = ROOT,
+                 on_window: Callable[[bool], None] | None = None) -> dict[str, Any]:
     """Moves per second with ``load_tables`` tables kept playing by ``load_clients`` client processes.
 
     ``game`` may end in :data:`BATCHES_ONLY`: its bots then join without coalesced events. ``root``: the bots'
-    source tree.
+    source tree. ``on_window`` is called with True as the measured window opens and False as it closes, beside
+    this run's own CPU readings (:mod:`bench.shard_bench` reads every core there).
     """
     per_client = [sizes.load_tables // sizes.load_clients + (1 if i < sizes.load_tables % sizes.load_clients else 0)
                   for i in range(sizes.load_clients)]
@@ -429,11 +425,11 @@ def measure_load(server: ServerProcess, sizes: Sizes, game: str, root: Path = RO
                        *(["--batches-only"] if batches_only else []), stdin=subprocess.PIPE, root=root)
                for n in per_client]
     with _reaped(clients):
-        return _drive_load(server, sizes, game, clients)
+        return _drive_load(server, sizes, game, clients, on_window or (lambda opening: None))
 
 
-def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[subprocess.Popen[str]]
-                ) -> dict[str, Any]:
+def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[subprocess.Popen[str]],
+                on_window: Callable[[bool], None]) -> dict[str, Any]:
     for c in clients:
         _first_line(c, "ready")
     now = time.monotonic_ns()
@@ -444,12 +440,14 @@ def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[su
         c.stdin.write(f"go {end} {start} {end}\n")
         c.stdin.flush()
     time.sleep(max(0.0, (start - time.monotonic_ns()) / 1e9))
+    on_window(True)
     cpu0 = server.cpu_seconds()
     client_cpu0 = [_cpu_seconds(c.pid) for c in clients]
     load0 = os.getloadavg()[0]
     time.sleep(max(0.0, (end - time.monotonic_ns()) / 1e9))
     cpu1 = server.cpu_seconds()
     client_cpu1 = [_cpu_seconds(c.pid) for c in clients]
+    on_window(False)
     results = [_result_of(c) for c in clients]
     moves = sum(r["moves_in_window"] for r in results)
     samples = turnarounds([rec for r in results for rec in r["records"]])
@@ -471,6 +469,10 @@ def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[su
                                                                                   for r in results)), 2),
         "rejections": sum(r["rejections"] for r in results), "errors": sum(r["errors"] for r in results),
         "turnaround_under_load": summary(samples["all"]),
+        # A sharded server's table ids name their shard (an unsharded server is shard 0): how evenly placement
+        # spread the moves.
+        "moves_by_shard": dict(sorted(Counter(str(shard_of_table(r[0]) or 0) for rec in results
+                                              for r in rec["records"]).items())),
         "load_average_1min_at_start": round(load0, 2),
     }
 
@@ -489,22 +491,6 @@ def measure_loops(folder: Path, sizes: Sizes) -> dict[str, Any]:
             raise RuntimeError("uvloop is not installed: pip install -e '.[fast]' (or leave it out of Sizes.loops)")
         with game_server(folder / f"loop-{loop}", "--join-ms", "600000", env={ENV_LOOP: loop}) as server:
             out[loop] = measure_load(server, sizes, GOAL_GAME)
-    return out
-
-
-def measure_shards(folder: Path, sizes: Sizes) -> dict[str, Any]:
-    """The throughput run against ``serve --shards N`` for each N of ``sizes.shard_counts``, and the speed-up
-    of 2 shards over 1 (moves/s; both measured in this run)."""
-    out: dict[str, Any] = {}
-    for count in sizes.shard_counts:
-        with game_server(folder / f"shards-{count}", "--shards", str(count), "--join-ms", "600000") as server:
-            entry = measure_load(server, sizes, GOAL_GAME)
-            entry["shards"] = count
-            entry["client_cpu_cores_total"] = round(sum(entry["client_cpu_cores"]), 2)
-            out[str(count)] = entry
-    one, two = out.get("1"), out.get("2")
-    if one and two and one["moves_per_second"]:
-        out["two_over_one"] = round(two["moves_per_second"] / one["moves_per_second"], 2)
     return out
 
 
@@ -658,9 +644,6 @@ def run(*, quick: bool = False, sizes: Sizes | None = None, out: Path | None = R
         if sizes.loops:
             say(f"event loops {', '.join(sizes.loops)} ...", flush=True)
             report["loops"] = measure_loops(folder, sizes)
-        if sizes.shard_counts:
-            say(f"shards {', '.join(map(str, sizes.shard_counts))} ...", flush=True)
-            report["shards"] = measure_shards(folder, sizes)
         say("open tables held ...", flush=True)
         report["hold"] = measure_hold(folder / "hold", sizes)
     say("journal cost per move ...", flush=True)
@@ -710,9 +693,6 @@ def goals(report: dict[str, Any]) -> dict[str, Any]:
         "messages_per_move_goal": GOAL_MESSAGES_PER_MOVE, "messages_per_move": messages,
         "messages_per_move_met": None if messages is None else messages <= GOAL_MESSAGES_PER_MOVE,
     }
-    speedup = report.get("shards", {}).get("two_over_one")
-    out.update({"two_shards_speedup_goal": GOAL_TWO_SHARDS_SPEEDUP, "two_shards_speedup": speedup,
-                "two_shards_speedup_met": None if speedup is None else speedup >= GOAL_TWO_SHARDS_SPEEDUP})
     return out
 
 
@@ -775,13 +755,6 @@ def render(report: dict[str, Any]) -> str:
             f"{GOAL_GAME}: event loop {loop}", entry["moves_per_second"], entry["server_cpu_cores"],
             entry["server_cpu_us_per_move"] or "-", f"{entry['projected_moves_per_second_one_core'] or 0:,}",
             "+".join(map(str, entry["client_cpu_cores"])), entry["messages_per_move"]))
-    for count, entry in report.get("shards", {}).items():
-        if isinstance(entry, dict):
-            lines.append("{:<40} {:>8,} {:>8} {:>8} {:>10} {:>12} {:>8}".format(
-                f"{GOAL_GAME}: {count} shard(s), {entry['tables']} tables", entry["moves_per_second"],
-                entry["server_cpu_cores"], entry["server_cpu_us_per_move"] or "-",
-                f"{entry['projected_moves_per_second_one_core'] or 0:,}", entry["client_cpu_cores_total"],
-                entry["messages_per_move"]))
     journal = report["journal"]
     lines.append("")
     lines.append(f"journal (crash survival), {journal['game']}, CPU per move in its writes and commits:")
@@ -807,9 +780,7 @@ def render(report: dict[str, Any]) -> str:
                              (f"server CPU per {GOAL_GAME} move <= {g['cpu_us_per_move_goal']:g} us",
                               "cpu_us_per_move", " us"),
                              (f"messages per {GOAL_GAME} move <= {g['messages_per_move_goal']}", "messages_per_move",
-                              ""),
-                             (f"2 shards >= {g['two_shards_speedup_goal']}x the moves/s of 1", "two_shards_speedup",
-                              "x")):
+                              "")):
         met = g[f"{key}_met"]
         verdict = "not measured" if met is None else "met" if met else "NOT met"
         lines.append(f"goal {label}: {g[key]}{unit} ({verdict})")

@@ -1,0 +1,268 @@
+"""Shard benchmark: moves/s of ``serve --shards N`` for N = 1 and 2 in one run, with every core accounted for.
+
+Why its own run: a scaling ratio on a shared 2-core machine says nothing unless
+both figures come from the same minutes and the CPU behind them is known. So:
+
+- **alternating rounds**: each round measures every shard count once, in
+  alternating order (1, 2 then 2, 1), each on a fresh ``tricktable serve
+  --shards N`` with the throughput load of :func:`bench.server_bench.measure_load`
+  (Twenty-Five, coalesced events, 40 tables, first-legal bots in 2 client
+  processes that open each table's streams at its ``play_address``); the ratio
+  is taken within each round, and its median and spread are reported;
+- **every core accounted for** over each measured window: each shard process
+  split into its event-loop thread, gRPC core's own threads (``event_engine``
+  and the like) and the rest (Python threads: grpc.aio's completion-queue
+  poller, record saving); the bots' processes; the whole machine from
+  ``/proc/stat``, so what other work took (``others``) and what stayed idle are
+  figures, not guesses; the load average beside them;
+- **ceilings from the same readings**: a shard's event loop runs on one thread,
+  so one shard can not pass ``1 / (loop CPU per move)`` moves/s; N shards on C
+  cores can not pass ``C / (server CPU per move)``, nor, with the bots on the
+  same cores, ``C / (server + bots CPU per move)``. The ratio of these ceilings
+  is what the shard count can buy on this machine (bots on it or elsewhere),
+  whatever the other sessions take; ``bots_budget_us_for_goal`` is the bots' CPU
+  per move under which the goal (2 shards >= 1.6x one, bots on the same cores)
+  is possible at all (negative: not even with free bots).
+
+Run ``python -m bench.shard_bench`` (``--rounds``, ``--quick``); results go to
+``bench/results/shards.json`` and a table on stdout. ``make bench`` runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bench.server_bench import FULL, GOAL_GAME, Sizes, game_server, machine, measure_load
+
+RESULTS = Path(__file__).resolve().parent / "results" / "shards.json"
+#: Issue 12's goal: 2 shards make at least this many times the moves/s of one, on two cores.
+GOAL_TWO_SHARDS_SPEEDUP = 1.6
+_TICK = os.sysconf("SC_CLK_TCK")
+#: Thread groups of a shard process (see :func:`thread_cpu`).
+LOOP, GRPC, PYTHON = "event_loop", "grpc_core_threads", "other_python_threads"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShardSizes:
+    """How much a run measures: shard counts, alternating rounds, and the throughput load of each."""
+
+    counts: tuple[int, ...] = (1, 2)
+    rounds: int = 4
+    load: Sizes = FULL  # its throughput run: 40 tables, 2 client processes, 3 s warm-up, 10 s measured
+
+
+FULL_SHARDS = ShardSizes()
+QUICK_SHARDS = ShardSizes(rounds=1, load=replace(FULL, load_tables=4, load_clients=1, load_warmup=0.5,
+                                                 load_seconds=1.5))
+
+
+def _cpu(stat: Path) -> float:
+    """User plus system CPU seconds of a /proc ``stat`` file (a process's counts its ended threads too)."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
+def thread_cpu(pid: int) -> dict[str, float]:
+    """CPU seconds so far of a process, by group: its main thread (the event loop), the threads gRPC core names
+    itself (``event_engine``, ``grpc_global_tim``...), and the rest (Python threads, which keep the process's
+    own name, and threads that have ended)."""
+    own = Path(f"/proc/{pid}/comm").read_text().strip()
+    total = _cpu(Path(f"/proc/{pid}/stat"))
+    loop = _cpu(Path(f"/proc/{pid}/task/{pid}/stat"))
+    grpc = 0.0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            if tid != str(pid) and Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip() != own:
+                grpc += _cpu(Path(f"/proc/{pid}/task/{tid}/stat"))
+        except FileNotFoundError:  # the thread ended between the listing and the read: counted in the rest
+            continue
+    return {LOOP: loop, GRPC: grpc, PYTHON: max(0.0, total - loop - grpc)}
+
+
+def machine_cpu() -> tuple[float, float]:
+    """CPU seconds so far of every core of the machine: (busy, idle), from the ``cpu`` line of /proc/stat."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = values[3] + values[4]  # idle, iowait
+    busy = sum(values[:8]) - idle  # user, nice, system, irq, softirq, steal (guest time is inside user)
+    return busy / _TICK, idle / _TICK
+
+
+@dataclass(slots=True)
+class CoreAccount:
+    """Readings of the shard processes and of the machine at the opening and closing of a measured window."""
+
+    pids: tuple[int, ...]
+    readings: list[tuple[list[dict[str, float]], tuple[float, float], float]] = field(default_factory=list)
+
+    def mark(self, opening: bool) -> None:
+        """Read every shard's threads, the machine's cores and the load average (``measure_load``'s window hook)."""
+        del opening  # the readings alternate: opening, closing
+        self.readings.append(([thread_cpu(pid) for pid in self.pids], machine_cpu(), os.getloadavg()[0]))
+
+    def shards(self) -> list[dict[str, float]]:
+        """CPU seconds of each shard's thread groups over the window."""
+        (before, _, _), (after, _, _) = self.readings
+        return [{group: b[group] - a[group] for group in b} for a, b in zip(before, after, strict=True)]
+
+    def machine(self) -> tuple[float, float]:
+        """Busy and idle CPU seconds of the whole machine over the window."""
+        (_, (busy0, idle0), _), (_, (busy1, idle1), _) = self.readings
+        return busy1 - busy0, idle1 - idle0
+
+    def load_average(self) -> tuple[float, float]:
+        """The 1-minute load average as the window opened and as it closed."""
+        return self.readings[0][2], self.readings[1][2]
+
+
+def measure_round(folder: Path, count: int, sizes: ShardSizes) -> dict[str, Any]:
+    """One throughput run on a fresh ``serve --shards count``, with its core accounting and ceilings."""
+    with game_server(folder / f"shards-{count}", "--shards", str(count), "--join-ms", "600000") as server:
+        account = CoreAccount(server.shard_pids or (server.pid,))
+        load = measure_load(server, sizes.load, GOAL_GAME, on_window=account.mark)
+    return account_for(load, account, count, os.cpu_count() or 1)
+
+
+def account_for(load: dict[str, Any], account: CoreAccount, count: int, cores: int) -> dict[str, Any]:
+    """Where the window's CPU went, per move and in cores, and the ceilings it implies (see the module doc)."""
+    seconds, moves = load["window_seconds"], max(1, load["moves_in_window"])
+    shards = account.shards()
+    groups = {group: sum(s[group] for s in shards) for group in (LOOP, GRPC, PYTHON)}
+    server, bots = sum(groups.values()), sum(load["client_cpu_cores"]) * seconds
+    busy, idle = account.machine()
+    # Moves per second when a resource is full: the busiest event loop (one thread: one core at most), all the
+    # cores for the server (bots elsewhere), all the cores for server and bots.
+    loop_full = moves / max(max(s[LOOP] for s in shards), 1e-9)
+    ceilings = {"event_loops": loop_full, "cores_bots_elsewhere": min(loop_full, cores * moves / max(server, 1e-9)),
+                "cores_bots_here": min(loop_full, cores * moves / max(server + bots, 1e-9))}
+    us = 1e6 / moves
+    return {
+        "shards": count, "moves_per_second": load["moves_per_second"], "moves_in_window": load["moves_in_window"],
+        "window_seconds": seconds, "tables": load["tables"], "client_processes": load["client_processes"],
+        "errors": load["errors"], "rejections": load["rejections"], "messages_per_move": load["messages_per_move"],
+        "load_average_1min": [round(x, 2) for x in account.load_average()],
+        "cores": {"server": round(server / seconds, 2), **{g: round(v / seconds, 2) for g, v in groups.items()},
+                  "bots": round(bots / seconds, 2), "others": round(max(0.0, busy - server - bots) / seconds, 2),
+                  "idle": round(idle / seconds, 2), "machine": cores},
+        "us_per_move": {"server": round(server * us), **{g: round(v * us) for g, v in groups.items()},
+                        "bots": round(bots * us)},
+        "moves_by_shard": load["moves_by_shard"],
+        "server_cores_by_shard": [round(sum(s.values()) / seconds, 2) for s in shards],
+        "ceilings_moves_per_second": {name: round(value) for name, value in ceilings.items()},
+    }
+
+
+def measure(folder: Path, sizes: ShardSizes) -> dict[str, Any]:
+    """Every shard count once per round, in alternating order; ratios of 2 shards over 1 within each round."""
+    rounds: list[dict[str, dict[str, Any]]] = []
+    for index in range(sizes.rounds):
+        order = sizes.counts if index % 2 == 0 else tuple(reversed(sizes.counts))
+        rounds.append({str(count): measure_round(folder / f"round-{index}", count, sizes) for count in order})
+    return {"rounds": rounds, **compare(rounds)}
+
+
+def _median(values: list[float]) -> float:
+    return round(statistics.median(values), 2)
+
+
+def compare(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
+    """Two over one, round by round: measured moves/s, and the ceilings (bots elsewhere, bots here)."""
+    pairs = [(r["1"], r["2"]) for r in rounds if "1" in r and "2" in r]
+    if not pairs:
+        return {}
+
+    def ratios(pick: Any) -> list[float]:
+        return [round(pick(two) / pick(one), 2) if pick(one) else 0.0 for one, two in pairs]
+
+    measured = ratios(lambda e: e["moves_per_second"])
+    elsewhere = ratios(lambda e: e["ceilings_moves_per_second"]["cores_bots_elsewhere"])
+    here = ratios(lambda e: e["ceilings_moves_per_second"]["cores_bots_here"])
+    # The bots' CPU per move under which 2 shards' ceiling on these cores could be 1.6x one shard's.
+    budget = [round(two["cores"]["machine"] * 1e6 / (GOAL_TWO_SHARDS_SPEEDUP * one["ceilings_moves_per_second"]
+                                                     ["cores_bots_here"]) - two["us_per_move"]["server"])
+              for one, two in pairs]
+    return {
+        "two_over_one": _median(measured), "two_over_one_by_round": measured,
+        "ceiling_two_over_one_bots_elsewhere": _median(elsewhere),
+        "ceiling_two_over_one_bots_elsewhere_by_round": elsewhere,
+        "ceiling_two_over_one_bots_here": _median(here), "ceiling_two_over_one_bots_here_by_round": here,
+        "bots_budget_us_for_goal": round(statistics.median(budget)), "goal": GOAL_TWO_SHARDS_SPEEDUP,
+        "goal_met": statistics.median(measured) >= GOAL_TWO_SHARDS_SPEEDUP,
+    }
+
+
+def run(sizes: ShardSizes = FULL_SHARDS, out: Path | None = RESULTS) -> dict[str, Any]:
+    """Measure; write ``out`` (unless None) and return the report."""
+    report: dict[str, Any] = {"measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine(),
+                              "sizes": asdict(sizes)}
+    with tempfile.TemporaryDirectory(prefix="tricktable-shards-") as tmp:
+        report.update(measure(Path(tmp), sizes))
+    report["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2) + "\n")
+    return report
+
+
+def render(report: dict[str, Any]) -> str:
+    """The readable table printed after a run: one line per round and shard count, then the ratios."""
+    m = report["machine"]
+    lines = [f"machine: {m['cpu_count']} cpus, python {m['python']}, grpcio {m['grpcio']}, load average "
+             f"{m['load_average']} at the start, {m.get('load_average_at_end')} at the end", ""]
+    row = "{:>5} {:>6} {:>8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8} {:>8} {:>9} {:>11}"
+    lines.append(row.format("round", "shards", "moves/s", "server", "loop", "grpc", "py", "bots", "others", "idle",
+                            "srv us/mv", "bot us/mv", "loads", "moves/shard"))
+    for index, entry in ((i, e) for i, r in enumerate(report["rounds"]) for e in r.values()):
+        c, u = entry["cores"], entry["us_per_move"]
+        shares = Counter(entry["moves_by_shard"])
+        lines.append(row.format(index, entry["shards"], f"{entry['moves_per_second']:,}", c["server"], c[LOOP],
+                                c[GRPC], c[PYTHON], c["bots"], c["others"], c["idle"], u["server"], u["bots"],
+                                "-".join(f"{x:g}" for x in entry["load_average_1min"]),
+                                "/".join(str(shares[k]) for k in sorted(shares))))
+    if "two_over_one" in report:
+        lines += ["", f"(cores over each {report['sizes']['load']['load_seconds']:g} s window: server = loop + grpc + "
+                  "py threads of every shard; others = the rest of the machine's busy time)",
+                  f"2 shards / 1, measured: {report['two_over_one']} (rounds {report['two_over_one_by_round']}); "
+                  f"goal >= {report['goal']}: {'met' if report['goal_met'] else 'NOT met'}",
+                  f"ceiling with the bots elsewhere: {report['ceiling_two_over_one_bots_elsewhere']} "
+                  f"(rounds {report['ceiling_two_over_one_bots_elsewhere_by_round']})",
+                  f"ceiling with the bots on these cores: {report['ceiling_two_over_one_bots_here']} "
+                  f"(rounds {report['ceiling_two_over_one_bots_here_by_round']})",
+                  f"bots' CPU per move under which the goal is possible with them on these cores: "
+                  f"{report['bots_budget_us_for_goal']} us"]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.shard_bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke run of a few seconds)")
+    parser.add_argument("--rounds", type=int, help="alternating rounds (each measures every shard count once)")
+    parser.add_argument("--seconds", type=float, help="measured seconds of each throughput run")
+    parser.add_argument("--tables", type=int, help="concurrent tables of each throughput run")
+    parser.add_argument("--out", type=Path, default=RESULTS, help=f"JSON output (default {RESULTS})")
+    args = parser.parse_args(argv)
+    sizes = QUICK_SHARDS if args.quick else FULL_SHARDS
+    if args.rounds:
+        sizes = replace(sizes, rounds=args.rounds)
+    if args.seconds:
+        sizes = replace(sizes, load=replace(sizes.load, load_seconds=args.seconds))
+    if args.tables:
+        sizes = replace(sizes, load=replace(sizes.load, load_tables=args.tables))
+    print(f"shards {', '.join(map(str, sizes.counts))}, {sizes.rounds} alternating rounds ...", file=sys.stderr)
+    report = run(sizes, args.out)
+    print(render(report))
+    print(f"\nwrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
