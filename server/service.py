@@ -150,6 +150,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         last_seen = join.last_seen_sequence if join.HasField("last_seen_sequence") else None
         inbox = Inbox()
         wire = _seat_wire(table, join.enumerate_discards)
+        coalesce = join.coalesce_events
 
         async def read() -> None:
             """Answer each decide into ``inbox``; an undecodable request or a flood of refusals ends the stream."""
@@ -172,7 +173,8 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
                         raise TooManyRejectionsError(_too_many_rejections(limits.max_rejections_burst))
                     await inbox.room()  # a client that does not read is no longer read either
                     inbox.append(response)
-                    table.wake(seat)
+                    if not (coalesce and outcome.accepted and not outcome.duplicate):
+                        table.wake(seat)  # a move's Accepted needs none: the hold since its decision bounds it
             except (UndecodableRequestError, TooManyRejectionsError) as error:
                 event = "undecodable request" if isinstance(error, UndecodableRequestError) else "stream flooded"
                 log.warning(event, table=table.id, game=table.game, seat=seat, error=error.message)

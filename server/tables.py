@@ -291,7 +291,9 @@ class Table:
         only is held until the seat has a decision, an urgent inbox item, the
         table's end, a full batch, or :data:`COALESCE_SECONDS` since its first
         item: a seat that is not to act costs no write per move, and the
-        acting seat's decision never waits behind the others' events.
+        acting seat's decision never waits behind the others' events. The
+        hold starts as soon as a decision is sent, so the answer's Accepted
+        needs no wake-up of its own (the stream's reader gives it none).
         """
         log = self._log(audience)
         index = max(0, min(after_seq, len(log)))
@@ -323,14 +325,20 @@ class Table:
                             or (held_until is not None and now >= held_until)):
                         if timer is not None:
                             timer.cancel()
+                        decided = isinstance(batch[-1], DecisionRequested)
                         yield batch
                         batch, urgent, held_until, timer = [], coalesce is None, None, None
+                        if decided and coalesce is not None:  # the answer's Accepted is held from now on
+                            held_until = self._loop.time() + COALESCE_SECONDS
+                            timer = self._loop.call_at(held_until, self._wake_audience, audience)
                         continue
                     if held_until is None:
                         held_until = now + COALESCE_SECONDS
                         timer = self._loop.call_at(held_until, self._wake_audience, audience)
                 elif self.is_over:
                     return
+                elif held_until is not None and self._loop.time() >= held_until:
+                    held_until = timer = None  # the hold after a decision ran out with nothing to send
                 await self._wait_for_news(audience, quiet=held_until is not None)
         finally:
             if timer is not None:

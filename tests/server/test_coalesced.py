@@ -147,6 +147,29 @@ async def test_a_seat_holding_its_information_is_not_woken_by_the_other_seats_mo
     await follower.aclose()
 
 
+async def test_after_its_decision_a_seat_holds_its_answers_accepted_without_being_woken(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tables, "COALESCE_SECONDS", 0.3)
+    table = await _started()
+    actor = table.match.to_act
+    assert actor is not None
+    follower = table.follow_batches(actor, table.snapshot(actor).seq, inbox := _LookingInbox(), _is_info)
+    decision = (await _next(follower))[-1]
+    assert isinstance(decision, DecisionRequested)
+    waiting = asyncio.ensure_future(_next(follower))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    looks = inbox.looks
+    assert table.submit(actor, decision.decision_id, decision.legal_actions[0]).accepted
+    inbox.append(INFO)  # the stream's Accepted, put there with no wake-up (as the Play reader does)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert inbox.looks == looks and not waiting.done()  # neither its own move nor its Accepted woke it
+    batch = await waiting  # the hold that began with the decision ends: the Accepted and the move come together
+    assert batch[0] == INFO and any(isinstance(item, Event) and isinstance(item.body, CardPlayed) for item in batch)
+    await follower.aclose()
+
+
 async def test_the_end_of_the_table_is_never_held(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tables, "COALESCE_SECONDS", 30.0)
     table = await _started()
