@@ -47,6 +47,9 @@ from bench.server_bench import FULL, GOAL_GAME, Sizes, game_server, machine, mea
 RESULTS = Path(__file__).resolve().parent / "results" / "shards.json"
 #: Issue 12's goal: 2 shards make at least this many times the moves/s of one, on two cores.
 GOAL_TWO_SHARDS_SPEEDUP = 1.6
+#: Cores other work may take in a window for its moves/s to speak for the shards: more, and the shard count
+#: mostly changes how much of the machine the server wins from the others (more processes, more share).
+QUIET_OTHERS_CORES = 0.25
 _TICK = os.sysconf("SC_CLK_TCK")
 #: Thread groups of a shard process (see :func:`thread_cpu`).
 LOOP, GRPC, PYTHON = "event_loop", "grpc_core_threads", "other_python_threads"
@@ -190,13 +193,15 @@ def compare(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
     budget = [round(two["cores"]["machine"] * 1e6 / (GOAL_TWO_SHARDS_SPEEDUP * one["ceilings_moves_per_second"]
                                                      ["cores_bots_here"]) - two["us_per_move"]["server"])
               for one, two in pairs]
+    others = max(e["cores"]["others"] for pair in pairs for e in pair)
     return {
-        "two_over_one": _median(measured), "two_over_one_by_round": measured,
+        "two_over_one": _median(measured), "two_over_one_by_round": measured, "others_cores_max": others,
         "ceiling_two_over_one_bots_elsewhere": _median(elsewhere),
         "ceiling_two_over_one_bots_elsewhere_by_round": elsewhere,
         "ceiling_two_over_one_bots_here": _median(here), "ceiling_two_over_one_bots_here_by_round": here,
         "bots_budget_us_for_goal": round(statistics.median(budget)), "goal": GOAL_TWO_SHARDS_SPEEDUP,
-        "goal_met": statistics.median(measured) >= GOAL_TWO_SHARDS_SPEEDUP,
+        # None: not shown, other work took more than QUIET_OTHERS_CORES in some window.
+        "goal_met": statistics.median(measured) >= GOAL_TWO_SHARDS_SPEEDUP if others <= QUIET_OTHERS_CORES else None,
     }
 
 
@@ -232,7 +237,7 @@ def render(report: dict[str, Any]) -> str:
         lines += ["", f"(cores over each {report['sizes']['load']['load_seconds']:g} s window: server = loop + grpc + "
                   "py threads of every shard; others = the rest of the machine's busy time)",
                   f"2 shards / 1, measured: {report['two_over_one']} (rounds {report['two_over_one_by_round']}); "
-                  f"goal >= {report['goal']}: {'met' if report['goal_met'] else 'NOT met'}",
+                  f"goal >= {report['goal']}: {_verdict(report)}",
                   f"ceiling with the bots elsewhere: {report['ceiling_two_over_one_bots_elsewhere']} "
                   f"(rounds {report['ceiling_two_over_one_bots_elsewhere_by_round']})",
                   f"ceiling with the bots on these cores: {report['ceiling_two_over_one_bots_here']} "
@@ -240,6 +245,13 @@ def render(report: dict[str, Any]) -> str:
                   f"bots' CPU per move under which the goal is possible with them on these cores: "
                   f"{report['bots_budget_us_for_goal']} us"]
     return "\n".join(lines)
+
+
+def _verdict(report: dict[str, Any]) -> str:
+    if report["goal_met"] is None:
+        return (f"not shown: other work took up to {report['others_cores_max']} cores of a window "
+                f"(quiet: at most {QUIET_OTHERS_CORES})")
+    return "met" if report["goal_met"] else "NOT met"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -52,14 +52,15 @@ def test_the_busiest_shards_loop_bounds_a_sharded_server() -> None:
                                                   "cores_bots_here": 1500}
 
 
-def test_two_over_one_is_taken_within_each_round_with_the_bots_budget_of_the_goal() -> None:
-    def entry(moves_per_second: int, server_us: int, here: int, elsewhere: int) -> dict[str, object]:
-        return {"moves_per_second": moves_per_second, "us_per_move": {"server": server_us},
-                "cores": {"machine": 2},
-                "ceilings_moves_per_second": {"cores_bots_here": here, "cores_bots_elsewhere": elsewhere}}
+def _entry(moves_per_second: int, server_us: int, here: int, elsewhere: int, others: float) -> dict[str, object]:
+    return {"moves_per_second": moves_per_second, "us_per_move": {"server": server_us},
+            "cores": {"machine": 2, "others": others},
+            "ceilings_moves_per_second": {"cores_bots_here": here, "cores_bots_elsewhere": elsewhere}}
 
-    rounds = [{"1": entry(1000, 700, 1500, 1600), "2": entry(1100, 750, 1650, 2600)},
-              {"2": entry(1300, 760, 1700, 2600), "1": entry(1000, 700, 1500, 1600)}]
+
+def test_two_over_one_is_taken_within_each_round_with_the_bots_budget_of_the_goal() -> None:
+    rounds = [{"1": _entry(1000, 700, 1500, 1600, 0.1), "2": _entry(1100, 750, 1650, 2600, 0.0)},
+              {"2": _entry(1300, 760, 1700, 2600, 0.0), "1": _entry(1000, 700, 1500, 1600, 0.2)}]
     out = compare(rounds)
     assert out["two_over_one_by_round"] == [1.1, 1.3]
     assert out["two_over_one"] == 1.2 and out["goal_met"] is False
@@ -67,6 +68,15 @@ def test_two_over_one_is_taken_within_each_round_with_the_bots_budget_of_the_goa
     assert out["ceiling_two_over_one_bots_elsewhere"] == 1.62
     # 2 cores / (1.6 x 1500 moves/s) = 833 us per move for server and bots; the server took 750 and 760.
     assert out["bots_budget_us_for_goal"] == 78
+
+
+def test_a_ratio_won_from_other_work_is_no_verdict_on_the_goal() -> None:
+    # Other work took 0.9 cores from the one-shard run: two shards won more of the machine, not more per core.
+    rounds = [{"1": _entry(600, 800, 1500, 1600, 0.9), "2": _entry(1300, 800, 1650, 2600, 0.1)}]
+    out = compare(rounds)
+    assert out["two_over_one"] == 2.17 and out["goal_met"] is None and out["others_cores_max"] == 0.9
+    assert "not shown: other work took up to 0.9 cores" in render({**out, "rounds": [], "sizes": {
+        "load": {"load_seconds": 10.0}}, "machine": {"cpu_count": 2, "python": "3", "grpcio": "1", "load_average": []}})
 
 
 def test_a_python_thread_counts_apart_from_the_main_thread_even_once_it_has_ended() -> None:
