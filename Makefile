@@ -84,7 +84,7 @@ LADDER := $(BIN)/tricktable ladder --workers $(or $(WORKERS),2)
 ladder: venv
 	$(LADDER) --game twenty_five --games 200 --sims 100
 	$(LADDER) --game forty_five --games 200 --sims 100
-	$(LADDER) --game all_fives --games 100 --sims 30
+	$(LADDER) --game all_fives --games 200 --sims 30
 	$(LADDER) --game cinq_cents --games 40 --sims 20 --option target=500
 
 ladder-timed: venv
