@@ -368,7 +368,12 @@ class _SeatLoop:
         if kind == "batch" and isinstance(message, table_service_pb2.PlayResponse):
             ended = False  # several messages at once (Join.accept_batches), each handled in order
             for item in message.batch.messages:
-                ended = await self.handle(item) or ended
+                if item.WhichOneof("kind") == "event":
+                    # Inline: the events coalesced ahead of a decision cost no coroutine each.
+                    _on_event(session, item.event)
+                    ended = ended or session.result is not None
+                else:
+                    ended = await self.handle(item) or ended
             return ended
         if kind == "event":
             _on_event(session, message.event)
@@ -575,6 +580,10 @@ def _decide_message(decision_id: str, action: Action, legal: Mapping[str, Action
     decide = table_service_pb2.Decide(decision_id=decision_id)
     if annotation:
         decide.annotation.CopyFrom(convert.annotation_to_proto(annotation))
+    for action_id, offered in legal.items():
+        if offered is action:  # one of the view's own legal actions (the usual answer): its id without encoding
+            decide.action_id = action_id
+            return decide
     action_id = convert.action_id(action)
     if legal.get(action_id) == action:
         decide.action_id = action_id
