@@ -368,16 +368,13 @@ class _SeatLoop:
         if kind == "batch" and isinstance(message, table_service_pb2.PlayResponse):
             ended = False  # several messages at once (Join.accept_batches), each handled in order
             for item in message.batch.messages:
-                if item.WhichOneof("kind") == "event":
-                    # Inline: the events coalesced ahead of a decision cost no coroutine each.
-                    _on_event(session, item.event)
-                    ended = ended or session.result is not None
+                if item.WhichOneof("kind") == "event":  # inline: a coalesced event costs no coroutine
+                    ended = _on_event(session, item.event) or ended
                 else:
                     ended = await self.handle(item) or ended
             return ended
         if kind == "event":
-            _on_event(session, message.event)
-            return session.result is not None
+            return _on_event(session, message.event)
         if kind == "decision":
             decision = message.decision
             try:
@@ -564,7 +561,8 @@ def _on_joined(session: SeatSession, joined: table_service_pb2.Joined) -> None:
     log.info("joined table %s as seat %d (sequence %d)", joined.table_id, joined.seat, joined.sequence)
 
 
-def _on_event(session: SeatSession, event: events_pb2.Event) -> None:
+def _on_event(session: SeatSession, event: events_pb2.Event) -> bool:
+    """Record one event in the seat's session; True once the game has ended."""
     if session.last_sequence is not None and event.sequence > session.last_sequence + 1:
         # The protocol promises every event after the last one seen; a gap is the server's bug.
         log.warning("events %d..%d never arrived", session.last_sequence + 1, event.sequence - 1)
@@ -572,6 +570,7 @@ def _on_event(session: SeatSession, event: events_pb2.Event) -> None:
         session.last_sequence = event.sequence
     if event.WhichOneof("kind") == "game_ended":
         session.result = convert.result_from_proto(event.game_ended.result)
+    return session.result is not None
 
 
 def _decide_message(decision_id: str, action: Action, legal: Mapping[str, Action],
