@@ -184,9 +184,14 @@ class ServerProcess:
         return len(os.listdir(f"/proc/{self.pid}/task"))
 
 
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def stat_cpu_seconds(stat: Path) -> float:
+    """User plus system CPU seconds of a /proc ``stat`` file (a process's counts its ended threads too)."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_seconds(pid: int) -> float:
+    return stat_cpu_seconds(Path(f"/proc/{pid}/stat"))
 
 
 @contextmanager

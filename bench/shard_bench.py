@@ -42,7 +42,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.server_bench import FULL, GOAL_GAME, Sizes, game_server, machine, measure_load
+from bench.server_bench import FULL, GOAL_GAME, Sizes, game_server, machine, measure_load, stat_cpu_seconds
 
 RESULTS = Path(__file__).resolve().parent / "results" / "shards.json"
 #: Issue 12's goal: 2 shards make at least this many times the moves/s of one, on two cores.
@@ -69,24 +69,18 @@ QUICK_SHARDS = ShardSizes(rounds=1, load=replace(FULL, load_tables=4, load_clien
                                                  load_seconds=1.5))
 
 
-def _cpu(stat: Path) -> float:
-    """User plus system CPU seconds of a /proc ``stat`` file (a process's counts its ended threads too)."""
-    fields = stat.read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / _TICK
-
-
 def thread_cpu(pid: int) -> dict[str, float]:
     """CPU seconds so far of a process, by group: its main thread (the event loop), the threads gRPC core names
     itself (``event_engine``, ``grpc_global_tim``...), and the rest (Python threads, which keep the process's
     own name, and threads that have ended)."""
     own = Path(f"/proc/{pid}/comm").read_text().strip()
-    total = _cpu(Path(f"/proc/{pid}/stat"))
-    loop = _cpu(Path(f"/proc/{pid}/task/{pid}/stat"))
+    total = stat_cpu_seconds(Path(f"/proc/{pid}/stat"))
+    loop = stat_cpu_seconds(Path(f"/proc/{pid}/task/{pid}/stat"))
     grpc = 0.0
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
             if tid != str(pid) and Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip() != own:
-                grpc += _cpu(Path(f"/proc/{pid}/task/{tid}/stat"))
+                grpc += stat_cpu_seconds(Path(f"/proc/{pid}/task/{tid}/stat"))
         except FileNotFoundError:  # the thread ended between the listing and the read: counted in the rest
             continue
     return {LOOP: loop, GRPC: grpc, PYTHON: max(0.0, total - loop - grpc)}
