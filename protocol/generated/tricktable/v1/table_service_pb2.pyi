@@ -1195,6 +1195,146 @@ class PlayBatch(_message.Message):
 Global___PlayBatch: _TypeAlias = PlayBatch  # noqa: Y015
 
 @_typing.final
+class SeatPlayRequest(_message.Message):
+    """One seat's message inside a PlayMany call."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STREAM_FIELD_NUMBER: _builtins.int
+    REQUEST_FIELD_NUMBER: _builtins.int
+    stream: _builtins.int
+    """The client's number for this seat's conversation, unique within the call while the conversation
+    is open (the server's SeatClosed ends it; the number may then be used again).
+    """
+    @_builtins.property
+    def request(self) -> Global___PlayRequest:
+        """What a Play stream would carry; the first request of a conversation must be a join."""
+
+    def __init__(
+        self,
+        *,
+        stream: _builtins.int = ...,
+        request: Global___PlayRequest | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["request", b"request"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["request", b"request", "stream", b"stream"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatPlayRequest: _TypeAlias = SeatPlayRequest  # noqa: Y015
+
+@_typing.final
+class PlayManyRequest(_message.Message):
+    """A client message on PlayMany: requests for one or more seats, each handled as on its own Play stream."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUESTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def requests(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatPlayRequest]:
+        """The requests, in order."""
+
+    def __init__(
+        self,
+        *,
+        requests: _abc.Iterable[Global___SeatPlayRequest] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["requests", b"requests"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayManyRequest: _TypeAlias = PlayManyRequest  # noqa: Y015
+
+@_typing.final
+class SeatClosed(_message.Message):
+    """One seat's conversation on PlayMany ended, as a Play call would have ended. The call goes on."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CODE_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    code: _builtins.int
+    """The gRPC status code the Play call would have ended with (0, OK, when its table ended)."""
+    message: _builtins.str
+    """The status message."""
+    def __init__(
+        self,
+        *,
+        code: _builtins.int = ...,
+        message: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "message", b"message"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatClosed: _TypeAlias = SeatClosed  # noqa: Y015
+
+@_typing.final
+class SeatPlayResponse(_message.Message):
+    """One seat's message inside a PlayMany call."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STREAM_FIELD_NUMBER: _builtins.int
+    RESPONSE_FIELD_NUMBER: _builtins.int
+    CLOSED_FIELD_NUMBER: _builtins.int
+    stream: _builtins.int
+    """The client's number of the seat's conversation."""
+    @_builtins.property
+    def response(self) -> Global___PlayResponse:
+        """What a Play stream would send."""
+
+    @_builtins.property
+    def closed(self) -> Global___SeatClosed:
+        """The conversation ended; no more messages carry this number until the client joins with it again."""
+
+    def __init__(
+        self,
+        *,
+        stream: _builtins.int = ...,
+        response: Global___PlayResponse | None = ...,
+        closed: Global___SeatClosed | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["closed", b"closed", "kind", b"kind", "response", b"response"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["closed", b"closed", "kind", b"kind", "response", b"response", "stream", b"stream"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["response", "closed"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___SeatPlayResponse: _TypeAlias = SeatPlayResponse  # noqa: Y015
+
+@_typing.final
+class PlayManyResponse(_message.Message):
+    """A server message on PlayMany: what was ready for one or more seats, each in its own order."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RESPONSES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def responses(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatPlayResponse]:
+        """The messages; those of one seat are in the order its Play stream would send them."""
+
+    def __init__(
+        self,
+        *,
+        responses: _abc.Iterable[Global___SeatPlayResponse] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["responses", b"responses"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayManyResponse: _TypeAlias = PlayManyResponse  # noqa: Y015
+
+@_typing.final
 class WatchRequest(_message.Message):
     """Request of Watch."""
 

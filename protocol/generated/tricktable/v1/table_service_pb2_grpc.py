@@ -65,6 +65,11 @@ class TableServiceStub:
                 request_serializer=tricktable_dot_v1_dot_table__service__pb2.PlayRequest.SerializeToString,
                 response_deserializer=tricktable_dot_v1_dot_table__service__pb2.PlayResponse.FromString,
                 _registered_method=True)
+        self.PlayMany = channel.stream_stream(
+                '/tricktable.v1.TableService/PlayMany',
+                request_serializer=tricktable_dot_v1_dot_table__service__pb2.PlayManyRequest.SerializeToString,
+                response_deserializer=tricktable_dot_v1_dot_table__service__pb2.PlayManyResponse.FromString,
+                _registered_method=True)
         self.Watch = channel.unary_stream(
                 '/tricktable.v1.TableService/Watch',
                 request_serializer=tricktable_dot_v1_dot_table__service__pb2.WatchRequest.SerializeToString,
@@ -128,6 +133,16 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PlayMany(self, request_iterator, context):
+        """Play many seats over one call (a client running many bots: a bot farm, a tournament runner). Each
+        seat's conversation is exactly a Play stream's, under a number the client chooses; what is ready for
+        several seats at once travels as one message, so a busy client and server pay one message for many
+        moves. See docs/protocol.md.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Watch(self, request, context):
         """Like Play for clients without bidirectional streams: join with a token and receive the same messages.
         """
@@ -181,6 +196,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.Play,
                     request_deserializer=tricktable_dot_v1_dot_table__service__pb2.PlayRequest.FromString,
                     response_serializer=tricktable_dot_v1_dot_table__service__pb2.PlayResponse.SerializeToString,
+            ),
+            'PlayMany': grpc.stream_stream_rpc_method_handler(
+                    servicer.PlayMany,
+                    request_deserializer=tricktable_dot_v1_dot_table__service__pb2.PlayManyRequest.FromString,
+                    response_serializer=tricktable_dot_v1_dot_table__service__pb2.PlayManyResponse.SerializeToString,
             ),
             'Watch': grpc.unary_stream_rpc_method_handler(
                     servicer.Watch,
@@ -361,6 +381,33 @@ class TableService:
             '/tricktable.v1.TableService/Play',
             tricktable_dot_v1_dot_table__service__pb2.PlayRequest.SerializeToString,
             tricktable_dot_v1_dot_table__service__pb2.PlayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PlayMany(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/tricktable.v1.TableService/PlayMany',
+            tricktable_dot_v1_dot_table__service__pb2.PlayManyRequest.SerializeToString,
+            tricktable_dot_v1_dot_table__service__pb2.PlayManyResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -76,6 +76,12 @@ class TableServiceStub:
     """The record (game-record.md JSON) of a finished or aborted table."""
     Play: _grpc.StreamStreamMultiCallable[_table_service_pb2.PlayRequest, _table_service_pb2.PlayResponse]
     """Play one seat: join with a token, receive view, events and decision requests, send decisions."""
+    PlayMany: _grpc.StreamStreamMultiCallable[_table_service_pb2.PlayManyRequest, _table_service_pb2.PlayManyResponse]
+    """Play many seats over one call (a client running many bots: a bot farm, a tournament runner). Each
+    seat's conversation is exactly a Play stream's, under a number the client chooses; what is ready for
+    several seats at once travels as one message, so a busy client and server pay one message for many
+    moves. See docs/protocol.md.
+    """
     Watch: _grpc.UnaryStreamMultiCallable[_table_service_pb2.WatchRequest, _table_service_pb2.WatchResponse]
     """Like Play for clients without bidirectional streams: join with a token and receive the same messages."""
     SubmitAction: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.SubmitActionRequest, _table_service_pb2.SubmitActionResponse]
@@ -100,6 +106,12 @@ class TableServiceAsyncStub(TableServiceStub):
     """The record (game-record.md JSON) of a finished or aborted table."""
     Play: _aio.StreamStreamMultiCallable[_table_service_pb2.PlayRequest, _table_service_pb2.PlayResponse]  # type: ignore[assignment]
     """Play one seat: join with a token, receive view, events and decision requests, send decisions."""
+    PlayMany: _aio.StreamStreamMultiCallable[_table_service_pb2.PlayManyRequest, _table_service_pb2.PlayManyResponse]  # type: ignore[assignment]
+    """Play many seats over one call (a client running many bots: a bot farm, a tournament runner). Each
+    seat's conversation is exactly a Play stream's, under a number the client chooses; what is ready for
+    several seats at once travels as one message, so a busy client and server pay one message for many
+    moves. See docs/protocol.md.
+    """
     Watch: _aio.UnaryStreamMultiCallable[_table_service_pb2.WatchRequest, _table_service_pb2.WatchResponse]  # type: ignore[assignment]
     """Like Play for clients without bidirectional streams: join with a token and receive the same messages."""
     SubmitAction: _aio.UnaryUnaryMultiCallable[_table_service_pb2.SubmitActionRequest, _table_service_pb2.SubmitActionResponse]  # type: ignore[assignment]
@@ -157,6 +169,18 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_table_service_pb2.PlayResponse], _abc.AsyncIterator[_table_service_pb2.PlayResponse]]:
         """Play one seat: join with a token, receive view, events and decision requests, send decisions."""
+
+    @_abc_1.abstractmethod
+    def PlayMany(
+        self,
+        request_iterator: _MaybeAsyncIterator[_table_service_pb2.PlayManyRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_table_service_pb2.PlayManyResponse], _abc.AsyncIterator[_table_service_pb2.PlayManyResponse]]:
+        """Play many seats over one call (a client running many bots: a bot farm, a tournament runner). Each
+        seat's conversation is exactly a Play stream's, under a number the client chooses; what is ready for
+        several seats at once travels as one message, so a busy client and server pay one message for many
+        moves. See docs/protocol.md.
+        """
 
     @_abc_1.abstractmethod
     def Watch(
