@@ -103,7 +103,7 @@ class GameServer:
             self.lobby.resume()
         server = grpc.aio.server(
             interceptors=[AccessLogInterceptor(), ErrorInterceptor(),
-                          StreamLimitInterceptor(self.config.limits.max_streams_per_client)],
+                          StreamLimitInterceptor(self.lobby.client_streams)],
             options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
                      ("grpc.max_send_message_length", MAX_SEND_BYTES),
                      ("grpc.so_reuseport", 0)])

@@ -342,6 +342,29 @@ class Relay(pb_grpc.TableServiceServicer):
                 await writer
 
 
+    async def PlayMany(self, request_iterator: AsyncIterator[pb.PlayManyRequest],
+                       context: Context) -> AsyncIterator[pb.PlayManyResponse]:
+        """Forwarded unchanged, with no fault and nothing watched: the situations are played on Play and Watch."""
+        upstream = self.stub.PlayMany()  # type: ignore[call-arg]  # grpc-stubs: the iterator is optional (we write)
+
+        async def forward() -> None:
+            with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                async for request in request_iterator:
+                    await upstream.write(request)
+                await upstream.done_writing()
+
+        writer = asyncio.ensure_future(forward())
+        try:
+            async for message in upstream:
+                yield message
+        except grpc.aio.AioRpcError as error:
+            await context.abort(error.code(), error.details() or "")
+        finally:
+            writer.cancel()
+            upstream.cancel()
+            with contextlib.suppress(BaseException):
+                await writer
+
 def upstream_channel(upstream: str, root_certificates: bytes | None = None) -> grpc.aio.Channel:
     """A channel to the server under the relay: TLS when ``root_certificates`` are given."""
     options = [("grpc.max_receive_message_length", 32 * 1024 * 1024)]

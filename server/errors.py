@@ -86,6 +86,18 @@ class ShardUnavailableError(ServerError):
     """The shard that runs a table can not be reached (``serve --shards``: still starting, or gone)."""
 
 
+class ShardStatusError(ServerError):
+    """A table's shard ended a forwarded call with ``code``: the call (or conversation) relaying it ends alike.
+
+    Raised rather than aborting the relaying call, so that a PlayMany
+    conversation forwarded to a shard ends alone, not the whole call.
+    """
+
+    def __init__(self, message: str, code: grpc.StatusCode = grpc.StatusCode.UNKNOWN) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 #: Domain error -> status code. Rules errors that reach the service layer
 #: (options, notation, records) are the client's bad input.
 STATUS_CODES: dict[type[Exception], grpc.StatusCode] = {
@@ -109,8 +121,23 @@ STATUS_CODES: dict[type[Exception], grpc.StatusCode] = {
 
 def status_for(error: BaseException) -> grpc.StatusCode | None:
     """The status code for ``error`` (most specific class first), or None when it is not a domain error."""
+    if isinstance(error, ShardStatusError):
+        return error.code
     for cls in type(error).__mro__:
         code = STATUS_CODES.get(cls)
         if code is not None:
             return code
     return None
+
+
+def ending_status(error: Exception) -> tuple[grpc.StatusCode, str]:
+    """The status a call (or a PlayMany conversation) ends with because of ``error``, and its message.
+
+    A domain error gives its code and its bounded message; anything else is
+    ``INTERNAL`` naming only the error's type (its text may tell internals):
+    the caller logs it, as a bug.
+    """
+    code = status_for(error)
+    if code is None:
+        return grpc.StatusCode.INTERNAL, f"internal error: {type(error).__name__}"
+    return code, bounded(str(error))

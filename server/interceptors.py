@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
 import structlog
 
-from tricktable.server.errors import TooManyStreamsError, bounded, status_for
+from tricktable.server.errors import ending_status, status_for
+from tricktable.server.stream_guard import ClientStreams
 
 log = structlog.get_logger("tricktable.rpc")
 
@@ -68,11 +68,9 @@ class _Wrapping(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
 
 
 async def _abort_for(error: Exception, context: Context, method: str) -> None:
-    code = status_for(error)
-    if code is None:
+    if status_for(error) is None:
         log.exception("unexpected error", method=method)
-        await context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(error).__name__}")
-    await context.abort(code, bounded(str(error)))
+    await context.abort(*ending_status(error))
 
 
 class ErrorInterceptor(_Wrapping):
@@ -138,27 +136,21 @@ class AccessLogInterceptor(_Wrapping):
 
 
 class StreamLimitInterceptor(_Wrapping):
-    """At most ``max_streams`` open streams per client address (RESOURCE_EXHAUSTED beyond)."""
+    """Every streaming call holds one of its client address's open streams (``streams``: RESOURCE_EXHAUSTED beyond).
 
-    def __init__(self, max_streams: int) -> None:
-        self.max_streams = max_streams
-        self.open: Counter[str] = Counter()
+    PlayMany's conversations hold one each too (:mod:`tricktable.server.play_many`), from the same count.
+    """
+
+    def __init__(self, streams: ClientStreams) -> None:
+        self.streams = streams
 
     def unary(self, method: str, inner: Unary) -> Unary:
         return inner
 
     def streaming(self, method: str, inner: Streaming) -> Streaming:
         async def behaviour(request: Any, context: Context) -> AsyncIterator[Any]:
-            client = client_of(context)
-            if self.open[client] >= self.max_streams:
-                raise TooManyStreamsError(f"this client holds its limit of {self.max_streams} open streams")
-            self.open[client] += 1
-            try:
+            with self.streams.held(client_of(context)):
                 async for response in inner(request, context):
                     yield response
-            finally:
-                self.open[client] -= 1
-                if not self.open[client]:
-                    del self.open[client]
 
         return behaviour

@@ -51,6 +51,7 @@ from tricktable.server.journal import Journal, Opening, TableJournal
 from tricktable.server.seats import TokenBook, clean_name, new_token, token_digest
 from tricktable.server.shard_ids import table_id_for, token_prefix
 from tricktable.server.storage import Storage, TableMeta
+from tricktable.server.stream_guard import ClientStreams
 from tricktable.server.tables import Table, TableStatus
 
 log = structlog.get_logger("tricktable.lobby")
@@ -68,6 +69,8 @@ class Limits:
     max_seekers: int = 2000
     #: Open streams at once per seat token (Play and Watch): a client reconnecting in a loop can not pile them up.
     max_streams_per_seat: int = 4
+    #: Seats' conversations open at once on one PlayMany call (each also counts as a stream of its client).
+    max_conversations_per_call: int = 1000
     #: Spectators at once per table.
     max_spectators_per_table: int = 200
     #: Seconds a Play stream has to send its join; then it ends with DEADLINE_EXCEEDED.
@@ -114,6 +117,8 @@ class Lobby:
         self.storage = storage
         self.journal = journal
         self.limits = limits or Limits()
+        #: Open streams per client address (calls and PlayMany conversations), for every kind of stream.
+        self.client_streams = ClientStreams(self.limits.max_streams_per_client)
         self.time_control = time_control or TimeControl()
         #: This process's shard (``serve --shards``): its table ids and tokens name it; None: unsharded.
         self.shard = shard

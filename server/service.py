@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncGenerator, AsyncIterator, Coroutine
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -37,6 +37,7 @@ from tricktable.server.errors import (
 from tricktable.server.events import Audience, DecisionRequested, Event
 from tricktable.server.interceptors import client_of
 from tricktable.server.lobby import Lobby
+from tricktable.server.play_many import ManyCall
 from tricktable.server.storage import TableMeta as StoredMeta
 from tricktable.server.stream_guard import Inbox, RejectionBudget, StreamFailure, decoded
 from tricktable.server.tables import Outcome, Table
@@ -122,7 +123,13 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
     # --- playing ---------------------------------------------------------
 
     async def Play(self, request_iterator: AsyncIterator[pb.PlayRequest],
-                   context: Context) -> AsyncIterator[pb.PlayResponse]:
+                   context: Context) -> AsyncGenerator[pb.PlayResponse, None]:
+        """One seat's conversation: its join, then its messages until its table ends (docs/protocol.md, section 5).
+
+        The one home of a seat's conversation: PlayMany runs each of its
+        conversations through this method (a sharded server's override
+        included, which forwards a seat of another shard).
+        """
         limits = self.lobby.limits
         loop = asyncio.get_running_loop()
         requests = decoded(request_iterator.__aiter__())
@@ -189,6 +196,13 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         async for response in _seat_stream(table, seat, join.name, last_seen, pb.PlayResponse, inbox, read(),
                                            join.accept_batches or join.coalesce_events, join.enumerate_discards,
                                            join.coalesce_events, wire):
+            yield response
+
+    async def PlayMany(self, request_iterator: AsyncIterator[pb.PlayManyRequest],
+                       context: Context) -> AsyncIterator[pb.PlayManyResponse]:
+        """Many seats' Play conversations over one call, each through :meth:`Play` (see :mod:`server.play_many`)."""
+        call = ManyCall(self.Play, context, client_of(context), self.lobby.limits, self.lobby.client_streams)
+        async for response in call.responses(request_iterator):
             yield response
 
     async def Watch(self, request: pb.WatchRequest, context: Context) -> AsyncIterator[pb.WatchResponse]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 import grpc
@@ -36,7 +36,7 @@ import structlog
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
-from tricktable.server.errors import ShardUnavailableError
+from tricktable.server.errors import ShardStatusError, ShardUnavailableError
 from tricktable.server.lobby import Lobby, SeatTicket
 from tricktable.server.service import Context, TableService
 from tricktable.server.shard_ids import shard_of_table, shard_of_token
@@ -106,9 +106,9 @@ def _forwarded(context: Context) -> bool:
     return any(key == HOP[0] for key, _ in (context.invocation_metadata() or ()))
 
 
-async def _relay_status(error: grpc.aio.AioRpcError, context: Context) -> None:
-    """End this call with the status the table's shard answered (abort raises)."""
-    await context.abort(error.code(), error.details() or "")
+def _relayed(error: grpc.aio.AioRpcError) -> ShardStatusError:
+    """The error that ends this call (or PlayMany conversation) with the status the table's shard answered."""
+    return ShardStatusError(error.details() or "", error.code())
 
 
 class ShardedTableService(TableService):
@@ -130,7 +130,7 @@ class ShardedTableService(TableService):
         try:
             return await getattr(stub, method)(request, metadata=(HOP,))
         except grpc.aio.AioRpcError as error:
-            await _relay_status(error, context)
+            raise _relayed(error) from None
 
     async def _routed(self, shard: int | None, method: str, request: Any, context: Context,
                       here: Callable[[Any, Context], Awaitable[Any]]) -> Any:
@@ -155,7 +155,7 @@ class ShardedTableService(TableService):
             async for response in call:
                 yield response
         except grpc.aio.AioRpcError as error:
-            await _relay_status(error, context)
+            raise _relayed(error) from None
         finally:
             call.cancel()
 
@@ -236,7 +236,7 @@ class ShardedTableService(TableService):
             yield response
 
     async def Play(self, request_iterator: AsyncIterator[pb.PlayRequest],
-                   context: Context) -> AsyncIterator[pb.PlayResponse]:
+                   context: Context) -> AsyncGenerator[pb.PlayResponse, None]:
         """Read up to the join; play here, or relay the whole stream (what was read included) to the token's shard."""
         requests = request_iterator.__aiter__()
         read: list[pb.PlayRequest] = []
@@ -263,7 +263,7 @@ class ShardedTableService(TableService):
             async for response in call:
                 yield response
         except grpc.aio.AioRpcError as error:
-            await _relay_status(error, context)
+            raise _relayed(error) from None
         finally:
             writer.cancel()
             call.cancel()

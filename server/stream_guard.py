@@ -10,19 +10,22 @@
   it ends with ``RESOURCE_EXHAUSTED``.
 - :class:`StreamFailure`: how the reader task hands such an end to the one
   writer of the stream.
+- :class:`ClientStreams`: the open streams of each client address, bounded
+  (a PlayMany conversation counts as one stream).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections import deque
-from collections.abc import AsyncIterator
+import contextlib
+from collections import Counter, deque
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from google.protobuf.message import DecodeError
 
-from tricktable.server.errors import ServerError, UndecodableRequestError
+from tricktable.server.errors import ServerError, TooManyStreamsError, UndecodableRequestError
 
 T = TypeVar("T")
 
@@ -98,3 +101,33 @@ class RejectionBudget:
             return False
         self._tokens -= 1.0
         return True
+
+
+class ClientStreams:
+    """The open streams of each client address, at most ``limit`` each.
+
+    One count for every kind of stream: a call (counted by the stream limit
+    interceptor) and each PlayMany conversation on it, so many seats over one
+    call hold what as many Play calls would.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.open: Counter[str] = Counter()
+
+    @contextlib.contextmanager
+    def held(self, client: str) -> Iterator[None]:
+        """Hold one of ``client``'s streams for the block.
+
+        Raises:
+            TooManyStreamsError: the client holds its limit.
+        """
+        if self.open[client] >= self.limit:
+            raise TooManyStreamsError(f"this client holds its limit of {self.limit} open streams")
+        self.open[client] += 1
+        try:
+            yield
+        finally:
+            self.open[client] -= 1
+            if not self.open[client]:
+                del self.open[client]

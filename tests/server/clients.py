@@ -142,3 +142,81 @@ def result_of(run: SeatRun) -> game_pb2.Result | None:
             result: game_pb2.Result = event.game_ended.result
             return result
     return None
+
+
+@dataclass
+class ManyRun:
+    """What one PlayMany call received: each conversation's messages and closes, and the call's own messages."""
+
+    seats: dict[int, SeatRun] = field(default_factory=dict)
+    closed: dict[int, list[pb.SeatClosed]] = field(default_factory=dict)
+    messages: list[pb.PlayManyResponse] = field(default_factory=list)
+
+    def seat(self, stream: int) -> SeatRun:
+        return self.seats.setdefault(stream, SeatRun())
+
+
+class PlayMany:
+    """One PlayMany call carrying several seats' conversations; every decision answered by ``choose``.
+
+    What is ready for several seats is answered in one message, as a client running many bots would.
+    """
+
+    def __init__(self, stub: Any, choose: Chooser = first_legal) -> None:
+        self.call = stub.PlayMany()
+        self.choose = choose
+        self.run = ManyRun()
+
+    async def send(self, *requests: tuple[int, pb.PlayRequest]) -> None:
+        await self.call.write(pb.PlayManyRequest(
+            requests=[pb.SeatPlayRequest(stream=n, request=r) for n, r in requests]))
+
+    async def join(self, tokens: dict[int, str], **options: Any) -> None:
+        """Open one conversation per stream number, each with its token's join, in one message."""
+        await self.send(*((n, pb.PlayRequest(join=pb.Join(token=t, **options))) for n, t in tokens.items()))
+
+    async def play(self, streams: int, *, answer: bool = True) -> ManyRun:
+        """Read (answering decisions) until ``streams`` conversations have closed; the run."""
+        closed = 0
+        while closed < streams:
+            message = await asyncio.wait_for(self.call.read(), 30)
+            assert isinstance(message, pb.PlayManyResponse), message
+            self.run.messages.append(message)
+            answers: list[tuple[int, pb.PlayRequest]] = []
+            for entry in message.responses:
+                if entry.WhichOneof("kind") == "closed":
+                    self.run.closed.setdefault(entry.stream, []).append(entry.closed)
+                    closed += 1
+                    continue
+                self.run.seat(entry.stream).responses.append(entry.response)
+                items = (entry.response.batch.messages if entry.response.WhichOneof("kind") == "batch"
+                         else [entry.response])
+                for item in items:
+                    if answer and item.WhichOneof("kind") == "decision":
+                        decide = self.choose(item.decision)
+                        if decide is not None:
+                            answers.append((entry.stream, pb.PlayRequest(decide=decide)))
+            if answers:
+                await self.send(*answers)
+        return self.run
+
+    def cancel(self) -> None:
+        self.call.cancel()
+
+
+def comparable(message: pb.PlayResponse) -> tuple[str, bytes] | None:
+    """Events after the start (their time cleared) and decisions (id, legal action ids, view); None for the rest.
+
+    The start (sequences 1 and 2) is an event only for the seats that joined before the last one.
+    """
+    kind = message.WhichOneof("kind")
+    if kind == "event" and message.event.sequence > 2:
+        event = pb.PlayResponse().event
+        event.CopyFrom(message.event)
+        event.time_unix_ms = 0
+        return kind, event.SerializeToString(deterministic=True)
+    if kind == "decision":
+        d = message.decision
+        ids = ",".join(a.id for a in d.legal_actions).encode()
+        return kind, d.decision_id.encode() + b"|" + ids + b"|" + d.view.SerializeToString(deterministic=True)
+    return None

@@ -14,6 +14,7 @@ from typing import Any
 import grpc
 import pytest
 
+from tests.server.clients import comparable
 from tests.server.test_service import create_game
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 
@@ -40,24 +41,6 @@ async def _play(stub: Any, token: str, *, batches: bool) -> tuple[list[pb.PlayRe
     return received, flat
 
 
-def _comparable(message: pb.PlayResponse) -> tuple[str, bytes] | None:
-    """Events after the start (their time cleared) and decisions (id, legal action ids, view); None for the rest.
-
-    The start (sequences 1 and 2) is an event only for the seats that joined before the last one.
-    """
-    kind = message.WhichOneof("kind")
-    if kind == "event" and message.event.sequence > 2:
-        event = pb.PlayResponse().event
-        event.CopyFrom(message.event)
-        event.time_unix_ms = 0
-        return kind, event.SerializeToString(deterministic=True)
-    if kind == "decision":
-        d = message.decision
-        ids = ",".join(a.id for a in d.legal_actions).encode()
-        return kind, d.decision_id.encode() + b"|" + ids + b"|" + d.view.SerializeToString(deterministic=True)
-    return None
-
-
 async def _run(stub: Any, game: str, *, batches: bool) -> list[tuple[list[pb.PlayResponse], list[pb.PlayResponse]]]:
     created = await create_game(stub, game, seed=f"batches-{game}")
     return list(await asyncio.gather(*(_play(stub, t.token, batches=batches) for t in created.seat_tokens)))
@@ -69,7 +52,7 @@ async def test_batched_seats_get_the_same_messages_in_fewer_writes(stub: Any, ga
     batched = await _run(stub, game, batches=True)
     for (plain_received, plain_flat), (received, flat) in zip(plain, batched, strict=True):
         assert not any(m.WhichOneof("kind") == "batch" for m in plain_received)
-        assert [c for m in flat if (c := _comparable(m))] == [c for m in plain_flat if (c := _comparable(m))]
+        assert [c for m in flat if (c := comparable(m))] == [c for m in plain_flat if (c := comparable(m))]
         kinds = [m.WhichOneof("kind") for m in flat]
         assert kinds.count("accepted") == kinds.count("decision") > 0
         assert "rejection" not in kinds and kinds[0] == "joined" and kinds[-1] in ("event", "accepted")

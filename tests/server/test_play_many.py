@@ -1,0 +1,289 @@
+"""PlayMany: many seats' Play conversations over one call, each exactly a Play stream (docs/protocol.md, section 5).
+
+Real gRPC on 127.0.0.1; the clients are raw protocol clients (tests/server/clients.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from tests.server.clients import PlayMany, PlaySeat, comparable, create, result_of
+from tests.server.conftest import TEST_CLOCKS
+from tests.server.test_hostile_streams import UNDECODABLE, connected, final_code
+from tests.server.test_service import create_game, record_of
+from tricktable.protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.server.app import GameServer, ServerConfig
+from tricktable.server.lobby import Limits
+
+PLAY_MANY = "/tricktable.v1.TableService/PlayMany"
+OPTIONS = {"target": 21}
+UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED.value[0]
+RESOURCE_EXHAUSTED = grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
+
+
+@pytest.fixture
+async def small_server(tmp_path: Path) -> AsyncIterator[GameServer]:
+    """A server with small limits, to reach them quickly."""
+    limits = Limits(max_streams_per_client=6, max_rejections_burst=20, max_rejections_per_second=2.0,
+                    max_conversations_per_call=3)
+    server = GameServer(ServerConfig(port=0, data_dir=tmp_path, limits=limits, time_control=TEST_CLOCKS,
+                                     stop_grace=0.5))
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+def _messages(run: Any) -> list[tuple[str, bytes]]:
+    return [c for m in run.responses if (c := comparable(m))]
+
+
+def _moves(record: dict[str, Any]) -> list[Any]:
+    return [(deal["actions"], deal.get("tricks"), deal.get("scores")) for deal in record["deals"]]
+
+
+async def test_seats_of_several_tables_on_one_call_get_exactly_what_their_play_streams_get(stub: Any) -> None:
+    seeds = ["many-a", "many-b"]
+    plain = [await create_game(stub, "twenty_five", seed=s) for s in seeds]
+    played = [await asyncio.wait_for(asyncio.gather(*(PlaySeat(stub, t.token).play() for t in c.seat_tokens)), 60)
+              for c in plain]
+    many = [await create_game(stub, "twenty_five", seed=s) for s in seeds]
+    # Stream numbers unrelated to the seats: each conversation is keyed by its own number only.
+    streams = {100 + 7 * i + s: (i, s) for i, c in enumerate(many) for s in range(len(c.seat_tokens))}
+    client = PlayMany(stub)
+    await client.join({n: many[i].seat_tokens[s].token for n, (i, s) in streams.items()})
+    run = await client.play(len(streams))
+    await client.call.done_writing()
+    assert await client.call.code() is grpc.StatusCode.OK  # every conversation closed, the client done: the call ends
+    assert all([c.code for c in closes] == [0] for closes in run.closed.values())
+    for number, (i, s) in streams.items():
+        seat_run = run.seats[number]
+        joined = seat_run.responses[0].joined
+        assert (joined.table_id, joined.seat) == (many[i].table_id, s)
+        assert _messages(seat_run) == _messages(played[i][s])  # the same events and decisions, its own seat's only
+        assert (r := result_of(seat_run)) is not None and r.status == game_pb2.RESULT_STATUS_FINISHED
+    for p, m in zip(plain, many, strict=True):
+        assert _moves(await record_of(stub, m.table_id)) == _moves(await record_of(stub, p.table_id))
+
+
+async def test_messages_ready_for_several_seats_travel_in_one_response(stub: Any) -> None:
+    created = await create_game(stub, "twenty_five", seed="many-batched")
+    client = PlayMany(stub)
+    await client.join(dict(enumerate(t.token for t in created.seat_tokens)))
+    run = await client.play(len(created.seat_tokens))
+    seat_messages = sum(len(m.responses) for m in run.messages)
+    shared = [m for m in run.messages if len({e.stream for e in m.responses}) > 1]
+    # Every move is news for all four seats at once: most of it travels together.
+    assert len(run.messages) < seat_messages / 2 and shared
+
+
+async def test_a_bad_token_closes_its_conversation_unauthenticated_while_the_others_play_on(stub: Any) -> None:
+    created = await create(stub, "all_fives", options=OPTIONS)
+    client = PlayMany(stub)
+    await client.join({0: created.seat_tokens[0].token, 1: "not-a-token", 2: created.seat_tokens[1].token})
+    run = await client.play(3)
+    assert [c.code for c in run.closed[1]] == [UNAUTHENTICATED] and run.closed[1][0].message
+    assert 1 not in run.seats
+    for number in (0, 2):
+        assert [c.code for c in run.closed[number]] == [0]
+        assert (r := result_of(run.seats[number])) is not None and r.status == game_pb2.RESULT_STATUS_FINISHED
+
+
+async def test_a_decide_before_the_join_is_refused_not_joined_and_the_join_still_opens(stub: Any) -> None:
+    created = await create(stub, "all_fives", options=OPTIONS)
+    client = PlayMany(stub)
+    await client.send((5, pb.PlayRequest(decide=pb.Decide(decision_id="1", action_id="x"))))
+    await client.join({5: created.seat_tokens[0].token, 6: created.seat_tokens[1].token})
+    run = await client.play(2)
+    first = run.seats[5].responses[0]
+    assert first.WhichOneof("kind") == "rejection" and first.rejection.reason == pb.REJECTION_REASON_NOT_JOINED
+    assert run.seats[5].responses[1].WhichOneof("kind") == "joined"
+    assert [c.code for c in run.closed[5]] == [0]
+
+
+async def test_a_second_join_on_a_conversation_is_refused_already_joined(stub: Any) -> None:
+    created = await create(stub, "all_fives", options=OPTIONS)
+    client = PlayMany(stub)
+    token = created.seat_tokens[0].token
+    await client.send((0, pb.PlayRequest(join=pb.Join(token=token))), (0, pb.PlayRequest(join=pb.Join(token=token))))
+    await client.join({1: created.seat_tokens[1].token})
+    run = await client.play(2)
+    kinds = [r.WhichOneof("kind") for r in run.seats[0].responses]
+    assert kinds.count("joined") == 1
+    refused = run.seats[0].of("rejection")
+    assert refused and refused[0].reason == pb.REJECTION_REASON_ALREADY_JOINED
+
+
+async def test_a_decide_for_another_seat_is_refused_on_this_seats_conversation(stub: Any) -> None:
+    created = await create(stub, "all_fives", options=OPTIONS)
+    decisions: dict[int, pb.DecisionRequest] = {}
+    client = PlayMany(stub, choose=lambda d: None)  # nobody answers: the first decision stays pending
+    await client.join({0: created.seat_tokens[0].token, 1: created.seat_tokens[1].token})
+    while not decisions:
+        for entry in (await asyncio.wait_for(client.call.read(), 30)).responses:
+            if entry.response.WhichOneof("kind") == "decision":
+                decisions[entry.stream] = entry.response.decision
+    (mover, decision), = decisions.items()
+    other = 1 - mover
+    # The other seat's conversation answers the mover's decision: refused, nothing played.
+    await client.send((other, pb.PlayRequest(decide=pb.Decide(decision_id=decision.decision_id,
+                                                              action_id=decision.legal_actions[0].id))))
+    while True:
+        entries = [e for e in (await asyncio.wait_for(client.call.read(), 30)).responses if e.stream == other]
+        refused = [e.response.rejection for e in entries if e.response.WhichOneof("kind") == "rejection"]
+        if refused:
+            break
+    assert refused[0].reason == pb.REJECTION_REASON_NOT_YOUR_TURN
+    client.cancel()
+
+
+async def test_a_flood_of_refused_messages_closes_its_conversation_resource_exhausted(
+        small_server: GameServer) -> None:
+    async with grpc.aio.insecure_channel(small_server.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        created = await create(stub, "all_fives", options=OPTIONS)
+        client = PlayMany(stub)
+        await client.join({0: created.seat_tokens[0].token, 1: created.seat_tokens[1].token})
+        bogus = pb.PlayRequest(decide=pb.Decide(decision_id="999999", action_id="nothing"))
+        await client.send(*[(0, bogus)] * 30)  # over the burst of 20 at once
+        run = await client.play(2)
+        assert [c.code for c in run.closed[0]] == [RESOURCE_EXHAUSTED]
+        assert len(run.seats[0].of("rejection")) <= 21
+        assert [c.code for c in run.closed[1]] == [0]  # the other seat played on: seat 0 away, its clock defaults
+
+
+async def test_a_closed_number_opens_a_new_conversation(stub: Any) -> None:
+    created = await create(stub, "all_fives", options=OPTIONS)
+    client = PlayMany(stub)
+    await client.join({0: "not-a-token"})
+    run = await client.play(1)
+    assert [c.code for c in run.closed[0]] == [UNAUTHENTICATED]
+    await client.join({0: created.seat_tokens[0].token, 1: created.seat_tokens[1].token})
+    run = await client.play(2)
+    assert [c.code for c in run.closed[0]] == [UNAUTHENTICATED, 0]
+    assert run.seats[0].responses[0].joined.seat == 0 and result_of(run.seats[0]) is not None
+
+
+async def test_an_undecodable_message_ends_the_call_invalid_argument(server: GameServer, stub: Any) -> None:
+    created = await create(stub, "all_fives", options=OPTIONS)
+    async with grpc.aio.insecure_channel(server.address) as channel:
+        call = channel.stream_stream(PLAY_MANY, None, None)()  # type: ignore[call-arg]  # raw bytes both ways
+        await call.write(pb.PlayManyRequest(requests=[pb.SeatPlayRequest(
+            stream=0, request=pb.PlayRequest(join=pb.Join(token=created.seat_tokens[0].token)))]).SerializeToString())
+        first = pb.PlayManyResponse.FromString(await asyncio.wait_for(call.read(), 10))
+        assert first.responses[0].response.WhichOneof("kind") == "joined"
+        await call.write(UNDECODABLE)
+        assert await final_code(call) is grpc.StatusCode.INVALID_ARGUMENT
+    for _ in range(100):  # its conversations end with it
+        if not await connected(stub, created.table_id, 0):
+            break
+        await asyncio.sleep(0.02)
+    assert not await connected(stub, created.table_id, 0)
+
+
+async def test_dropping_the_call_disconnects_its_seats_and_they_rejoin_on_play(stub: Any) -> None:
+    created = await create(stub, "all_fives", options=OPTIONS)
+    client = PlayMany(stub, choose=lambda d: None)
+    await client.join({0: created.seat_tokens[0].token, 1: created.seat_tokens[1].token})
+    joined = 0
+    while joined < 2:
+        joined += sum(e.response.WhichOneof("kind") == "joined"
+                      for e in (await asyncio.wait_for(client.call.read(), 30)).responses)
+    assert await connected(stub, created.table_id, 0) and await connected(stub, created.table_id, 1)
+    client.cancel()
+    for _ in range(100):
+        if not (await connected(stub, created.table_id, 0) or await connected(stub, created.table_id, 1)):
+            break
+        await asyncio.sleep(0.02)
+    assert not (await connected(stub, created.table_id, 0) or await connected(stub, created.table_id, 1))
+    runs = await asyncio.wait_for(asyncio.gather(*(PlaySeat(stub, t.token).play() for t in created.seat_tokens)), 60)
+    assert all((r := result_of(run)) is not None and r.status == game_pb2.RESULT_STATUS_FINISHED for run in runs)
+
+
+async def test_each_conversation_counts_towards_the_seat_token_limit(stub: Any) -> None:
+    created = await create(stub, "all_fives", options=OPTIONS)
+    token = created.seat_tokens[0].token
+    limit = Limits().max_streams_per_seat
+    client = PlayMany(stub, choose=lambda d: None)
+    await client.join({n: token for n in range(limit + 1)})
+    closes: list[tuple[int, pb.SeatClosed]] = []
+    joined = 0
+    while len(closes) + joined < limit + 1:
+        for entry in (await asyncio.wait_for(client.call.read(), 30)).responses:
+            if entry.WhichOneof("kind") == "closed":
+                closes.append((entry.stream, entry.closed))
+            elif entry.response.WhichOneof("kind") == "joined":
+                joined += 1
+    assert joined == limit and [c.code for _, c in closes] == [RESOURCE_EXHAUSTED]
+    client.cancel()
+
+
+async def test_each_conversation_counts_towards_the_client_address_limit(small_server: GameServer) -> None:
+    async with grpc.aio.insecure_channel(small_server.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        tokens = [t.token for _ in range(2) for t in (await create(stub, "all_fives", options=OPTIONS)).seat_tokens]
+        clients = [PlayMany(stub, choose=lambda d: None) for _ in range(2)]  # 2 calls + 4 conversations: 6 streams
+        for client, pair in zip(clients, (tokens[:2], tokens[2:]), strict=True):
+            await client.join(dict(enumerate(pair)))
+        for client in clients:
+            joined = 0
+            while joined < 2:
+                joined += sum(e.response.WhichOneof("kind") == "joined"
+                              for e in (await asyncio.wait_for(client.call.read(), 30)).responses)
+        extra = PlaySeat(stub, tokens[0])
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await asyncio.wait_for(extra.play(), 30)
+        assert refused.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+        clients[0].cancel()  # its call and its two conversations free three streams
+        for _ in range(100):
+            if not small_server.lobby.client_streams.open:
+                break
+            await asyncio.sleep(0.02)
+        assert sum(small_server.lobby.client_streams.open.values()) == 3
+
+
+async def test_conversations_beyond_the_calls_bound_are_closed_resource_exhausted(
+        small_server: GameServer) -> None:
+    async with grpc.aio.insecure_channel(small_server.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        created = await create(stub, "all_fives", options=OPTIONS)
+        client = PlayMany(stub, choose=lambda d: None)
+        token = created.seat_tokens[0].token
+        await client.join({n: token for n in range(3)} | {3: created.seat_tokens[1].token})  # the bound is 3
+        message = await asyncio.wait_for(client.call.read(), 30)
+        closes = [(e.stream, e.closed.code) for e in message.responses if e.WhichOneof("kind") == "closed"]
+        assert closes == [(3, RESOURCE_EXHAUSTED)]
+        client.cancel()
+
+
+async def test_a_call_that_never_reads_is_no_longer_read(tmp_path: Path) -> None:
+    """Bounded outbox and queues: a client that only writes is held back (flow control) instead of growing the server."""
+    limits = Limits(max_rejections_burst=1_000_000)  # every refusal allowed: only the bounds can hold it back
+    server = GameServer(ServerConfig(port=0, data_dir=tmp_path, limits=limits, time_control=TEST_CLOCKS,
+                                     stop_grace=0.5))
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(server.address) as channel:
+            stub = table_service_pb2_grpc.TableServiceStub(channel)
+            created = await create(stub, "all_fives", options=OPTIONS)
+            client = PlayMany(stub)
+            token = created.seat_tokens[0].token
+            await client.join({0: token})
+            again = pb.PlayRequest(join=pb.Join(token=token))  # each refused ALREADY_JOINED, each answered
+            sent = 0
+            with pytest.raises(TimeoutError):
+                for _ in range(10_000):
+                    await asyncio.wait_for(client.send(*[(0, again)] * 50), 2)
+                    sent += 50
+            assert sent < 500_000  # held back long before the end
+            client.cancel()
+    finally:
+        await server.stop()
