@@ -265,7 +265,7 @@ async def test_conversations_beyond_the_calls_bound_are_closed_resource_exhauste
 
 
 async def test_a_call_that_never_reads_is_no_longer_read(tmp_path: Path) -> None:
-    """Bounded outbox and queues: a client that only writes is held back (flow control) instead of growing the server."""
+    """Bounded outbox and queues: a client that only writes is held back (flow control), the server not grown."""
     limits = Limits(max_rejections_burst=1_000_000)  # every refusal allowed: only the bounds can hold it back
     server = GameServer(ServerConfig(port=0, data_dir=tmp_path, limits=limits, time_control=TEST_CLOCKS,
                                      stop_grace=0.5))
