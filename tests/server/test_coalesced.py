@@ -17,7 +17,7 @@ import grpc
 import pytest
 
 import tricktable.server.tables as tables
-from tests.server.test_batches import _comparable
+from tests.server.clients import comparable
 from tests.server.test_service import create_game
 from tests.server.test_tables import make_table
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
@@ -218,7 +218,7 @@ async def test_coalescing_seats_get_the_same_messages_in_fewer_writes(stub: Any)
     coalesced, coalesced_arrivals = await _run(stub, coalesce=True)
     for seat, (plain, fewer) in enumerate(zip(batched, coalesced, strict=True)):
         def flat(arrivals: list[tuple[float, int, Any]], seat: int = seat) -> list[Any]:
-            return [c for _, s, m in arrivals if s == seat and (c := _comparable(m))]
+            return [c for _, s, m in arrivals if s == seat and (c := comparable(m))]
 
         assert flat(coalesced_arrivals) == flat(batched_arrivals)
         kinds = [m.WhichOneof("kind") for _, s, m in coalesced_arrivals if s == seat]

@@ -175,7 +175,7 @@ async def test_a_closed_number_opens_a_new_conversation(stub: Any) -> None:
 async def test_an_undecodable_message_ends_the_call_invalid_argument(server: GameServer, stub: Any) -> None:
     created = await create(stub, "all_fives", options=OPTIONS)
     async with grpc.aio.insecure_channel(server.address) as channel:
-        call = channel.stream_stream(PLAY_MANY, None, None)()  # type: ignore[call-arg]  # raw bytes both ways
+        call: Any = channel.stream_stream(PLAY_MANY, None, None)()  # type: ignore[call-arg]  # raw bytes both ways
         await call.write(pb.PlayManyRequest(requests=[pb.SeatPlayRequest(
             stream=0, request=pb.PlayRequest(join=pb.Join(token=created.seat_tokens[0].token)))]).SerializeToString())
         first = pb.PlayManyResponse.FromString(await asyncio.wait_for(call.read(), 10))
