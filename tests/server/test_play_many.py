@@ -12,6 +12,7 @@ from typing import Any
 
 import grpc
 import pytest
+from structlog.testing import capture_logs
 
 from tests.server.clients import PlayMany, PlaySeat, comparable, create, result_of
 from tests.server.conftest import TEST_CLOCKS
@@ -19,7 +20,9 @@ from tests.server.test_hostile_streams import UNDECODABLE, connected, final_code
 from tests.server.test_service import create_game, record_of
 from tricktable.protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.server import service
 from tricktable.server.app import GameServer, ServerConfig
+from tricktable.server.events import DecisionRequested
 from tricktable.server.lobby import Limits
 
 PLAY_MANY = "/tricktable.v1.TableService/PlayMany"
@@ -32,7 +35,7 @@ RESOURCE_EXHAUSTED = grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
 async def small_server(tmp_path: Path) -> AsyncIterator[GameServer]:
     """A server with small limits, to reach them quickly."""
     limits = Limits(max_streams_per_client=6, max_rejections_burst=20, max_rejections_per_second=2.0,
-                    max_conversations_per_call=3)
+                    max_conversations_per_call=3, join_deadline_seconds=1.0)
     server = GameServer(ServerConfig(port=0, data_dir=tmp_path, limits=limits, time_control=TEST_CLOCKS,
                                      stop_grace=0.5))
     await server.start()
@@ -287,3 +290,53 @@ async def test_a_call_that_never_reads_is_no_longer_read(tmp_path: Path) -> None
             client.cancel()
     finally:
         await server.stop()
+
+
+async def test_a_conversation_that_never_joins_is_closed_at_the_join_deadline(small_server: GameServer) -> None:
+    async with grpc.aio.insecure_channel(small_server.address) as channel:
+        client = PlayMany(table_service_pb2_grpc.TableServiceStub(channel))
+        await client.send((4, pb.PlayRequest()))  # opened, and never a join
+        run = await client.play(1)
+        assert [c.code for c in run.closed[4]] == [grpc.StatusCode.DEADLINE_EXCEEDED.value[0]]
+        client.cancel()
+
+
+async def test_a_call_opening_numbers_beyond_its_bound_too_fast_ends_resource_exhausted(
+        small_server: GameServer) -> None:
+    async with grpc.aio.insecure_channel(small_server.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        created = await create(stub, "all_fives", options=OPTIONS)
+        client = PlayMany(stub, choose=lambda d: None)
+        await client.join({n: created.seat_tokens[0].token for n in range(3)})  # the call's bound of 3
+        await client.send(*[(n, pb.PlayRequest()) for n in range(10, 40)])  # 30 refused openings, burst 20
+        refused = 0
+        with pytest.raises(grpc.aio.AioRpcError) as ended:
+            while True:
+                message = await asyncio.wait_for(client.call.read(), 30)
+                refused += sum(e.WhichOneof("kind") == "closed" for e in message.responses)
+        assert ended.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED and refused <= 20
+
+
+async def test_an_unexpected_error_closes_only_its_conversation_internal_and_is_logged_with_its_seat(
+        stub: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    fill = service._fill_seat_message
+
+    def failing(out: Any, item: Any, wire: Any) -> None:
+        if isinstance(item, DecisionRequested):
+            raise RuntimeError("a bug")
+        fill(out, item, wire)
+
+    monkeypatch.setattr(service, "_fill_seat_message", failing)
+    created = await create(stub, "all_fives", options=OPTIONS)
+    client = PlayMany(stub)
+    with capture_logs() as lines:
+        await client.join({0: created.seat_tokens[0].token, 1: created.seat_tokens[1].token})
+        run = await client.play(1)
+    (number, closes), = run.closed.items()
+    assert [(c.code, c.message) for c in closes] == [(grpc.StatusCode.INTERNAL.value[0], "internal error: RuntimeError")]
+    failed = [line for line in lines if line["event"] == "conversation failed"]
+    assert [(line["table"], line["seat"], line["stream"]) for line in failed] == [(created.table_id, number, number)]
+    await client.join({7: "not-a-token"})  # the call goes on
+    run = await client.play(1)
+    assert [c.code for c in run.closed[7]] == [UNAUTHENTICATED]
+    client.cancel()

@@ -21,7 +21,7 @@ from typing import Any
 import grpc
 import pytest
 
-from tests.server.clients import PlaySeat, create, result_of, spectate
+from tests.server.clients import PlayMany, PlaySeat, create, result_of, spectate
 from tricktable.bots.first_legal import FirstLegalBot
 from tricktable.client_sdk.runner import play_target, run_bot_async, seek_and_run_async
 from tricktable.protocol import convert
@@ -158,6 +158,22 @@ async def test_every_call_about_a_table_reaches_its_shard_from_the_public_addres
             token=remote.seat_tokens[0].token, decide=pb.Decide(decision_id="1", action_id="x")))
         assert answer.WhichOneof("outcome") == "rejection"
 
+
+async def test_a_play_many_call_to_one_shard_plays_seats_of_every_shard(sharded: ShardedServer) -> None:
+    async with grpc.aio.insecure_channel(sharded.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        created = [await create(stub, "all_fives", options=OPTIONS) for _ in range(2)]
+        assert {shard_of_table(c.table_id) for c in created} == {0, 1}
+        seats = [(c.table_id, t.seat, t.token) for c in created for t in c.seat_tokens]
+        client = PlayMany(stub)
+        # Every seat on shard 0's call; a bad token naming shard 1 is refused there, and relayed.
+        await client.join({n: token for n, (_, _, token) in enumerate(seats)} | {9: token_prefix(1) + "bad.token"})
+        run = await asyncio.wait_for(client.play(len(seats) + 1), 90)
+    assert [c.code for c in run.closed[9]] == [grpc.StatusCode.UNAUTHENTICATED.value[0]]
+    for n, (table_id, seat, _) in enumerate(seats):
+        joined = run.seats[n].responses[0].joined
+        assert (joined.table_id, joined.seat) == (table_id, seat) and [c.code for c in run.closed[n]] == [0]
+        assert (r := result_of(run.seats[n])) is not None and r.status == game_pb2.RESULT_STATUS_FINISHED
 
 async def test_seekers_on_different_shards_meet_and_are_seated_on_a_placed_table(sharded: ShardedServer) -> None:
     async def seek(address: str) -> pb.SeekSeated:
