@@ -4,11 +4,16 @@ grpc.aio's ``call.read()`` gives a reply or the end-of-stream marker
 ``grpc.aio.EOF`` (missing from grpc-stubs), typed as anything. The SDK's
 seat loop and the server's conformance harness and relay all read
 ``PlayResponse`` streams; :func:`next_reply` is the one place that tells
-the end from a message and checks the message's type.
+the end from a message and checks the message's type. :func:`forwarded`
+relays a bidirectional call (a shard forwarding a seat's stream, the
+conformance relay).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any, TypeVar
 
 import grpc.aio
@@ -35,4 +40,31 @@ async def next_reply(call: Any, kind: type[M]) -> M | None:
     return message
 
 
-__all__ = ["EOF", "next_reply"]
+async def forwarded(call: Any, requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    """The replies of a bidirectional ``call`` while a task writes ``requests`` to it (then half-closes it).
+
+    The call is cancelled when the replies end or the reader stops, and the
+    writer with it. A write the call refuses (it ended) ends the writing
+    only: the call's status reaches the reader.
+
+    Raises:
+        grpc.aio.AioRpcError: the call failed.
+    """
+    async def pump() -> None:
+        with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):
+            async for request in requests:
+                await call.write(request)
+            await call.done_writing()
+
+    writer = asyncio.ensure_future(pump())
+    try:
+        async for reply in call:
+            yield reply
+    finally:
+        writer.cancel()
+        call.cancel()
+        with contextlib.suppress(BaseException):
+            await writer
+
+
+__all__ = ["EOF", "forwarded", "next_reply"]

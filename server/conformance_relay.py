@@ -33,7 +33,7 @@ from google.protobuf.message import Message
 
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
-from tricktable.protocol.stream import next_reply
+from tricktable.protocol.stream import forwarded, next_reply
 
 Context = grpc.aio.ServicerContext[Any, Any]
 
@@ -345,25 +345,11 @@ class Relay(pb_grpc.TableServiceServicer):
     async def PlayMany(self, request_iterator: AsyncIterator[pb.PlayManyRequest],
                        context: Context) -> AsyncIterator[pb.PlayManyResponse]:
         """Forwarded unchanged, with no fault and nothing watched: the situations are played on Play and Watch."""
-        upstream = self.stub.PlayMany()  # type: ignore[call-arg]  # grpc-stubs: the iterator is optional (we write)
-
-        async def forward() -> None:
-            with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):
-                async for request in request_iterator:
-                    await upstream.write(request)
-                await upstream.done_writing()
-
-        writer = asyncio.ensure_future(forward())
         try:
-            async for message in upstream:
+            async for message in forwarded(self.stub.PlayMany(), request_iterator):  # type: ignore[call-arg]
                 yield message
         except grpc.aio.AioRpcError as error:
             await context.abort(error.code(), error.details() or "")
-        finally:
-            writer.cancel()
-            upstream.cancel()
-            with contextlib.suppress(BaseException):
-                await writer
 
 def upstream_channel(upstream: str, root_certificates: bytes | None = None) -> grpc.aio.Channel:
     """A channel to the server under the relay: TLS when ``root_certificates`` are given."""

@@ -25,7 +25,6 @@ forwarded again (a table whose shard does not answer is an error, not a loop).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
@@ -36,6 +35,7 @@ import structlog
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
+from tricktable.protocol.stream import forwarded
 from tricktable.server.errors import ShardStatusError, ShardUnavailableError
 from tricktable.server.lobby import Lobby, SeatTicket
 from tricktable.server.service import Context, TableService
@@ -251,25 +251,11 @@ class ShardedTableService(TableService):
             return
         stub = await self.shards.stub(shard)
         call = stub.Play(metadata=(HOP,))  # type: ignore[call-arg]  # grpc-stubs: the iterator is optional
-
-        async def pump() -> None:
-            with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):
-                async for request in _replayed(read, requests):
-                    await call.write(request)
-                await call.done_writing()
-
-        writer = asyncio.ensure_future(pump())
         try:
-            async for response in call:
+            async for response in forwarded(call, _replayed(read, requests)):
                 yield response
         except grpc.aio.AioRpcError as error:
             raise _relayed(error) from None
-        finally:
-            writer.cancel()
-            call.cancel()
-            with contextlib.suppress(BaseException):
-                await writer
-
 
 async def _replayed(first: list[pb.PlayRequest], rest: AsyncIterator[pb.PlayRequest]) -> AsyncIterator[pb.PlayRequest]:
     """The requests already read, then the rest of the stream."""

@@ -17,10 +17,14 @@ from tricktable.server.lobby import Limits
 
 
 @asynccontextmanager
-async def running_server(data_dir: Path, clocks: TimeControl) -> AsyncIterator[GameServer]:
-    """A started server storing in ``data_dir``, stopped (records kept) when the block ends."""
+async def running_server(data_dir: Path, clocks: TimeControl,
+                         limits: Limits | None = None) -> AsyncIterator[GameServer]:
+    """A started server storing in ``data_dir``, stopped (records kept) when the block ends.
+
+    ``limits``: small ones, for the tests that reach them; the defaults (records kept 30 s) otherwise.
+    """
     game_server = GameServer(ServerConfig(host="127.0.0.1", port=0, data_dir=data_dir, time_control=clocks,
-                                          limits=Limits(retain_seconds=30.0), stop_grace=1.0))
+                                          limits=limits or Limits(retain_seconds=30.0), stop_grace=1.0))
     await game_server.start()
     try:
         yield game_server

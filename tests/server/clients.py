@@ -200,6 +200,12 @@ class PlayMany:
                 await self.send(*answers)
         return self.run
 
+    async def joined(self, count: int) -> None:
+        """Read until ``count`` conversations have joined (answering nothing)."""
+        while count > 0:
+            message = await asyncio.wait_for(self.call.read(), 30)
+            count -= sum(e.response.WhichOneof("kind") == "joined" for e in message.responses)
+
     def cancel(self) -> None:
         self.call.cancel()
 

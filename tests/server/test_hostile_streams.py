@@ -15,6 +15,7 @@ import grpc
 import pytest
 from structlog.testing import capture_logs
 
+from tests.live_server import running_server
 from tests.server.clients import PlaySeat, create
 from tests.server.conftest import TEST_CLOCKS
 from tests.server.toy_game import RULES
@@ -26,7 +27,7 @@ from tricktable.rules.actions import Play
 from tricktable.rules.cards import card
 from tricktable.rules.match import Match
 from tricktable.rules.shuffle import SeededDecks
-from tricktable.server.app import GameServer, ServerConfig
+from tricktable.server.app import GameServer
 from tricktable.server.clocks import TimeControl
 from tricktable.server.lobby import Limits
 from tricktable.server.logging import configure
@@ -71,13 +72,8 @@ async def small_server(tmp_path: Path) -> AsyncIterator[GameServer]:
     """A server with small stream limits and a short join deadline, to reach them quickly."""
     limits = Limits(max_streams_per_client=6, join_deadline_seconds=1.0, max_rejections_burst=20,
                     max_rejections_per_second=2.0)
-    server = GameServer(ServerConfig(port=0, data_dir=tmp_path, limits=limits, time_control=TEST_CLOCKS,
-                                     stop_grace=0.5))
-    await server.start()
-    try:
+    async with running_server(tmp_path, TEST_CLOCKS, limits) as server:
         yield server
-    finally:
-        await server.stop()
 
 
 async def connected(stub: Any, table_id: str, seat: int) -> bool:

@@ -14,6 +14,7 @@ import grpc
 import pytest
 from structlog.testing import capture_logs
 
+from tests.live_server import running_server
 from tests.server.clients import PlayMany, PlaySeat, comparable, create, result_of
 from tests.server.conftest import TEST_CLOCKS
 from tests.server.test_hostile_streams import UNDECODABLE, connected, final_code
@@ -21,7 +22,7 @@ from tests.server.test_service import create_game, record_of
 from tricktable.protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.server import service
-from tricktable.server.app import GameServer, ServerConfig
+from tricktable.server.app import GameServer
 from tricktable.server.events import DecisionRequested
 from tricktable.server.lobby import Limits
 
@@ -36,13 +37,14 @@ async def small_server(tmp_path: Path) -> AsyncIterator[GameServer]:
     """A server with small limits, to reach them quickly."""
     limits = Limits(max_streams_per_client=6, max_rejections_burst=20, max_rejections_per_second=2.0,
                     max_conversations_per_call=3, join_deadline_seconds=1.0)
-    server = GameServer(ServerConfig(port=0, data_dir=tmp_path, limits=limits, time_control=TEST_CLOCKS,
-                                     stop_grace=0.5))
-    await server.start()
-    try:
+    async with running_server(tmp_path, TEST_CLOCKS, limits) as server:
         yield server
-    finally:
-        await server.stop()
+
+
+@pytest.fixture
+async def small_stub(small_server: GameServer) -> AsyncIterator[table_service_pb2_grpc.TableServiceStub]:
+    async with grpc.aio.insecure_channel(small_server.address) as channel:
+        yield table_service_pb2_grpc.TableServiceStub(channel)
 
 
 def _messages(run: Any) -> list[tuple[str, bytes]]:
@@ -148,19 +150,16 @@ async def test_a_decide_for_another_seat_is_refused_on_this_seats_conversation(s
     client.cancel()
 
 
-async def test_a_flood_of_refused_messages_closes_its_conversation_resource_exhausted(
-        small_server: GameServer) -> None:
-    async with grpc.aio.insecure_channel(small_server.address) as channel:
-        stub = table_service_pb2_grpc.TableServiceStub(channel)
-        created = await create(stub, "all_fives", options=OPTIONS)
-        client = PlayMany(stub)
-        await client.join({0: created.seat_tokens[0].token, 1: created.seat_tokens[1].token})
-        bogus = pb.PlayRequest(decide=pb.Decide(decision_id="999999", action_id="nothing"))
-        await client.send(*[(0, bogus)] * 30)  # over the burst of 20 at once
-        run = await client.play(2)
-        assert [c.code for c in run.closed[0]] == [RESOURCE_EXHAUSTED]
-        assert len(run.seats[0].of("rejection")) <= 21
-        assert [c.code for c in run.closed[1]] == [0]  # the other seat played on: seat 0 away, its clock defaults
+async def test_a_flood_of_refused_messages_closes_its_conversation_resource_exhausted(small_stub: Any) -> None:
+    created = await create(small_stub, "all_fives", options=OPTIONS)
+    client = PlayMany(small_stub)
+    await client.join({0: created.seat_tokens[0].token, 1: created.seat_tokens[1].token})
+    bogus = pb.PlayRequest(decide=pb.Decide(decision_id="999999", action_id="nothing"))
+    await client.send(*[(0, bogus)] * 30)  # over the burst of 20 at once
+    run = await client.play(2)
+    assert [c.code for c in run.closed[0]] == [RESOURCE_EXHAUSTED]
+    assert len(run.seats[0].of("rejection")) <= 21
+    assert [c.code for c in run.closed[1]] == [0]  # the other seat played on: seat 0 away, its clock defaults
 
 
 async def test_a_closed_number_opens_a_new_conversation(stub: Any) -> None:
@@ -196,10 +195,7 @@ async def test_dropping_the_call_disconnects_its_seats_and_they_rejoin_on_play(s
     created = await create(stub, "all_fives", options=OPTIONS)
     client = PlayMany(stub, choose=lambda d: None)
     await client.join({0: created.seat_tokens[0].token, 1: created.seat_tokens[1].token})
-    joined = 0
-    while joined < 2:
-        joined += sum(e.response.WhichOneof("kind") == "joined"
-                      for e in (await asyncio.wait_for(client.call.read(), 30)).responses)
+    await client.joined(2)
     assert await connected(stub, created.table_id, 0) and await connected(stub, created.table_id, 1)
     client.cancel()
     for _ in range(100):
@@ -229,92 +225,75 @@ async def test_each_conversation_counts_towards_the_seat_token_limit(stub: Any) 
     client.cancel()
 
 
-async def test_each_conversation_counts_towards_the_client_address_limit(small_server: GameServer) -> None:
-    async with grpc.aio.insecure_channel(small_server.address) as channel:
-        stub = table_service_pb2_grpc.TableServiceStub(channel)
-        tokens = [t.token for _ in range(2) for t in (await create(stub, "all_fives", options=OPTIONS)).seat_tokens]
-        clients = [PlayMany(stub, choose=lambda d: None) for _ in range(2)]  # 2 calls + 4 conversations: 6 streams
-        for client, pair in zip(clients, (tokens[:2], tokens[2:]), strict=True):
-            await client.join(dict(enumerate(pair)))
-        for client in clients:
-            joined = 0
-            while joined < 2:
-                joined += sum(e.response.WhichOneof("kind") == "joined"
-                              for e in (await asyncio.wait_for(client.call.read(), 30)).responses)
-        extra = PlaySeat(stub, tokens[0])
-        with pytest.raises(grpc.aio.AioRpcError) as refused:
-            await asyncio.wait_for(extra.play(), 30)
-        assert refused.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
-        clients[0].cancel()  # its call and its two conversations free three streams
-        for _ in range(100):
-            if not small_server.lobby.client_streams.open:
-                break
-            await asyncio.sleep(0.02)
-        assert sum(small_server.lobby.client_streams.open.values()) == 3
+async def test_each_conversation_counts_towards_the_client_address_limit(small_server: GameServer,
+                                                                        small_stub: Any) -> None:
+    tokens = [t.token for _ in range(2) for t in (await create(small_stub, "all_fives", options=OPTIONS)).seat_tokens]
+    clients = [PlayMany(small_stub, choose=lambda d: None) for _ in range(2)]  # 2 calls + 4 conversations: 6 streams
+    for client, pair in zip(clients, (tokens[:2], tokens[2:]), strict=True):
+        await client.join(dict(enumerate(pair)))
+        await client.joined(2)
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await asyncio.wait_for(PlaySeat(small_stub, tokens[0]).play(), 30)
+    assert refused.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+    clients[0].cancel()  # its call and its two conversations free three streams
+    held = small_server.lobby.client_streams.open
+    for _ in range(100):
+        if sum(held.values()) <= 3:
+            break
+        await asyncio.sleep(0.02)
+    assert sum(held.values()) == 3
 
 
-async def test_conversations_beyond_the_calls_bound_are_closed_resource_exhausted(
-        small_server: GameServer) -> None:
-    async with grpc.aio.insecure_channel(small_server.address) as channel:
-        stub = table_service_pb2_grpc.TableServiceStub(channel)
-        created = await create(stub, "all_fives", options=OPTIONS)
-        client = PlayMany(stub, choose=lambda d: None)
-        token = created.seat_tokens[0].token
-        await client.join({n: token for n in range(3)} | {3: created.seat_tokens[1].token})  # the bound is 3
-        message = await asyncio.wait_for(client.call.read(), 30)
-        closes = [(e.stream, e.closed.code) for e in message.responses if e.WhichOneof("kind") == "closed"]
-        assert closes == [(3, RESOURCE_EXHAUSTED)]
-        client.cancel()
+async def test_conversations_beyond_the_calls_bound_are_closed_resource_exhausted(small_stub: Any) -> None:
+    created = await create(small_stub, "all_fives", options=OPTIONS)
+    client = PlayMany(small_stub, choose=lambda d: None)
+    token = created.seat_tokens[0].token
+    await client.join({n: token for n in range(3)} | {3: created.seat_tokens[1].token})  # the bound is 3
+    message = await asyncio.wait_for(client.call.read(), 30)
+    closes = [(e.stream, e.closed.code) for e in message.responses if e.WhichOneof("kind") == "closed"]
+    assert closes == [(3, RESOURCE_EXHAUSTED)]
+    client.cancel()
 
 
 async def test_a_call_that_never_reads_is_no_longer_read(tmp_path: Path) -> None:
     """Bounded outbox and queues: a client that only writes is held back (flow control), the server not grown."""
     limits = Limits(max_rejections_burst=1_000_000)  # every refusal allowed: only the bounds can hold it back
-    server = GameServer(ServerConfig(port=0, data_dir=tmp_path, limits=limits, time_control=TEST_CLOCKS,
-                                     stop_grace=0.5))
-    await server.start()
-    try:
-        async with grpc.aio.insecure_channel(server.address) as channel:
-            stub = table_service_pb2_grpc.TableServiceStub(channel)
-            created = await create(stub, "all_fives", options=OPTIONS)
-            client = PlayMany(stub)
-            token = created.seat_tokens[0].token
-            await client.join({0: token})
-            again = pb.PlayRequest(join=pb.Join(token=token))  # each refused ALREADY_JOINED, each answered
-            sent = 0
-            with pytest.raises(TimeoutError):
-                for _ in range(10_000):
-                    await asyncio.wait_for(client.send(*[(0, again)] * 50), 2)
-                    sent += 50
-            assert sent < 500_000  # held back long before the end
-            client.cancel()
-    finally:
-        await server.stop()
-
-
-async def test_a_conversation_that_never_joins_is_closed_at_the_join_deadline(small_server: GameServer) -> None:
-    async with grpc.aio.insecure_channel(small_server.address) as channel:
-        client = PlayMany(table_service_pb2_grpc.TableServiceStub(channel))
-        await client.send((4, pb.PlayRequest()))  # opened, and never a join
-        run = await client.play(1)
-        assert [c.code for c in run.closed[4]] == [grpc.StatusCode.DEADLINE_EXCEEDED.value[0]]
+    async with (running_server(tmp_path, TEST_CLOCKS, limits) as server,
+                grpc.aio.insecure_channel(server.address) as channel):
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        created = await create(stub, "all_fives", options=OPTIONS)
+        client = PlayMany(stub)
+        token = created.seat_tokens[0].token
+        await client.join({0: token})
+        again = pb.PlayRequest(join=pb.Join(token=token))  # each refused ALREADY_JOINED, each answered
+        sent = 0
+        with pytest.raises(TimeoutError):
+            for _ in range(10_000):
+                await asyncio.wait_for(client.send(*[(0, again)] * 50), 2)
+                sent += 50
+        assert sent < 500_000  # held back long before the end
         client.cancel()
 
 
-async def test_a_call_opening_numbers_beyond_its_bound_too_fast_ends_resource_exhausted(
-        small_server: GameServer) -> None:
-    async with grpc.aio.insecure_channel(small_server.address) as channel:
-        stub = table_service_pb2_grpc.TableServiceStub(channel)
-        created = await create(stub, "all_fives", options=OPTIONS)
-        client = PlayMany(stub, choose=lambda d: None)
-        await client.join({n: created.seat_tokens[0].token for n in range(3)})  # the call's bound of 3
-        await client.send(*[(n, pb.PlayRequest()) for n in range(10, 40)])  # 30 refused openings, burst 20
-        refused = 0
-        with pytest.raises(grpc.aio.AioRpcError) as ended:
-            while True:
-                message = await asyncio.wait_for(client.call.read(), 30)
-                refused += sum(e.WhichOneof("kind") == "closed" for e in message.responses)
-        assert ended.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED and refused <= 20
+async def test_a_conversation_that_never_joins_is_closed_at_the_join_deadline(small_stub: Any) -> None:
+    client = PlayMany(small_stub)
+    await client.send((4, pb.PlayRequest()))  # opened, and never a join
+    run = await client.play(1)
+    assert [c.code for c in run.closed[4]] == [grpc.StatusCode.DEADLINE_EXCEEDED.value[0]]
+    client.cancel()
+
+
+async def test_a_call_opening_numbers_beyond_its_bound_too_fast_ends_resource_exhausted(small_stub: Any) -> None:
+    created = await create(small_stub, "all_fives", options=OPTIONS)
+    client = PlayMany(small_stub, choose=lambda d: None)
+    await client.join({n: created.seat_tokens[0].token for n in range(3)})  # the call's bound of 3
+    await client.send(*[(n, pb.PlayRequest()) for n in range(10, 40)])  # 30 refused openings, burst 20
+    refused = 0
+    with pytest.raises(grpc.aio.AioRpcError) as ended:
+        while True:
+            message = await asyncio.wait_for(client.call.read(), 30)
+            refused += sum(e.WhichOneof("kind") == "closed" for e in message.responses)
+    assert ended.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED and refused <= 20
 
 
 async def test_an_unexpected_error_closes_only_its_conversation_internal_and_is_logged_with_its_seat(
@@ -333,7 +312,8 @@ async def test_an_unexpected_error_closes_only_its_conversation_internal_and_is_
         await client.join({0: created.seat_tokens[0].token, 1: created.seat_tokens[1].token})
         run = await client.play(1)
     (number, closes), = run.closed.items()
-    assert [(c.code, c.message) for c in closes] == [(grpc.StatusCode.INTERNAL.value[0], "internal error: RuntimeError")]
+    internal = grpc.StatusCode.INTERNAL.value[0]
+    assert [(c.code, c.message) for c in closes] == [(internal, "internal error: RuntimeError")]
     failed = [line for line in lines if line["event"] == "conversation failed"]
     assert [(line["table"], line["seat"], line["stream"]) for line in failed] == [(created.table_id, number, number)]
     await client.join({7: "not-a-token"})  # the call goes on
