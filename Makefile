@@ -98,6 +98,7 @@ bench: venv
 	$(PY) -m bench.run
 	$(PY) -m bench.server_bench
 	$(PY) -m bench.shard_bench
+	$(PY) -m bench.sdk_decode
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -44,6 +44,7 @@ from tricktable.rules.actions import (
     Bid,
     Denomination,
     Discard,
+    Gift,
     Play,
     Rob,
     Run,
@@ -52,7 +53,7 @@ from tricktable.rules.actions import (
     discards_of,
 )
 from tricktable.rules.annotation import Annotation
-from tricktable.rules.cards import Card, Suit
+from tricktable.rules.cards import ALL_CARDS, Card, Suit
 from tricktable.rules.errors import NotationError, OptionsError
 from tricktable.rules.events import (
     ACTION_EVENTS,
@@ -182,13 +183,20 @@ def card_to_proto(card: Card | None) -> str:
     return "" if card is None else card.code
 
 
+#: Every card by its wire form (its notation): decoding a card is one lookup.
+_CARD_OF: dict[str, Card] = {c.code: c for c in ALL_CARDS}
+
+
 def card_from_proto(text: str) -> Card | None:
     """A card from its notation, or ``None`` for ``""``.
 
     Raises:
         NotationError: for text that is not a card.
     """
-    return None if text == "" else Card.parse(text)
+    if text == "":
+        return None
+    card = _CARD_OF.get(text)
+    return Card.parse(text) if card is None else card  # Card.parse says what is wrong with the text
 
 
 def cards_to_proto(items: Iterable[Card]) -> list[str]:
@@ -196,13 +204,18 @@ def cards_to_proto(items: Iterable[Card]) -> list[str]:
     return [c.code for c in items]
 
 
-def cards_from_proto(items: Iterable[str]) -> tuple[Card, ...]:
-    """Several cards from notation, order kept.
+def cards_from_proto(items: Sequence[str]) -> tuple[Card, ...]:
+    """Several cards from notation, order kept (one lookup each: a view has a dozen card lists).
 
     Raises:
         NotationError: on the first bad card.
     """
-    return tuple(Card.parse(c) for c in items)
+    if not items:
+        return ()
+    try:
+        return tuple(map(_CARD_OF.__getitem__, items))
+    except KeyError:
+        return tuple(Card.parse(c) for c in items)  # raises, naming the first bad card
 
 
 # --- actions -----------------------------------------------------------------
@@ -283,11 +296,26 @@ def _fill_action(out: game_pb2.Action, action: Action) -> None:
             _put(case, f.wire, f.put(value))
 
 
-#: Actions decoded lately, by their wire bytes: actions are frozen values, so one decoding serves every message
-#: that spells it (a client gets the same few dozen actions in every decision and every history).
+# Memos of decoded values by their wire bytes. What the SDK decodes is frozen (actions, tricks, history
+# entries), so one decoding serves every message that spells it: a client gets the same few dozen actions in
+# every decision and history, and a deal's completed tricks in each of its views. Serializing a small message
+# and looking it up costs a fraction of building the rules' objects again.
+
+#: Values kept at most by each memo (Cinq Cents discards alone have thousands); the oldest goes first.
+MAX_DECODED = 4096
 _ACTIONS_DECODED: dict[bytes, Action] = {}
-#: Actions kept at most (Cinq Cents discards alone have thousands); the oldest goes first.
-MAX_ACTIONS_DECODED = 4096
+_TRICKS_DECODED: dict[bytes, Trick] = {}
+_SEAT_ACTIONS_DECODED: dict[bytes, ActionEvent] = {}
+
+T = TypeVar("T")
+
+
+def _remember(memo: dict[K, T], key: K, value: T) -> T:
+    """``value``, kept in ``memo`` under ``key`` (the memo's oldest value goes when it holds ``MAX_DECODED``)."""
+    if len(memo) >= MAX_DECODED:
+        del memo[next(iter(memo))]
+    memo[key] = value
+    return value
 
 
 def action_from_proto(message: game_pb2.Action) -> Action:
@@ -298,12 +326,7 @@ def action_from_proto(message: game_pb2.Action) -> Action:
     """
     key = message.SerializeToString()
     action = _ACTIONS_DECODED.get(key)
-    if action is None:
-        action = _decode_action(message)
-        if len(_ACTIONS_DECODED) >= MAX_ACTIONS_DECODED:
-            del _ACTIONS_DECODED[next(iter(_ACTIONS_DECODED))]
-        _ACTIONS_DECODED[key] = action
-    return action
+    return _remember(_ACTIONS_DECODED, key, _decode_action(message)) if action is None else action
 
 
 def _decode_action(message: game_pb2.Action) -> Action:
@@ -350,6 +373,10 @@ def seat_action_from_proto(message: game_pb2.SeatAction, *, turn_up: Card | None
     Raises:
         NotationError: when the action has no case set, or a malformed field.
     """
+    key = message.SerializeToString()
+    event = _SEAT_ACTIONS_DECODED.get(key)
+    if event is not None:
+        return event
     action = message.action
     kind = action.WhichOneof("kind")
     if kind == "rob" and not action.rob.card:
@@ -359,9 +386,15 @@ def seat_action_from_proto(message: game_pb2.SeatAction, *, turn_up: Card | None
     if kind == "discard" and not action.discard.cards:
         return Discarded(seat=message.seat, cards=None)
     try:
-        return event_of(message.seat, action_from_proto(action), turn_up=turn_up, eldest=(dealer + 1) % players)
+        event = event_of(message.seat, action_from_proto(action), turn_up=turn_up, eldest=(dealer + 1) % players)
     except ValueError as error:
         raise NotationError(str(error)) from None
+    # A rob's event names the deal's turn-up, a gift's its eldest hand: the only entries not told by their bytes.
+    return event if kind in _DEAL_TOLD else _remember(_SEAT_ACTIONS_DECODED, key, event)
+
+
+#: The history entries whose event depends on the deal, not only on their wire bytes.
+_DEAL_TOLD = frozenset({Rob.type, Gift.type})
 
 
 def action_id(action: Action) -> str:
@@ -598,11 +631,17 @@ def _fill_trick(out: game_pb2.Trick, trick: Trick) -> None:
 
 
 def trick_from_proto(message: game_pb2.Trick) -> Trick:
-    """A trick.
+    """A trick (one met before is not decoded again: ``_TRICKS_DECODED``).
 
     Raises:
         NotationError: for a bad card.
     """
+    key = message.SerializeToString()
+    trick = _TRICKS_DECODED.get(key)
+    return _remember(_TRICKS_DECODED, key, _decode_trick(message)) if trick is None else trick
+
+
+def _decode_trick(message: game_pb2.Trick) -> Trick:
     return Trick(leader=message.leader, cards=cards_from_proto(message.cards),
                  winner=message.winner if message.HasField("winner") else None,
                  named_suit=suit_from_proto(message.named_suit))
@@ -756,23 +795,21 @@ def view_from_proto(
         NotationError: for a bad card or action.
         ValueError: for a result without a status.
     """
+    # On the hot path of every decision: fields read once, parts a game does not use skipped when empty.
     game = game_from_proto(message.game)
-    bids: list[tuple[Seat, tuple[int, Denomination] | None]] = []
-    for entry in message.bids:
-        if entry.HasField("bid"):
-            bids.append((entry.seat, (entry.bid.tricks, denomination_from_proto(entry.bid.denomination))))
-        else:
-            bids.append((entry.seat, None))
+    has = message.HasField
+    bids = message.bids
+    extras = message.extras_json
     return SeatView(
         game=game,
         options=options_from_proto(game, message.options) if options is None else options,
-        seat=message.seat if message.HasField("seat") else SPECTATOR_SEAT,
+        seat=message.seat if has("seat") else SPECTATOR_SEAT,
         players=message.players,
-        sides=tuple(tuple(side.seats) for side in message.sides),
+        sides=tuple([tuple(side.seats) for side in message.sides]),
         deal_number=message.deal_number,
         dealer=message.dealer,
         hand=cards_from_proto(message.hand),
-        to_act=message.to_act if message.HasField("to_act") else None,
+        to_act=message.to_act if has("to_act") else None,
         legal_actions=_legal_actions_of(message) if legal_actions is None else legal_actions,
         scores=tuple(message.scores),
         deal_points=tuple(message.deal_points),
@@ -780,20 +817,27 @@ def view_from_proto(
         no_trump=message.no_trump,
         turn_up=card_from_proto(message.turn_up),
         exposed=cards_from_proto(message.exposed),
-        current_trick=trick_from_proto(message.current_trick) if message.HasField("current_trick") else None,
-        tricks=tuple(trick_from_proto(t) for t in message.tricks),
+        current_trick=trick_from_proto(message.current_trick) if has("current_trick") else None,
+        tricks=tuple(map(trick_from_proto, message.tricks)),
         history=_history_from_proto(message, message.history) if history is None else history,
-        robbed_by=message.robbed_by if message.HasField("robbed_by") else None,
+        robbed_by=message.robbed_by if has("robbed_by") else None,
         buried=card_from_proto(message.buried),
-        jinked_by=message.jinked_by if message.HasField("jinked_by") else None,
-        bids=tuple(bids),
-        contract=contract_from_proto(message.contract) if message.HasField("contract") else None,
+        jinked_by=message.jinked_by if has("jinked_by") else None,
+        bids=tuple([_bid_from_proto(entry) for entry in bids]) if bids else (),
+        contract=contract_from_proto(message.contract) if has("contract") else None,
         kitty=cards_from_proto(message.kitty),
         discards=cards_from_proto(message.discards),
         hand_sizes=tuple(message.hand_sizes),
-        result=result_from_proto(message.result) if message.HasField("result") else None,
-        extras={name: json.loads(text) for name, text in sorted(message.extras_json.items())},
+        result=result_from_proto(message.result) if has("result") else None,
+        extras={name: json.loads(text) for name, text in sorted(extras.items())} if extras else {},
     )
+
+
+def _bid_from_proto(entry: game_pb2.AuctionEntry) -> tuple[Seat, tuple[int, Denomination] | None]:
+    """A Cinq Cents bid of a view: the seat and its bid, None for a pass."""
+    if entry.HasField("bid"):
+        return entry.seat, (entry.bid.tricks, denomination_from_proto(entry.bid.denomination))
+    return entry.seat, None
 
 
 def _history_from_proto(view: game_pb2.SeatView, entries: Iterable[game_pb2.SeatAction]) -> tuple[ActionEvent, ...]:
@@ -815,7 +859,8 @@ class KeptHistory:
     def __init__(self) -> None:
         self._deal = -1
         self._events: tuple[ActionEvent, ...] = ()
-        self._last = game_pb2.SeatAction()
+        #: The wire bytes of the last entry kept (a message's bytes compare faster than the message).
+        self._last = b""
 
     def of(self, view: game_pb2.SeatView) -> tuple[ActionEvent, ...]:
         """``view``'s history as :func:`view_from_proto` decodes it.
@@ -824,12 +869,14 @@ class KeptHistory:
             NotationError: when a new entry has no action case or a malformed field.
         """
         entries = view.history
+        count = len(entries)
         known = len(self._events)
-        if view.deal_number != self._deal or len(entries) < known or (known and entries[known - 1] != self._last):
+        if view.deal_number != self._deal or count < known or (
+                known and entries[known - 1].SerializeToString() != self._last):
             self._deal, self._events, known = view.deal_number, (), 0
-        if len(entries) > known:
+        if count > known:
             self._events += _history_from_proto(view, entries[known:])
-            self._last.CopyFrom(entries[len(entries) - 1])
+            self._last = entries[count - 1].SerializeToString()
         return self._events
 
 

@@ -46,6 +46,7 @@ from tricktable.rules.events import (
     DealStarted,
     DealVoided,
     Discarded,
+    Gifted,
     KittyTaken,
     Robbed,
     TrickWon,
@@ -413,7 +414,7 @@ def test_a_discard_choice_whose_count_fits_no_card_is_a_notation_error() -> None
 
 def test_an_action_met_before_is_decoded_once_and_a_full_memo_forgets_its_oldest(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(convert, "MAX_ACTIONS_DECODED", 2)
+    monkeypatch.setattr(convert, "MAX_DECODED", 2)
     monkeypatch.setattr(convert, "_ACTIONS_DECODED", {})
     five, six, seven = (convert.action_to_proto(Play(card=Card.parse(code))) for code in ("5H", "6H", "7H"))
     first = convert.action_from_proto(five)
@@ -426,3 +427,36 @@ def test_an_action_met_before_is_decoded_once_and_a_full_memo_forgets_its_oldest
     with pytest.raises(NotationError):
         convert.action_from_proto(game_pb2.Action())  # a bad message is refused every time, never kept
     assert len(convert._ACTIONS_DECODED) == 2
+
+
+def test_a_trick_met_before_is_decoded_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(convert, "_TRICKS_DECODED", {})
+    trick = Trick(leader=1, cards=cards("5H 6H 7H 8H"), winner=3)
+    first = convert.trick_from_proto(convert.trick_to_proto(trick))
+    again = convert.trick_from_proto(game_pb2.Trick.FromString(convert.trick_to_proto(trick).SerializeToString()))
+    assert first == trick and again is first  # the same wire bytes in a later view: the same frozen trick
+    assert convert.trick_from_proto(game_pb2.Trick(leader=1, cards=["5H"])) == Trick(leader=1, cards=cards("5H"))
+
+
+def test_a_history_entry_met_before_is_decoded_once_but_a_rob_and_a_gift_follow_their_deal(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(convert, "_SEAT_ACTIONS_DECODED", {})
+    play = convert.seat_action_to_proto(CardPlayed(seat=2, card=Card.parse("5H"), named_suit=None))
+    first = convert.seat_action_from_proto(play, turn_up=TURN_UP, dealer=0, players=4)
+    assert convert.seat_action_from_proto(play, turn_up=None, dealer=3, players=4) is first
+    rob = convert.seat_action_to_proto(Robbed(seat=1, taken=TURN_UP, buried=Card.parse("2C")))
+    for turn_up in (Card.parse("9D"), Card.parse("AS")):  # the same bytes, another deal's turn-up
+        assert convert.seat_action_from_proto(rob, turn_up=turn_up, dealer=0, players=4) == Robbed(
+            seat=1, taken=turn_up, buried=Card.parse("2C"))
+    gift = convert.seat_action_to_proto(Gifted(seat=0, receiver=1))
+    for dealer in (0, 1):  # the same bytes, another deal's eldest hand
+        assert convert.seat_action_from_proto(gift, turn_up=None, dealer=dealer, players=3) == Gifted(
+            seat=0, receiver=(dealer + 1) % 3)
+
+
+def test_a_card_list_with_a_bad_card_is_a_notation_error_naming_it() -> None:
+    assert convert.cards_from_proto(["5H", "JKB"]) == cards("5H JKB")
+    with pytest.raises(NotationError, match="'XX'"):
+        convert.cards_from_proto(["5H", "XX"])
+    with pytest.raises(NotationError, match="''"):
+        convert.cards_from_proto(["5H", ""])

@@ -1,0 +1,236 @@
+"""The SDK's CPU per decision: recorded seat messages replayed through the runner, for this tree and earlier commits.
+
+What a bot process spends between reading a server message and calling the
+bot's ``choose_action``: the runner's ``_SeatLoop.handle`` on each message a
+seat was sent (the coalesced events, the decision's legal actions, its view
+and the view's new history entries), with a bot that answers the first legal
+action and a send that does nothing. That decoding is the whole gap between
+SDK bots and stub bots in the server benchmark's turnaround (README,
+"Where the SDK bots' extra turnaround goes").
+
+The messages are recorded once per run, from a real server on 127.0.0.1
+(every seat of ``--games`` tables joined with batches and coalesced events,
+each answering its first legal action id), then every tree replays the same
+bytes in its own process: ``--refs`` names earlier commits (``git archive``
+of each, as :mod:`bench.table_step` does), the working tree is measured last
+as ``tree``, the trees alternate round by round and each round keeps the
+best of ``--repeats`` replays (warm: a real bot process woken once per move
+runs the same code cold, about twice as slow). Parsing the bytes is left
+out (gRPC does it before the runner sees a message).
+
+Run ``python -m bench.sdk_decode --refs main`` (JSON to
+``bench/results/sdk_decode.json`` and a table on stdout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = Path(__file__).resolve().parent / "results" / "sdk_decode.json"
+#: The game of the turnaround goal.
+GAME = "twenty_five"
+
+
+async def record(game: str, games: int, seed: str) -> list[list[bytes]]:
+    """Every seat's server messages (serialized ``PlayResponse``) at ``games`` tables of a real server, one list
+    per seat and table."""
+    import structlog
+
+    from tricktable.protocol import convert
+    from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+    from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
+    from tricktable.server.app import GameServer, ServerConfig
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # the server's logs: errors only
+    seats: list[list[bytes]] = []
+    with tempfile.TemporaryDirectory(prefix="tricktable-sdk-decode-") as tmp:
+        server = GameServer(ServerConfig(host="127.0.0.1", port=0, data_dir=Path(tmp), journal=False,
+                                         stop_grace=1.0))
+        await server.start()
+        try:
+            async with _channel(server.address) as channel:
+                stub = table_service_pb2_grpc.TableServiceStub(channel)
+                for number in range(games):
+                    created = await stub.CreateTable(pb.CreateTableRequest(
+                        game=convert.game_to_proto(game), options=convert.options_to_proto(game, {}),
+                        seed=f"{seed}-{number}"))
+                    seats += await asyncio.gather(*(_record_seat(stub, t.token) for t in created.seat_tokens))
+        finally:
+            await server.stop()
+    return seats
+
+
+def _channel(address: str) -> Any:
+    import grpc
+
+    return grpc.aio.insecure_channel(address)
+
+
+async def _record_seat(stub: Any, token: str) -> list[bytes]:
+    """Join as the runner does and answer every decision with its first legal action; the messages as sent."""
+    from tricktable.protocol import convert
+    from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+
+    call = stub.Play()
+    messages: list[bytes] = []
+    try:
+        await call.write(pb.PlayRequest(join=pb.Join(token=token, accept_batches=True, coalesce_events=True)))
+        while True:
+            message = await call.read()
+            if not isinstance(message, pb.PlayResponse):
+                return messages  # the end of the stream
+            messages.append(message.SerializeToString())
+            items = message.batch.messages if message.WhichOneof("kind") == "batch" else [message]
+            for item in items:
+                if item.WhichOneof("kind") != "decision":
+                    continue
+                decide = pb.Decide(decision_id=item.decision.decision_id)
+                if item.decision.legal_actions:
+                    decide.action_id = item.decision.legal_actions[0].id
+                else:  # a discard offered as a DiscardChoice
+                    first = convert.view_from_proto(item.decision.view).legal_actions[0]
+                    decide.action.CopyFrom(convert.action_to_proto(first))
+                await call.write(pb.PlayRequest(decide=decide))
+    finally:
+        call.cancel()
+
+
+class _FirstLegal:
+    """The cheapest bot: the first legal action; counts its decisions."""
+
+    def __init__(self) -> None:
+        self.decisions = 0
+
+    def choose_action(self, view: Any) -> Any:
+        self.decisions += 1
+        return view.legal_actions[0]
+
+
+async def replay(seats: Sequence[Sequence[bytes]], repeats: int) -> dict[str, Any]:
+    """The best of ``repeats`` replays of every seat's messages through ``_SeatLoop.handle``: CPU seconds, decisions."""
+    from tricktable.client_sdk import runner
+    from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+
+    async def send(decide: Any) -> None:
+        return None
+
+    best = float("inf")
+    decisions = 0
+    for _ in range(repeats):
+        parsed = [[pb.PlayResponse.FromString(data) for data in seat] for seat in seats]
+        bot = _FirstLegal()
+        cpu = 0.0
+        for messages in parsed:
+            loop = runner._SeatLoop(bot, runner.SeatSession(token="replay"), send, max_reasks=1)
+            started = time.process_time()
+            for message in messages:
+                await loop.handle(message)
+            cpu += time.process_time() - started
+        best, decisions = min(best, cpu), bot.decisions
+    return {"cpu_seconds": best, "decisions": decisions, "source": runner.__file__}
+
+
+def _worker(messages: Path, repeats: int) -> None:
+    """Replay the recorded messages with the tree on ``sys.path`` (the caller's PYTHONPATH); one JSON line."""
+    import logging
+
+    logging.getLogger("tricktable").setLevel(logging.ERROR)
+    seats = [[base64.b64decode(m) for m in seat] for seat in json.loads(messages.read_text())]
+    print(json.dumps(asyncio.run(replay(seats, repeats))))
+
+
+def _measure(tree: Path, messages: Path, repeats: int) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", str(messages),
+                          "--repeats", str(repeats)], cwd=tree, env=env, check=True, capture_output=True,
+                         text=True).stdout
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    if not Path(result["source"]).resolve().is_relative_to(tree.resolve()):
+        raise RuntimeError(f"measuring {tree} ran the SDK of {result['source']}")
+    return result
+
+
+def run(refs: Sequence[str], *, game: str = GAME, games: int = 12, rounds: int = 5, repeats: int = 5,
+        seed: str = "sdk-decode") -> dict[str, Any]:
+    """CPU us per decision of each ref and of the working tree in ``rounds`` alternating rounds; ratios to the first."""
+    from bench.run import machine
+    from bench.table_step import export
+
+    seats = asyncio.run(record(game, games, seed))
+    with tempfile.TemporaryDirectory(prefix="tricktable-sdk-decode-") as tmp:
+        messages = Path(tmp) / "messages.json"
+        messages.write_text(json.dumps([[base64.b64encode(m).decode() for m in seat] for seat in seats]))
+        trees = {ref: export(ref, Path(tmp)) for ref in refs}
+        trees["tree"] = ROOT
+        per_round: dict[str, list[float]] = {name: [] for name in trees}
+        decisions = 0
+        for _ in range(rounds):
+            for name, tree in trees.items():
+                result = _measure(tree, messages, repeats)
+                decisions = int(result["decisions"])
+                per_round[name].append(result["cpu_seconds"] / decisions * 1e6)
+    first = next(iter(per_round))
+    base = statistics.median(per_round[first])
+    rows = {name: {"cpu_us_per_decision_median": round(statistics.median(values), 1),
+                   "cpu_us_per_decision_by_round": [round(v, 1) for v in values],
+                   f"ratio_to_{first}": round(statistics.median(values) / base, 3)}
+            for name, values in per_round.items()}
+    commits = {ref: subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %s", ref], check=True,
+                                   capture_output=True, text=True).stdout.strip() for ref in refs}
+    return {"game": game, "games": games, "seats_replayed": len(seats), "decisions": decisions,
+            "messages": sum(len(s) for s in seats), "rounds": rounds, "repeats": repeats, "seed": seed,
+            "load_average": [round(x, 2) for x in os.getloadavg()], "machine": machine(), "commits": commits,
+            "rows": rows}
+
+
+def render(report: dict[str, Any]) -> str:
+    lines = [f"SDK decode per decision ({report['game']}, {report['seats_replayed']} seats, {report['decisions']} "
+             f"decisions, best of {report['repeats']} x {report['rounds']} rounds, load average "
+             f"{report['load_average']})",
+             "{:<14} {:>12} {:>8}  {}".format("tree", "us/decision", "ratio", "commit")]
+    for name, row in report["rows"].items():
+        ratio = next(v for k, v in row.items() if k.startswith("ratio_to_"))
+        lines.append("{:<14} {:>12} {:>8}  {}".format(name, row["cpu_us_per_decision_median"], ratio,
+                                                        report["commits"].get(name, "(working tree)")))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.sdk_decode", description=__doc__.split("\n")[0])
+    parser.add_argument("--refs", default="", help="comma separated commits measured before the working tree")
+    parser.add_argument("--game", default=GAME)
+    parser.add_argument("--games", type=int, default=12, help="tables recorded (every seat of each is replayed)")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=5, help="replays per round and tree; the best is kept")
+    parser.add_argument("--seed", default="sdk-decode")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker is not None:
+        _worker(args.worker, args.repeats)
+        return 0
+    report = run([r for r in args.refs.split(",") if r], game=args.game, games=args.games, rounds=args.rounds,
+                 repeats=args.repeats, seed=args.seed)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(render(report))
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
+        sys.path.pop(0)  # run by path in a worker: the packages come from PYTHONPATH, not bench/
+    raise SystemExit(main())
