@@ -109,38 +109,51 @@ async def _record_seat(stub: Any, token: str) -> list[bytes]:
 
 
 class _FirstLegal:
-    """The cheapest bot: the first legal action; counts its decisions."""
+    """The cheapest bot: the first legal action; counts its decisions and notes when it was last asked."""
 
     def __init__(self) -> None:
         self.decisions = 0
+        self.asked_at = 0.0
 
     def choose_action(self, view: Any) -> Any:
+        self.asked_at = time.process_time()
         self.decisions += 1
         return view.legal_actions[0]
 
 
 async def replay(seats: Sequence[Sequence[bytes]], repeats: int) -> dict[str, Any]:
-    """The best of ``repeats`` replays of every seat's messages through ``_SeatLoop.handle``: CPU seconds, decisions."""
+    """The best of ``repeats`` replays of every seat's messages through ``_SeatLoop.handle``: CPU seconds, decisions.
+
+    ``to_choose_seconds``: of that, the time from the start of handling a message to the bot being asked, summed
+    over the messages that ask it (the turnaround's share: the rest, the answer's encoding and the other messages,
+    is off the path from a read to the bot). Both are CPU time (the clock read per message adds about the same
+    fraction of a microsecond to every tree).
+    """
     from tricktable.client_sdk import runner
     from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 
     async def send(decide: Any) -> None:
         return None
 
-    best = float("inf")
+    best = best_to_choose = float("inf")
     decisions = 0
     for _ in range(repeats):
         parsed = [[pb.PlayResponse.FromString(data) for data in seat] for seat in seats]
         bot = _FirstLegal()
-        cpu = 0.0
+        cpu = to_choose = 0.0
         for messages in parsed:
             loop = runner._SeatLoop(bot, runner.SeatSession(token="replay"), send, max_reasks=1)
             started = time.process_time()
             for message in messages:
+                asked = bot.decisions
+                handling = time.process_time()
                 await loop.handle(message)
+                if bot.decisions > asked:
+                    to_choose += bot.asked_at - handling
             cpu += time.process_time() - started
-        best, decisions = min(best, cpu), bot.decisions
-    return {"cpu_seconds": best, "decisions": decisions, "source": runner.__file__}
+        best, best_to_choose, decisions = min(best, cpu), min(best_to_choose, to_choose), bot.decisions
+    return {"cpu_seconds": best, "to_choose_seconds": best_to_choose, "decisions": decisions,
+            "source": runner.__file__}
 
 
 def _worker(messages: Path, repeats: int) -> None:
@@ -176,17 +189,22 @@ def run(refs: Sequence[str], *, game: str = GAME, games: int = 12, rounds: int =
         trees = {ref: export(ref, Path(tmp)) for ref in refs}
         trees["tree"] = ROOT
         per_round: dict[str, list[float]] = {name: [] for name in trees}
+        to_choose: dict[str, list[float]] = {name: [] for name in trees}
         decisions = 0
         for _ in range(rounds):
             for name, tree in trees.items():
                 result = _measure(tree, messages, repeats)
                 decisions = int(result["decisions"])
                 per_round[name].append(result["cpu_seconds"] / decisions * 1e6)
+                to_choose[name].append(result["to_choose_seconds"] / decisions * 1e6)
     first = next(iter(per_round))
     base = statistics.median(per_round[first])
+    base_to_choose = statistics.median(to_choose[first])
     rows = {name: {"cpu_us_per_decision_median": round(statistics.median(values), 1),
                    "cpu_us_per_decision_by_round": [round(v, 1) for v in values],
-                   f"ratio_to_{first}": round(statistics.median(values) / base, 3)}
+                   f"ratio_to_{first}": round(statistics.median(values) / base, 3),
+                   "to_choose_us_per_decision_median": round(statistics.median(to_choose[name]), 1),
+                   f"to_choose_ratio_to_{first}": round(statistics.median(to_choose[name]) / base_to_choose, 3)}
             for name, values in per_round.items()}
     commits = {ref: subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %s", ref], check=True,
                                    capture_output=True, text=True).stdout.strip() for ref in refs}
@@ -200,11 +218,14 @@ def render(report: dict[str, Any]) -> str:
     lines = [f"SDK decode per decision ({report['game']}, {report['seats_replayed']} seats, {report['decisions']} "
              f"decisions, best of {report['repeats']} x {report['rounds']} rounds, load average "
              f"{report['load_average']})",
-             "{:<14} {:>12} {:>8}  {}".format("tree", "us/decision", "ratio", "commit")]
+             "{:<14} {:>12} {:>8} {:>12} {:>8}  {}".format("tree", "us/decision", "ratio", "to choose", "ratio",
+                                                          "commit")]
     for name, row in report["rows"].items():
         ratio = next(v for k, v in row.items() if k.startswith("ratio_to_"))
-        lines.append("{:<14} {:>12} {:>8}  {}".format(name, row["cpu_us_per_decision_median"], ratio,
-                                                        report["commits"].get(name, "(working tree)")))
+        to_choose = next(v for k, v in row.items() if k.startswith("to_choose_ratio_to_"))
+        lines.append("{:<14} {:>12} {:>8} {:>12} {:>8}  {}".format(
+            name, row["cpu_us_per_decision_median"], ratio, row["to_choose_us_per_decision_median"], to_choose,
+            report["commits"].get(name, "(working tree)")))
     return "\n".join(lines)
 
 

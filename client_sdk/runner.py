@@ -366,12 +366,24 @@ class _SeatLoop:
         if session.seat is None:
             raise ProtocolError(f"expected Joined as the first message, got {kind}")
         if kind == "batch" and isinstance(message, table_service_pb2.PlayResponse):
-            ended = False  # several messages at once (Join.accept_batches), each handled in order
-            for item in message.batch.messages:
-                if item.WhichOneof("kind") == "event":  # inline: a coalesced event costs no coroutine
-                    ended = _on_event(session, item.event) or ended
-                else:
-                    ended = await self.handle(item) or ended
+            # Several messages at once (Join.accept_batches), each handled in order, but the events and Accepted
+            # recorded last: they are the seat's bookkeeping (its resume point, the game's end, its answered
+            # decisions), nothing its bot is given, and a coalesced batch is the last answer's Accepted, the events
+            # since, then the seat's next decision, which the bot gets without waiting for them.
+            ended = False
+            later: list[table_service_pb2.PlayResponse] = []
+            try:
+                for item in message.batch.messages:
+                    if item.WhichOneof("kind") in _BOOKKEEPING:
+                        later.append(item)
+                    else:
+                        ended = await self.handle(item) or ended
+            finally:
+                for item in later:
+                    if item.WhichOneof("kind") == "event":  # inline: a coalesced event costs no coroutine
+                        ended = _on_event(session, item.event) or ended
+                    else:
+                        await self.on_accepted(item.accepted)
             return ended
         if kind == "event":
             return _on_event(session, message.event)
@@ -381,10 +393,12 @@ class _SeatLoop:
                 # Ids of the enumerated actions; none for a discard offered as a DiscardChoice, which the view
                 # conversion expands into the bot's legal actions (the bot answers with an Action then).
                 legal = convert.legal_actions_from_proto(decision.legal_actions)
-                options = session.view.options if session.view is not None else None
-                view = convert.view_from_proto(decision.view, options=options,
+                wire = decision.view
+                table = session.view  # the seat's last view: the table's options and sides, kept
+                view = convert.view_from_proto(wire, options=None if table is None else table.options,
+                                               sides=None if table is None else table.sides,
                                                legal_actions=tuple(legal.values()) if legal else None,
-                                               history=self.history.of(decision.view))
+                                               history=self.history.of(wire))
             except (TricktableError, ValueError) as exc:
                 raise ProtocolError(f"the server sent a decision request that does not decode: {exc}") from exc
             if not view.legal_actions:
@@ -561,14 +575,20 @@ def _on_joined(session: SeatSession, joined: table_service_pb2.Joined) -> None:
     log.info("joined table %s as seat %d (sequence %d)", joined.table_id, joined.seat, joined.sequence)
 
 
+#: The messages of a batch that only update the seat's session (recorded after a decision in the same batch).
+_BOOKKEEPING = frozenset({"event", "accepted"})
+
+
 def _on_event(session: SeatSession, event: events_pb2.Event) -> bool:
     """Record one event in the seat's session; True once the game has ended."""
-    if session.last_sequence is not None and event.sequence > session.last_sequence + 1:
-        # The protocol promises every event after the last one seen; a gap is the server's bug.
-        log.warning("events %d..%d never arrived", session.last_sequence + 1, event.sequence - 1)
-    if session.last_sequence is None or event.sequence > session.last_sequence:
-        session.last_sequence = event.sequence
-    if event.WhichOneof("kind") == "game_ended":
+    sequence = event.sequence  # read once: each read of a message field is a call into protobuf
+    last = session.last_sequence
+    if last is None or sequence > last:
+        if last is not None and sequence > last + 1:
+            # The protocol promises every event after the last one seen; a gap is the server's bug.
+            log.warning("events %d..%d never arrived", last + 1, sequence - 1)
+        session.last_sequence = sequence
+    if event.HasField("game_ended"):
         session.result = convert.result_from_proto(event.game_ended.result)
     return session.result is not None
 

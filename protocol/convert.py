@@ -778,16 +778,18 @@ def view_from_proto(
     message: game_pb2.SeatView,
     *,
     options: Mapping[str, Any] | None = None,
+    sides: tuple[tuple[Seat, ...], ...] | None = None,
     legal_actions: tuple[Action, ...] | None = None,
     history: tuple[ActionEvent, ...] | None = None,
 ) -> SeatView:
     """A ``SeatView`` message as a :class:`rules.game.SeatView` (a spectator's has ``seat == SPECTATOR_SEAT``).
 
-    ``options``, ``legal_actions`` and ``history``, when given, are used
-    instead of decoding the message's: the SDK already holds the table's
-    options, has decoded the decision's legal actions and the history up to
-    its last decision (:class:`KeptHistory`), and a decision is on the hot
-    path of a move. A ``discard_choice`` is expanded into the legal discards
+    ``options``, ``sides``, ``legal_actions`` and ``history``, when given,
+    are used instead of decoding the message's: the SDK already holds the
+    table's options and sides (the same in every view of a table), has
+    decoded the decision's legal actions and the history up to its last
+    decision (:class:`KeptHistory`), and a decision is on the hot path of a
+    move. A ``discard_choice`` is expanded into the legal discards
     it stands for.
 
     Raises:
@@ -805,7 +807,7 @@ def view_from_proto(
         options=options_from_proto(game, message.options) if options is None else options,
         seat=message.seat if has("seat") else SPECTATOR_SEAT,
         players=message.players,
-        sides=tuple([tuple(side.seats) for side in message.sides]),
+        sides=tuple([tuple(side.seats) for side in message.sides]) if sides is None else sides,
         deal_number=message.deal_number,
         dealer=message.dealer,
         hand=cards_from_proto(message.hand),
