@@ -23,6 +23,7 @@ from tricktable.protocol.generated.tricktable.v1 import game_pb2, table_service_
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.server import service
 from tricktable.server.app import GameServer
+from tricktable.server.conformance_relay import start_relay
 from tricktable.server.events import DecisionRequested
 from tricktable.server.lobby import Limits
 
@@ -320,3 +321,18 @@ async def test_an_unexpected_error_closes_only_its_conversation_internal_and_is_
     run = await client.play(1)
     assert [c.code for c in run.closed[7]] == [UNAUTHENTICATED]
     client.cancel()
+
+
+async def test_the_conformance_relay_forwards_a_play_many_call_unchanged(server: GameServer, stub: Any) -> None:
+    created = await create(stub, "all_fives", options=OPTIONS)
+    relay_server, _, address = await start_relay(server.address)
+    try:
+        async with grpc.aio.insecure_channel(address) as channel:
+            client = PlayMany(table_service_pb2_grpc.TableServiceStub(channel))
+            await client.join({0: created.seat_tokens[0].token, 1: created.seat_tokens[1].token, 2: "not-a-token"})
+            run = await client.play(3)
+    finally:
+        await relay_server.stop(None)
+    assert [c.code for c in run.closed[2]] == [UNAUTHENTICATED]
+    assert all((r := result_of(run.seats[n])) is not None and r.status == game_pb2.RESULT_STATUS_FINISHED
+               for n in (0, 1))
