@@ -45,21 +45,33 @@ async def forwarded(call: Any, requests: AsyncIterator[Any]) -> AsyncIterator[An
 
     The call is cancelled when the replies end or the reader stops, and the
     writer with it. A write the call refuses (it ended) ends the writing
-    only: the call's status reaches the reader.
+    only: the call's status reaches the reader. An error of ``requests``
+    (an undecodable request) cancels the call and is raised to the reader.
 
     Raises:
         grpc.aio.AioRpcError: the call failed.
     """
+    failed: list[Exception] = []
+
     async def pump() -> None:
-        with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):
+        try:
             async for request in requests:
                 await call.write(request)
             await call.done_writing()
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+            pass
+        except Exception as error:
+            failed.append(error)
+            call.cancel()
 
     writer = asyncio.ensure_future(pump())
     try:
         async for reply in call:
             yield reply
+    except (grpc.aio.AioRpcError, asyncio.CancelledError):
+        if failed:
+            raise failed[0] from None
+        raise
     finally:
         writer.cancel()
         call.cancel()

@@ -127,8 +127,8 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         """One seat's conversation: its join, then its messages until its table ends (docs/protocol.md, section 5).
 
         The one home of a seat's conversation: PlayMany runs each of its
-        conversations through this method (a sharded server's override
-        included, which forwards a seat of another shard).
+        conversations through this method. A sharded server plays a seat of
+        another shard there once it has joined (:meth:`_played_elsewhere`).
         """
         limits = self.lobby.limits
         loop = asyncio.get_running_loop()
@@ -152,6 +152,11 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
             yield pb.PlayResponse(rejection=pb.Rejection(
                 decision_id=_bounded(request.decide.decision_id),
                 reason=convert.rejection_reason_to_proto("NOT_JOINED"), message="join with a token first"))
+        relayed = self._played_elsewhere(join, requests, context)
+        if relayed is not None:
+            async for response in relayed:
+                yield response
+            return
         table, seat = self.lobby.resolve(join.token)
         self.lobby.check_seat_streams(table, seat)
         last_seen = join.last_seen_sequence if join.HasField("last_seen_sequence") else None
@@ -197,6 +202,15 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
                                            join.accept_batches or join.coalesce_events, join.enumerate_discards,
                                            join.coalesce_events, wire):
             yield response
+
+    def _played_elsewhere(self, join: pb.Join, requests: AsyncIterator[pb.PlayRequest],
+                          context: Context) -> AsyncIterator[pb.PlayResponse] | None:
+        """Where a stream that has joined is played when its seat is not here (None: here).
+
+        A sharded server relays a seat of another shard (:mod:`server.shards`);
+        what comes before the join (deadline, refusals) is answered here either way.
+        """
+        return None
 
     async def PlayMany(self, request_iterator: AsyncIterator[pb.PlayManyRequest],
                        context: Context) -> AsyncIterator[pb.PlayManyResponse]:

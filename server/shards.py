@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 import grpc
@@ -235,24 +235,18 @@ class ShardedTableService(TableService):
                                                   super().Watch):
             yield response
 
-    async def Play(self, request_iterator: AsyncIterator[pb.PlayRequest],
-                   context: Context) -> AsyncGenerator[pb.PlayResponse, None]:
-        """Read up to the join; play here, or relay the whole stream (what was read included) to the token's shard."""
-        requests = request_iterator.__aiter__()
-        read: list[pb.PlayRequest] = []
-        async for request in requests:
-            read.append(request)
-            if request.WhichOneof("kind") == "join":
-                break
-        shard = self._elsewhere(shard_of_token(read[-1].join.token), context) if read else None
-        if shard is None:
-            async for response in super().Play(_replayed(read, requests), context):
-                yield response
-            return
+    def _played_elsewhere(self, join: pb.Join, requests: AsyncIterator[pb.PlayRequest],
+                          context: Context) -> AsyncIterator[pb.PlayResponse] | None:
+        """A Play stream (or PlayMany conversation) of a seat of another shard: relayed there from its join on."""
+        shard = self._elsewhere(shard_of_token(join.token), context)
+        return None if shard is None else self._relay_play(shard, join, requests)
+
+    async def _relay_play(self, shard: int, join: pb.Join,
+                          requests: AsyncIterator[pb.PlayRequest]) -> AsyncIterator[pb.PlayResponse]:
         stub = await self.shards.stub(shard)
         call = stub.Play(metadata=(HOP,))  # type: ignore[call-arg]  # grpc-stubs: the iterator is optional
         try:
-            async for response in forwarded(call, _replayed(read, requests)):
+            async for response in forwarded(call, _replayed([pb.PlayRequest(join=join)], requests)):
                 yield response
         except grpc.aio.AioRpcError as error:
             raise _relayed(error) from None

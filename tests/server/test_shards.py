@@ -22,11 +22,15 @@ import grpc
 import pytest
 
 from tests.server.clients import PlayMany, PlaySeat, create, result_of, spectate
+from tests.server.conftest import TEST_CLOCKS
+from tests.server.test_hostile_streams import UNDECODABLE, final_code, join, raw_play, read_until
 from tricktable.bots.first_legal import FirstLegalBot
 from tricktable.client_sdk.runner import play_target, run_bot_async, seek_and_run_async
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.server.app import GameServer, ServerConfig
+from tricktable.server.lobby import Limits
 from tricktable.server.shard_ids import shard_of_table, shard_of_token, table_id_for, token_prefix
 from tricktable.server.sharded import shard_count
 from tricktable.server.storage import DB_NAME
@@ -241,3 +245,54 @@ async def test_sdk_seekers_play_at_the_shard_their_table_was_placed_on(sharded: 
     async with grpc.aio.insecure_channel(sharded.address) as channel:
         listed = await table_service_pb2_grpc.TableServiceStub(channel).ListTables(pb.ListTablesRequest())
     assert {shard_of_table(t.table_id) for t in listed.tables} == {0, 1}  # two tables, round robin
+
+
+
+@contextlib.asynccontextmanager
+async def shards_in_process(data_dir: Path, limits: Limits) -> AsyncIterator[list[GameServer]]:
+    """Two shards as two servers of this process (each knowing the other's address), for limits a test sets."""
+    servers = [GameServer(ServerConfig(port=0, data_dir=data_dir, limits=limits, time_control=TEST_CLOCKS,
+                                       stop_grace=0.5, shard=k, shard_count=2)) for k in range(2)]
+    for server in servers:
+        await server.start()
+    try:
+        for server in servers:
+            assert server.shards is not None
+            server.shards.set_addresses([s.address for s in servers])
+        yield servers
+    finally:
+        for server in servers:
+            await server.stop()
+
+
+async def test_a_stream_for_another_shard_keeps_the_join_deadline_and_the_refusal_budget(tmp_path: Path) -> None:
+    limits = Limits(join_deadline_seconds=1.0, max_rejections_burst=5, max_rejections_per_second=1.0)
+    async with shards_in_process(tmp_path, limits) as (first, _), grpc.aio.insecure_channel(first.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        client = PlayMany(stub)
+        await client.send((0, pb.PlayRequest()))  # never a join
+        await client.send(*[(1, pb.PlayRequest(decide=pb.Decide(decision_id="1")))] * 10)  # refused before a join
+        run = await asyncio.wait_for(client.play(2), 30)
+        assert [c.code for c in run.closed[0]] == [grpc.StatusCode.DEADLINE_EXCEEDED.value[0]]
+        assert [c.code for c in run.closed[1]] == [grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]]
+        assert len(run.seats[1].of("rejection")) == 5
+        client.cancel()
+
+
+async def test_an_undecodable_request_on_a_relayed_play_stream_ends_it_invalid_argument(tmp_path: Path) -> None:
+    async with shards_in_process(tmp_path, Limits()) as (first, second), \
+            grpc.aio.insecure_channel(first.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        created = [await create(stub, "all_fives", options=OPTIONS) for _ in range(2)]
+        remote = next(c for c in created if shard_of_table(c.table_id) == 1)
+        call = raw_play(channel)
+        await call.write(join(remote.seat_tokens[0].token))
+        assert (await read_until(call, "joined")).joined.table_id == remote.table_id
+        await call.write(UNDECODABLE)
+        assert await final_code(call) is grpc.StatusCode.INVALID_ARGUMENT
+        table = second.lobby.table(remote.table_id)
+        for _ in range(100):  # the relayed stream is cancelled on the table's shard: its seat disconnects
+            if not table.seats[0].connections:
+                break
+            await asyncio.sleep(0.02)
+        assert not table.seats[0].connections
