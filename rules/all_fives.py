@@ -53,6 +53,7 @@ from tricktable.rules.cards import ACE, JACK, KING, QUEEN, Card, Suit, codes, so
 from tricktable.rules.dealing import deal
 from tricktable.rules.errors import ErrorCode, RecordError, RuleError
 from tricktable.rules.events import DealScored, DealVoided, Event, TrickWon, TrumpSet, event_of, history_seen_by
+from tricktable.rules.frozen import evolve
 from tricktable.rules.game import GameConfig, Result, Seat, SeatView, Trick
 from tricktable.rules.record import action_to_json
 from tricktable.rules.tricks import follow_suit_plays, next_to_play, remove_card, trick_winner
@@ -300,15 +301,15 @@ class AllFivesDeal:
         self.check(action, seat)
         actor = self._acting()
         if isinstance(action, Stand):
-            return replace(self, phase=Phase.PLAY, trump=self.proposed, history=(*self.history, (actor, action)),
+            return evolve(self, phase=Phase.PLAY, trump=self.proposed, history=(*self.history, (actor, action)),
                            events=(*self.events, event_of(actor, action), TrumpSet(trump=self.proposed)))
         if isinstance(action, Beg):
-            return replace(self, phase=Phase.GIFT_OR_RUN, history=(*self.history, (actor, action)),
+            return evolve(self, phase=Phase.GIFT_OR_RUN, history=(*self.history, (actor, action)),
                            events=(*self.events, event_of(actor, action)))
         if isinstance(action, Gift):
             points = list(self.scored)
             points[self.eldest] += 1
-            return replace(self, phase=Phase.PLAY, trump=self.proposed, gift=True, scored=tuple(points),
+            return evolve(self, phase=Phase.PLAY, trump=self.proposed, gift=True, scored=tuple(points),
                            history=(*self.history, (actor, action)),
                            events=(*self.events, event_of(actor, action, eldest=self.eldest),
                                    TrumpSet(trump=self.proposed)))
@@ -316,7 +317,7 @@ class AllFivesDeal:
             after = self._run()
             recorded = Run(exposed=after.exposed[len(self.exposed):])
             told: Event = DealVoided(number=self.number) if after.is_void else TrumpSet(trump=after.trump)
-            return replace(after, history=(*self.history, (actor, recorded)),
+            return evolve(after, history=(*self.history, (actor, recorded)),
                            events=(*self.events, event_of(actor, recorded), told))
         if isinstance(action, Play):
             return self._play(actor, action)
@@ -330,7 +331,7 @@ class AllFivesDeal:
         need = ROUND * self.players + 1
         while True:
             if len(self.deck) - used < need:
-                return replace(self, hands=tuple(tuple(h) for h in hands), exposed=tuple(exposed), used=used,
+                return evolve(self, hands=tuple(tuple(h) for h in hands), exposed=tuple(exposed), used=used,
                                phase=Phase.VOID)
             dealt = deal(self.deck, self.players, self.dealer, [ROUND], start=used)
             for seat in range(self.players):
@@ -339,7 +340,7 @@ class AllFivesDeal:
             exposed.append(card)
             used = dealt.used + 1
             if card.suit is not self.proposed:
-                return replace(self, hands=tuple(tuple(h) for h in hands), exposed=tuple(exposed), used=used,
+                return evolve(self, hands=tuple(tuple(h) for h in hands), exposed=tuple(exposed), used=used,
                                phase=Phase.PLAY, trump=card.suit)
 
     def _play(self, seat: Seat, action: Play) -> AllFivesDeal:
@@ -350,7 +351,7 @@ class AllFivesDeal:
         history = (*self.history, (seat, action))
         events = (*self.events, event_of(seat, action))
         if len(current.cards) < self.players:
-            return replace(self, hands=tuple(hands), current=current, history=history, events=events)
+            return evolve(self, hands=tuple(hands), current=current, history=history, events=events)
         trump, led = self.trump, current.cards[0].suit
         if trump is None:
             raise RuleError(ErrorCode.WRONG_PHASE, "no card is played before trump is settled")
@@ -358,14 +359,14 @@ class AllFivesDeal:
         tricks = (*self.tricks, replace(current, winner=winner))
         if any(hands):
             won = TrickWon(number=len(tricks), trick=tricks[-1], deal_points=self.scored)
-            return replace(self, hands=tuple(hands), current=None, tricks=tricks, history=history,
+            return evolve(self, hands=tuple(hands), current=None, tricks=tricks, history=history,
                            events=(*events, won))
         points = list(self.scored)
         for trick in tricks:
             points[trick.taken_by] += counting_points(trick.cards, trump)
         scored = tuple(points)
         scores = tuple(a + b for a, b in zip(self.scores_before, scored, strict=True))
-        return replace(self, hands=tuple(hands), current=None, tricks=tricks, history=history,
+        return evolve(self, hands=tuple(hands), current=None, tricks=tricks, history=history,
                        phase=Phase.OVER, scored=scored,
                        events=(*events, TrickWon(number=len(tricks), trick=tricks[-1], deal_points=scored),
                                DealScored(number=self.number, points=scored, scores=scores)))

@@ -87,6 +87,7 @@ from tricktable.rules.events import (
     event_of,
     history_seen_by,
 )
+from tricktable.rules.frozen import evolve
 from tricktable.rules.game import Contract, DealState, GameConfig, GameRules, Result, Seat, SeatView, Trick
 from tricktable.rules.record import action_to_json
 from tricktable.rules.tricks import next_to_play, remove_card, trick_winner
@@ -366,7 +367,7 @@ class CinqCentsDeal:
         """
         self.check(action, seat)
         actor = self._acting()
-        logged = replace(self, actions=(*self.actions, (actor, action)))
+        logged = evolve(self, actions=(*self.actions, (actor, action)))
         if isinstance(action, Pass | Bid):
             return logged._after_bid(actor, action if isinstance(action, Bid) else None)
         if isinstance(action, Discard):
@@ -379,11 +380,11 @@ class CinqCentsDeal:
         bids = (*self.bids, (seat, bid))
         events = (*self.events, event_of(seat, Pass() if bid is None else bid))
         if len(bids) < PLAYERS:
-            return replace(self, bids=bids, events=events)
+            return evolve(self, bids=bids, events=events)
         made = [(s, b) for s, b in bids if b is not None]
         if not made:
             # rules.md 3.3: all four passed; the deal is void and the same dealer deals again.
-            return replace(self, bids=bids, phase=Phase.OVER, events=(*events, DealVoided(number=self.number)))
+            return evolve(self, bids=bids, phase=Phase.OVER, events=(*events, DealVoided(number=self.number)))
         declarer, contract_bid = made[-1]
         contract = Contract(seat=declarer, tricks=contract_bid.tricks, denomination=contract_bid.denomination)
         hands = list(self.hands)
@@ -392,7 +393,7 @@ class CinqCentsDeal:
         told = (ContractSet(contract=contract),
                 TrumpSet(trump=contract.denomination.suit, no_trump=contract.denomination is Denomination.NO_TRUMP),
                 KittyTaken(seat=declarer, kitty=self.kitty))
-        return replace(self, bids=bids, contract=contract, hands=tuple(hands), phase=Phase.DISCARD,
+        return evolve(self, bids=bids, contract=contract, hands=tuple(hands), phase=Phase.DISCARD,
                        events=(*events, *told))
 
     def _after_discard(self, seat: Seat, action: Discard) -> CinqCentsDeal:
@@ -402,7 +403,7 @@ class CinqCentsDeal:
         hands = list(self.hands)
         hands[seat] = hand
         # rules.md 3.5: the declarer leads the first trick.
-        return replace(self, hands=tuple(hands), discards=action.cards, phase=Phase.PLAY,
+        return evolve(self, hands=tuple(hands), discards=action.cards, phase=Phase.PLAY,
                        current=Trick(leader=seat, cards=()),
                        events=(*self.events, event_of(seat, action)))
 
@@ -414,18 +415,18 @@ class CinqCentsDeal:
                         named_suit=action.suit if not current.cards else current.named_suit)
         events = (*self.events, event_of(seat, action))
         if len(trick.cards) < PLAYERS:
-            return replace(self, hands=tuple(hands), current=trick, events=events)
+            return evolve(self, hands=tuple(hands), current=trick, events=events)
         trump = self.trump
         led = led_suit(trick, trump)
         winner = trick_winner(trick.leader, trick.cards, PLAYERS, lambda c: strength(c, trump, led))
         tricks = (*self.tricks, replace(trick, winner=winner))
-        state = replace(self, hands=tuple(hands), tricks=tricks, current=Trick(leader=winner, cards=()))
+        state = evolve(self, hands=tuple(hands), tricks=tricks, current=Trick(leader=winner, cards=()))
         if len(tricks) < TRICKS_PER_DEAL:
             won = TrickWon(number=len(tricks), trick=tricks[-1], deal_points=self.points)
-            return replace(state, events=(*events, won))
+            return evolve(state, events=(*events, won))
         points = state._score()
         scores = tuple(b + p for b, p in zip(self.scores_before, points, strict=True))
-        return replace(state, current=None, phase=Phase.OVER, points=points,
+        return evolve(state, current=None, phase=Phase.OVER, points=points,
                        events=(*events, TrickWon(number=len(tricks), trick=tricks[-1], deal_points=points),
                                DealScored(number=self.number, points=points, scores=scores, contract=self.contract)))
 

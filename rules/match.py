@@ -15,6 +15,7 @@ from typing import Any
 from tricktable.rules.actions import Action
 from tricktable.rules.errors import ErrorCode, RuleError
 from tricktable.rules.events import DealStarted, Event
+from tricktable.rules.frozen import evolve
 from tricktable.rules.game import DealState, GameConfig, GameRules, Result, Seat, SeatView
 from tricktable.rules.shuffle import DeckSource, draw_first_dealer
 
@@ -132,11 +133,12 @@ class Match:
         Raises:
             RuleError: the action is refused; this match is unchanged.
         """
-        self.check(action, seat)
-        deal = self.deal.apply(action, seat)
+        if self.result is not None:
+            raise RuleError(ErrorCode.GAME_OVER, "the game is over")
+        deal = self.deal.apply(action, seat)  # checks first, as :meth:`check` does: one check per action
         caused = deal.events[len(self.deal.events):]
         if not deal.is_over:
-            return replace(self, deal=deal, events=caused)
+            return evolve(self, deal=deal, events=caused)
         return self._after_deal(deal, caused)
 
     def _after_deal(self, deal: DealState, caused: tuple[Event, ...]) -> Match:
@@ -144,14 +146,14 @@ class Match:
         finished = (*self.finished, (deal, self.scores_before))
         result = None if deal.is_void else self.rules.match_result(self.config, deal, scores)
         if result is not None:
-            return replace(self, deal=deal, finished=finished, scores_before=scores, result=result, events=caused)
+            return evolve(self, deal=deal, finished=finished, scores_before=scores, result=result, events=caused)
         dealer = deal.dealer if deal.is_void else (deal.dealer + 1) % self.config.players
         index = len(finished)
         nxt = self.rules.start_deal(
             self.config, number=index + 1, dealer=dealer,
             deck=self.decks.deck(index, self.config.deck()), scores=scores, redeal=deal.is_void,
         )
-        return replace(self, deal=nxt, finished=finished, scores_before=scores,
+        return evolve(self, deal=nxt, finished=finished, scores_before=scores,
                        events=(*caused, *_dealt(nxt, scores, self.config.players, redeal=deal.is_void)))
 
     def abort(self, reason: str) -> Match:

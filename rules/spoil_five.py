@@ -56,7 +56,7 @@ when a side counted earlier reached the target).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -65,6 +65,7 @@ from tricktable.rules.cards import Card, Suit, codes
 from tricktable.rules.dealing import deal as deal_cards
 from tricktable.rules.errors import ErrorCode, RuleError
 from tricktable.rules.events import DealScored, Event, TrickWon, TrumpSet, event_of, history_seen_by
+from tricktable.rules.frozen import evolve
 from tricktable.rules.game import DealState, GameConfig, GameRules, Result, Seat, SeatView, Trick
 from tricktable.rules.record import action_to_json
 from tricktable.rules.spoil_five_config import FORTY_FIVE, TWENTY_FIVE, SpoilFiveConfig, resolve
@@ -289,7 +290,7 @@ class SpoilFiveDeal:
     # --- transitions -----------------------------------------------------
 
     def apply(self, action: Action, seat: Seat | None = None) -> SpoilFiveDeal:
-        """Check ``action``, then return the state after it.
+        """Check ``action``, then return the state after it (one copy of the state per action).
 
         Raises:
             RuleError: the action is refused (see :meth:`check`); this state is unchanged.
@@ -303,17 +304,18 @@ class SpoilFiveDeal:
         if isinstance(action, Rob):
             hand = (*remove_card(self.dealt[actor], action.card), self.turn_up)
             hands = (*self.hands[:actor], hand, *self.hands[actor + 1:])
-            after = replace(self, actions=actions, hands=hands, robbed_by=actor, buried=action.card, events=events)
             if self.phase is Phase.ROB:
-                return replace(after, phase=self._after_rob_decision())
-            return replace(after, must_play=True)
+                return evolve(self, actions=actions, hands=hands, robbed_by=actor, buried=action.card,
+                              events=events, phase=self._after_rob_decision())
+            return evolve(self, actions=actions, hands=hands, robbed_by=actor, buried=action.card, events=events,
+                          must_play=True)
         if isinstance(action, PassRob):
-            return replace(self, actions=actions, phase=self._after_rob_decision(), events=events)
+            return evolve(self, actions=actions, phase=self._after_rob_decision(), events=events)
         if isinstance(action, Jink):
-            return replace(self, actions=actions, jinked_by=actor, phase=Phase.PLAY, events=events)
+            return evolve(self, actions=actions, jinked_by=actor, phase=Phase.PLAY, events=events)
         passes = self.jink_passes + 1
         phase = Phase.PLAY if passes == self.config.players else Phase.JINK
-        return replace(self, actions=actions, jink_passes=passes, phase=phase, events=events)
+        return evolve(self, actions=actions, jink_passes=passes, phase=phase, events=events)
 
     def _after_rob_decision(self) -> Phase:
         return Phase.JINK if self.config.jink else Phase.PLAY
@@ -330,32 +332,39 @@ class SpoilFiveDeal:
         played = (*self.trick.cards, card)
         if len(played) < config.players:
             trick = Trick(leader=self.trick.leader, cards=played)
-            return replace(self, actions=actions, hands=hands, trick=trick, must_play=False, best_trump=best,
-                           events=events)
+            return evolve(self, actions=actions, hands=hands, trick=trick, must_play=False, best_trump=best,
+                          events=events)
         lead = played[0]
         winner = trick_winner(self.trick.leader, played, config.players, lambda c: ranking.strength(c, lead))
         tricks = (*self.tricks, Trick(leader=self.trick.leader, cards=played, winner=winner))
-        after = replace(self, actions=actions, hands=hands, trick=Trick(leader=winner, cards=()),
-                        tricks=tricks, must_play=False, best_trump=best, events=events)
+        changes: dict[str, Any] = {"actions": actions, "hands": hands, "trick": Trick(leader=winner, cards=()),
+                                   "tricks": tricks, "must_play": False, "best_trump": best}
         if config.score_as_won:
             # Twenty-Five (1.6): the trick scores now; reaching the target stops the deal.
             side = config.side_of(winner)
             points = tuple(p + config.trick_points if k == side else p for k, p in enumerate(self.points))
             reached = self.scores_before[side] + points[side] >= config.target
             over = reached or len(tricks) == TRICKS_PER_DEAL
-            return replace(after, points=points, phase=Phase.OVER if over else Phase.PLAY)._trick_events()
-        if len(tricks) < TRICKS_PER_DEAL:
-            return after._trick_events()
-        return replace(after, points=after._final_points(), phase=Phase.OVER)._trick_events()
+        elif len(tricks) < TRICKS_PER_DEAL:
+            points, over = self.points, False
+        else:  # Forty-Five's last trick: the points need the finished deal (once a deal, so a second copy)
+            points, over = evolve(self, **changes)._final_points(), True
+        return self._trick_events(changes, points, events, over=over)
 
-    def _trick_events(self) -> SpoilFiveDeal:
-        """Tell the trick just won, and the deal's score when it ended the deal."""
-        won = TrickWon(number=len(self.tricks), trick=self.tricks[-1], deal_points=self.points)
-        if self.phase is not Phase.OVER:
-            return replace(self, events=(*self.events, won))
-        scores = tuple(b + p for b, p in zip(self.scores_before, self.points, strict=True))
-        scored = DealScored(number=self.number, points=self.points, scores=scores, bonus=self.bonus)
-        return replace(self, events=(*self.events, won, scored))
+    def _trick_events(self, changes: dict[str, Any], points: tuple[int, ...], events: tuple[Event, ...], *,
+                      over: bool) -> SpoilFiveDeal:
+        """The state after a trick (``changes``), told: the trick won, and the deal's score when it ended the deal.
+
+        Built as one copy of this state: a trick costs no second copy for its points and events.
+        """
+        tricks: tuple[Trick, ...] = changes["tricks"]
+        won = TrickWon(number=len(tricks), trick=tricks[-1], deal_points=points)
+        if not over:
+            return evolve(self, **changes, points=points, phase=Phase.PLAY, events=(*events, won))
+        scores = tuple(b + p for b, p in zip(self.scores_before, points, strict=True))
+        bonus = changes["best_trump"] if self.config.bonus_points else None  # :attr:`bonus` of the finished deal
+        scored = DealScored(number=self.number, points=points, scores=scores, bonus=bonus)
+        return evolve(self, **changes, points=points, phase=Phase.OVER, events=(*events, won, scored))
 
     def _final_points(self) -> tuple[int, ...]:
         """Forty-Five (1.7): tricks and bonus, doubled for a jink made."""
