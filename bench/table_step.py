@@ -2,7 +2,8 @@
 
 What a move costs the server between reading seat A's answer and writing
 seat B's decision, without the network: :func:`tricktable.server.service.decide` on
-the answer (id lookup, the rules' check and step, the logs), the Accepted
+the answer (the id looked up in what A's stream sent, as the Play reader does;
+the rules' check and step, the logs), the Accepted
 put in A's inbox, then every seat's stream (``tricktable.server.service._seat_stream``
 with batches) drained once and every message serialized, as gRPC does
 before writing it. Bots answer with the first legal action id, so a game
@@ -61,8 +62,11 @@ async def _play_games(game: str, games: int, seed: str) -> dict[str, Any]:
         match = new_match(game, {}, seed=f"{seed}-{number}")
         table = Table(table_id=f"t{number}", match=match, seed=seed, time_control=TimeControl())
         inboxes = [Inbox() for _ in range(table.players)]
-        streams: list[Any] = [service._seat_stream(table, s, f"bot-{s}", 0, pb.PlayResponse, inboxes[s], None, True)
-                   for s in range(table.players)]
+        wires = [_stream_wire(service, table) for _ in range(table.players)]
+        streams: list[Any] = [
+            service._seat_stream(table, s, f"bot-{s}", 0, pb.PlayResponse, inboxes[s], None, True,
+                                 **({} if wires[s] is None else {"wire": wires[s]}))
+            for s in range(table.players)]
         pending: pb.DecisionRequest | None = None
         for stream in streams:  # joined; the last join starts the table
             await anext(stream)
@@ -72,7 +76,7 @@ async def _play_games(game: str, games: int, seed: str) -> dict[str, Any]:
             c0, w0 = time.process_time(), time.perf_counter()
             seat = _seat_to_act(table)
             decide = pb.Decide(decision_id=pending.decision_id, action_id=pending.legal_actions[0].id)
-            outcome = service.decide(table, seat, decide)
+            outcome = service.decide(table, seat, decide, *(() if wires[seat] is None else (wires[seat],)))
             inboxes[seat].append(service._outcome_response(pb.PlayResponse, decide.decision_id, outcome))
             table.wake()
             pending = None
@@ -86,6 +90,18 @@ async def _play_games(game: str, games: int, seed: str) -> dict[str, Any]:
         for stream in streams:
             await stream.aclose()
     return {"moves": moves, "cpu_seconds": cpu, "wall_seconds": wall, "source": service.__file__}
+
+
+def _stream_wire(service: Any, table: Any) -> Any:
+    """The seat stream's conversions, shared by its writer and its reader as the Play handler shares them.
+
+    Why: the reader looks an answer's action id up in what the writer sent
+    (``SeatWire.action_named``); without the wire, ``decide`` falls back to
+    computing every legal action's id, which the server does not do. None
+    for a commit from before the stream had one.
+    """
+    make = getattr(service, "_seat_wire", None)
+    return None if make is None else make(table, False)
 
 
 def _module(name: str) -> Any:
