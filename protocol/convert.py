@@ -436,6 +436,27 @@ def legal_actions_to_proto(actions: Iterable[Action]) -> list[table_service_pb2.
     return out
 
 
+#: Legal actions converted lately, with their ids, by the action: actions are frozen values and a table offers the same
+#: few dozen in every decision, so each is converted once and copied (in C) into every decision that offers it.
+_LEGAL_CONVERTED: dict[Action, tuple[str, table_service_pb2.LegalAction]] = {}
+#: Legal actions kept at most; the oldest goes first. Discards are not kept (thousands, sent as a DiscardChoice).
+MAX_LEGAL_CONVERTED = 4096
+
+
+def legal_action_converted(action: Action) -> tuple[str, table_service_pb2.LegalAction]:
+    """``action``'s id and ``LegalAction``, converted once (``_LEGAL_CONVERTED``): copy the message, never change it."""
+    kept = _LEGAL_CONVERTED.get(action)
+    if kept is None:
+        item = table_service_pb2.LegalAction()
+        fill_legal_action(item, action)
+        kept = (item.id, item)
+        if not isinstance(action, Discard):
+            if len(_LEGAL_CONVERTED) >= MAX_LEGAL_CONVERTED:
+                del _LEGAL_CONVERTED[next(iter(_LEGAL_CONVERTED))]
+            _LEGAL_CONVERTED[action] = kept
+    return kept
+
+
 def fill_legal_action(out: table_service_pb2.LegalAction, action: Action) -> None:
     """Write ``action`` with its id and name into ``out`` in place (a decision's list is built inside it)."""
     if isinstance(action, Discard):
@@ -617,11 +638,12 @@ def _bid_values_from_proto(game: str, cells: Iterable[game_pb2.BidValue]) -> dic
 def trick_to_proto(trick: Trick) -> game_pb2.Trick:
     """A trick (in progress when ``winner`` is None)."""
     out = game_pb2.Trick()
-    _fill_trick(out, trick)
+    fill_trick(out, trick)
     return out
 
 
-def _fill_trick(out: game_pb2.Trick, trick: Trick) -> None:
+def fill_trick(out: game_pb2.Trick, trick: Trick) -> None:
+    """Write ``trick`` into ``out`` in place (a view's tricks are built inside it)."""
     out.leader = trick.leader
     out.cards.extend([c.code for c in trick.cards])
     if trick.named_suit is not None:
@@ -696,27 +718,34 @@ def result_from_proto(message: game_pb2.Result) -> Result:
 
 def view_to_proto(view: SeatView, *, legal_actions: Sequence[game_pb2.Action] | None = None,
                   options: game_pb2.TableOptions | None = None,
-                  enumerate_discards: bool = False, history: Sequence[game_pb2.SeatAction] | None = None,
+                  enumerate_discards: bool = False, kept: game_pb2.SeatView | None = None,
                   into: game_pb2.SeatView | None = None) -> game_pb2.SeatView:
     """A seat's view (or a spectator's, ``seat`` < 0) as a ``SeatView`` message, written into ``into`` when given.
 
-    ``legal_actions``, ``options`` and ``history``, when given, are those of
-    ``view`` already converted (a server converts a decision's legal actions
-    once, a table's options once, a seat's history one new entry at a time).
-    Legal discards go as ``discard_choice`` unless ``enumerate_discards``.
-    Every part is built inside the message (``into``: inside its parent), so
-    nothing is converted to a message and then copied.
+    ``legal_actions`` and ``options``, when given, are those of ``view``
+    already converted (a server converts a decision's legal actions once and
+    a table's options once). ``kept``, when given, is a message that holds
+    what a seat's views share, already converted (:func:`fill_view_shared`:
+    game, options, players, sides, seat) and this deal's tricks and history
+    so far: a server's stream keeps it from one decision to the next and
+    adds only what is new, and it is copied in whole (in C). Legal discards
+    go as ``discard_choice`` unless ``enumerate_discards``. Every part is
+    built inside the message (``into``: inside its parent), so nothing is
+    converted to a message and then copied.
 
     Raises:
         OptionsError: for an unknown game or options of the wrong type.
     """
     out = game_pb2.SeatView() if into is None else into
     choice = None if legal_actions is not None or enumerate_discards else discard_choice(view.legal_actions)
-    out.game = game_to_proto(view.game)
-    out.options.CopyFrom(options_to_proto(view.game, view.options) if options is None else options)
-    out.players = view.players
-    for side in view.sides:
-        out.sides.add().seats.extend(side)
+    if kept is not None:
+        out.CopyFrom(kept)
+    else:
+        fill_view_shared(out, view, options_to_proto(view.game, view.options) if options is None else options)
+        for trick in view.tricks:
+            fill_trick(out.tricks.add(), trick)
+        for event in view.history:
+            fill_seat_action(out.history.add(), event)
     out.deal_number = view.deal_number
     out.dealer = view.dealer
     out.hand.extend([c.code for c in view.hand])
@@ -737,25 +766,16 @@ def view_to_proto(view: SeatView, *, legal_actions: Sequence[game_pb2.Action] | 
     if view.turn_up is not None:
         out.turn_up = view.turn_up.code
     out.exposed.extend([c.code for c in view.exposed])
-    for trick in view.tricks:
-        _fill_trick(out.tricks.add(), trick)
     if view.buried is not None:
         out.buried = view.buried.code
     out.kitty.extend([c.code for c in view.kitty])
     out.discards.extend([c.code for c in view.discards])
     out.hand_sizes.extend(view.hand_sizes)
-    if history is not None:
-        out.history.extend(history)
-    else:
-        for event in view.history:
-            fill_seat_action(out.history.add(), event)
-    if view.seat >= 0:
-        out.seat = view.seat
     if view.to_act is not None:
         out.to_act = view.to_act
     if view.current_trick is not None:
         out.current_trick.SetInParent()
-        _fill_trick(out.current_trick, view.current_trick)
+        fill_trick(out.current_trick, view.current_trick)
     if view.robbed_by is not None:
         out.robbed_by = view.robbed_by
     if view.jinked_by is not None:
@@ -772,6 +792,17 @@ def view_to_proto(view: SeatView, *, legal_actions: Sequence[game_pb2.Action] | 
     for name, value in view.extras.items():
         out.extras_json[name] = json.dumps(value, sort_keys=True)
     return out
+
+
+def fill_view_shared(out: game_pb2.SeatView, view: SeatView, options: game_pb2.TableOptions) -> None:
+    """Write what every view of one seat at one table shares: game, options (converted), players, sides, seat."""
+    out.game = game_to_proto(view.game)
+    out.options.CopyFrom(options)
+    out.players = view.players
+    for side in view.sides:
+        out.sides.add().seats.extend(side)
+    if view.seat >= 0:
+        out.seat = view.seat
 
 
 def view_from_proto(

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import TypeVar
 
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
 from tricktable.rules.actions import Action
 from tricktable.rules.events import ActionEvent
-from tricktable.rules.game import Result, SeatView
+from tricktable.rules.game import Result, SeatView, Trick
 from tricktable.server.events import (
     ActionTimedOut,
     DecisionRequested,
@@ -28,6 +29,8 @@ from tricktable.server.events import (
 )
 from tricktable.server.storage import TableMeta
 from tricktable.server.tables import Table, TableStatus
+
+T = TypeVar("T")
 
 _STATUSES = convert.by_name(TableStatus, table_service_pb2.TableStatus, "TABLE_STATUS")[0]
 #: Why a default was played, on the wire.
@@ -97,12 +100,16 @@ def _body_to_proto(body: EventBody) -> events_pb2.Event:
 class SeatWire:
     """One seat stream's decisions as messages, with what stays the same between them converted once.
 
-    - the table's options, the same in every view;
-    - the seat's history: within a deal it only grows, so a decision
-      converts only the entries new since the stream's last decision;
-    - the legal actions, converted once for the request and its view, and
-      their ids kept, so the answer that names one is found without
-      converting the actions again (:meth:`action_named`).
+    - what every view of the seat shares (game, the table's options,
+      players, sides, seat) and, within a deal, its completed tricks and its
+      history, which only grow: one kept ``SeatView`` holds them, a decision
+      converts only the tricks and entries new since the stream's last
+      decision, and the view starts as a copy of it (in C);
+    - the legal actions, each converted once for every decision that offers
+      it (:func:`tricktable.protocol.convert.legal_action_converted`), copied
+      into the request and its view, and their ids kept, so the answer that
+      names one is found without converting the actions again
+      (:meth:`action_named`).
 
     A Cinq Cents discard goes as a ``DiscardChoice`` (in the request and its
     view) unless the stream asked to enumerate discards (``Join.enumerate_discards``).
@@ -111,9 +118,11 @@ class SeatWire:
     def __init__(self, options: game_pb2.TableOptions, *, enumerate_discards: bool = False) -> None:
         self.options = options
         self.enumerate_discards = enumerate_discards
-        self._history = game_pb2.SeatView()
-        self._history_deal = -1
+        self._kept = game_pb2.SeatView()
+        self._kept_for: tuple[str, int] | None = None
+        self._kept_deal = -1
         self._history_last: ActionEvent | None = None
+        self._trick_last: Trick | None = None
         self._decision_id = 0
         self._ids: dict[str, Action] = {}
 
@@ -125,38 +134,48 @@ class SeatWire:
         into.time_bank_ms = ms(decision.bank_seconds)
         choice = None if self.enumerate_discards else convert.discard_choice_to_proto(decision.legal_actions)
         ids: dict[str, Action] = {}
+        offered: list[game_pb2.Action] | None = None
         if choice is not None:
             into.discard_choice.CopyFrom(choice)
         else:
-            for action in decision.legal_actions:
-                item = into.legal_actions.add()
-                convert.fill_legal_action(item, action)
-                ids[item.id] = action
+            converted = [convert.legal_action_converted(action) for action in decision.legal_actions]
+            into.legal_actions.extend([item for _, item in converted])
+            ids = {action_id: action for (action_id, _), action in zip(converted, decision.legal_actions, strict=True)}
+            offered = [item.action for _, item in converted]
         same = view.legal_actions is decision.legal_actions or view.legal_actions == decision.legal_actions
-        convert.view_to_proto(
-            view, options=self.options, enumerate_discards=self.enumerate_discards, history=self._history_of(view),
-            legal_actions=[item.action for item in into.legal_actions] if same and choice is None else None,
-            into=into.view)
+        convert.view_to_proto(view, enumerate_discards=self.enumerate_discards, kept=self._kept_of(view),
+                              legal_actions=offered if same else None, into=into.view)
         self._decision_id, self._ids = decision.decision_id, ids
 
     def action_named(self, decision_id: int, action_id: str) -> Action | None:
         """The legal action of the stream's last decision with ``action_id``; None if it is not that decision's."""
         return self._ids.get(action_id) if decision_id == self._decision_id else None
 
-    def _history_of(self, view: SeatView) -> Sequence[game_pb2.SeatAction]:
-        """``view.history`` converted, the entries the stream converted before for this deal reused."""
-        held = self._history.history
-        known = len(held)
-        history = view.history
-        if (view.deal_number != self._history_deal or len(history) < known
-                or (known and history[known - 1] != self._history_last)):
-            del held[:]  # another deal (or a history that is not this one's continuation): start again
-            known = 0
-            self._history_deal = view.deal_number
-        for event in history[known:]:
-            convert.fill_seat_action(held.add(), event)
+    def _kept_of(self, view: SeatView) -> game_pb2.SeatView:
+        """The kept ``SeatView`` brought up to ``view``: the shared parts, this deal's tricks and history."""
+        kept = self._kept
+        if self._kept_for != (view.game, view.seat):  # the first decision (a stream serves one seat of one table)
+            kept.Clear()
+            convert.fill_view_shared(kept, view, self.options)
+            self._kept_for, self._kept_deal = (view.game, view.seat), -1
+        history, tricks = view.history, view.tricks
+        if (view.deal_number != self._kept_deal or not _continues(history, len(kept.history), self._history_last)
+                or not _continues(tricks, len(kept.tricks), self._trick_last)):
+            del kept.history[:]  # another deal (or a view that does not continue the last one): start again
+            del kept.tricks[:]
+            self._kept_deal = view.deal_number
+        for event in history[len(kept.history):]:
+            convert.fill_seat_action(kept.history.add(), event)
+        for trick in tricks[len(kept.tricks):]:
+            convert.fill_trick(kept.tricks.add(), trick)
         self._history_last = history[-1] if history else None
-        return held
+        self._trick_last = tricks[-1] if tricks else None
+        return kept
+
+
+def _continues(items: Sequence[T], known: int, last: T | None) -> bool:
+    """Whether ``items`` go on from the ``known`` items converted before, the last of which was ``last``."""
+    return len(items) >= known and (known == 0 or items[known - 1] == last)
 
 
 def decision_to_proto(decision: DecisionRequested, options: game_pb2.TableOptions | None = None, *,

@@ -16,7 +16,8 @@ import pytest
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import events_pb2
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from tricktable.rules.actions import describe
+from tricktable.rules.actions import Bid, Denomination, Discard, describe
+from tricktable.rules.cards import cards
 from tricktable.rules.registry import new_match
 from tricktable.server import wire
 from tricktable.server.events import DecisionRequested, Event, GameEvent
@@ -137,3 +138,35 @@ def test_the_converted_event_bodies_kept_for_other_seats_are_bounded() -> None:
     for n in range(wire.MAX_BODIES + 50):
         event_to_proto(Event(n + 1, 1.0, dealt.seen_by(n % 4)))  # a new body each time: seen_by copies the deal
     assert len(wire._BODIES) == wire.MAX_BODIES
+
+
+def test_a_stream_given_views_that_do_not_continue_its_kept_tricks_and_history_starts_them_again() -> None:
+    """Decisions of two matches of the same seat, in turn, on one ``SeatWire``: each view is still the plain one."""
+    options = {"first_dealer": 0}  # the same table options, two different deals
+    converted = convert.options_to_proto("twenty_five", new_match("twenty_five", options, seed="a").view(0).options)
+    stream = SeatWire(converted)
+    mixed = 0
+    for first, second in zip(_decisions("twenty_five", options, "mixed-a"),
+                             _decisions("twenty_five", options, "mixed-b"), strict=False):
+        for decision in (first, second):
+            if decision.seat != 0:
+                continue
+            out = pb.DecisionRequest()
+            stream.decision(decision, out)
+            assert out == _plain(decision, enumerate_discards=False)
+            mixed += len(out.view.tricks) + len(out.view.history)
+    assert mixed > 20  # tricks and history were there to be kept, and were started again
+
+
+def test_a_legal_action_is_converted_once_and_the_kept_conversions_are_bounded() -> None:
+    match = new_match("twenty_five", {}, seed="legal-kept")
+    action = match.legal_actions()[0]
+    action_id, item = convert.legal_action_converted(action)
+    assert convert.legal_action_converted(action)[1] is item  # converted once, then copied by the caller
+    assert (action_id, item) == (convert.action_id(action), pb.LegalAction(
+        id=convert.action_id(action), name=describe(action), action=convert.action_to_proto(action)))
+    discard = Discard(cards=tuple(cards("4C 5C 6C 7C 8C 9C")))
+    assert convert.legal_action_converted(discard)[1] is not convert.legal_action_converted(discard)[1]
+    for tricks in range(convert.MAX_LEGAL_CONVERTED + 10):
+        convert.legal_action_converted(Bid(tricks=tricks, denomination=Denomination.SPADES))
+    assert len(convert._LEGAL_CONVERTED) == convert.MAX_LEGAL_CONVERTED
