@@ -33,7 +33,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from google.protobuf.message import Message
 
@@ -92,6 +92,8 @@ SPECTATOR_SEAT: Seat = -1
 
 K = TypeVar("K")
 V = TypeVar("V", covariant=True)
+#: A converted message.
+M = TypeVar("M")
 
 
 class _ProtoEnum(Protocol[V]):
@@ -224,6 +226,37 @@ def cards_from_proto(items: Sequence[str]) -> tuple[Card, ...]:
 # record's ``type`` and each field is one of the action's attributes. The one
 # table below says, per action class, which attribute goes to which field and
 # how its value is written; every conversion of actions reads it.
+
+
+#: Values converted once kept at most, per kind (far more than the actions, history entries and tricks of a game).
+MAX_CONVERTED_KEPT = 4096
+
+
+class _ConvertedOnce(Generic[K, M]):
+    """Messages converted from frozen rules values, kept by the value.
+
+    Why: a server sends the same few dozen actions, history entries and
+    tricks to every seat in every decision; each is converted once and then
+    copied (in C) into every message that holds it. At most ``limit`` are
+    kept, the oldest forgotten first; a value ``keep`` refuses is converted
+    every time. A kept message is shared: copy it, never change it.
+    """
+
+    def __init__(self, convert: Callable[[K], M], limit: int, keep: Callable[[K], bool] | None = None) -> None:
+        self._convert = convert
+        self._keep = keep
+        self.limit = limit
+        self.kept: dict[K, M] = {}
+
+    def __call__(self, value: K) -> M:
+        message = self.kept.get(value)
+        if message is None:
+            message = self._convert(value)
+            if self._keep is None or self._keep(value):
+                if len(self.kept) >= self.limit:
+                    del self.kept[next(iter(self.kept))]
+                self.kept[value] = message
+        return message
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,6 +399,16 @@ def fill_seat_action(out: game_pb2.SeatAction, event: ActionEvent) -> None:
         _fill_action(out.action, action)
 
 
+def _seat_action_message(event: ActionEvent) -> game_pb2.SeatAction:
+    out = game_pb2.SeatAction()
+    fill_seat_action(out, event)
+    return out
+
+
+#: A history entry's ``SeatAction``: a public entry is one object in every seat's history.
+seat_action_converted = _ConvertedOnce(_seat_action_message, MAX_CONVERTED_KEPT)
+
+
 def seat_action_from_proto(message: game_pb2.SeatAction, *, turn_up: Card | None, dealer: Seat,
                            players: int) -> ActionEvent:
     """A ``SeatAction`` as the action event it tells (``turn_up``, ``dealer``: the deal's, for a rob and a gift).
@@ -436,25 +479,16 @@ def legal_actions_to_proto(actions: Iterable[Action]) -> list[table_service_pb2.
     return out
 
 
-#: Legal actions converted lately, with their ids, by the action: actions are frozen values and a table offers the same
-#: few dozen in every decision, so each is converted once and copied (in C) into every decision that offers it.
-_LEGAL_CONVERTED: dict[Action, tuple[str, table_service_pb2.LegalAction]] = {}
-#: Legal actions kept at most; the oldest goes first. Discards are not kept (thousands, sent as a DiscardChoice).
-MAX_LEGAL_CONVERTED = 4096
+def _legal_action_message(action: Action) -> tuple[str, table_service_pb2.LegalAction]:
+    item = table_service_pb2.LegalAction()
+    fill_legal_action(item, action)
+    return item.id, item
 
 
-def legal_action_converted(action: Action) -> tuple[str, table_service_pb2.LegalAction]:
-    """``action``'s id and ``LegalAction``, converted once (``_LEGAL_CONVERTED``): copy the message, never change it."""
-    kept = _LEGAL_CONVERTED.get(action)
-    if kept is None:
-        item = table_service_pb2.LegalAction()
-        fill_legal_action(item, action)
-        kept = (item.id, item)
-        if not isinstance(action, Discard):
-            if len(_LEGAL_CONVERTED) >= MAX_LEGAL_CONVERTED:
-                del _LEGAL_CONVERTED[next(iter(_LEGAL_CONVERTED))]
-            _LEGAL_CONVERTED[action] = kept
-    return kept
+#: A legal action's id and ``LegalAction``: a table offers the same few dozen actions in every decision. Discards are
+#: not kept (thousands; they go as a ``DiscardChoice``).
+legal_action_converted = _ConvertedOnce(_legal_action_message, MAX_CONVERTED_KEPT,
+                                        lambda action: not isinstance(action, Discard))
 
 
 def fill_legal_action(out: table_service_pb2.LegalAction, action: Action) -> None:
@@ -650,6 +684,10 @@ def fill_trick(out: game_pb2.Trick, trick: Trick) -> None:
         out.named_suit = _SUITS[trick.named_suit]
     if trick.winner is not None:
         out.winner = trick.winner
+
+
+#: A trick's ``Trick``: a completed trick is one object in every seat's view.
+trick_converted = _ConvertedOnce(trick_to_proto, MAX_CONVERTED_KEPT)
 
 
 def trick_from_proto(message: game_pb2.Trick) -> Trick:

@@ -103,8 +103,10 @@ class SeatWire:
     - what every view of the seat shares (game, the table's options,
       players, sides, seat) and, within a deal, its completed tricks and its
       history, which only grow: one kept ``SeatView`` holds them, a decision
-      converts only the tricks and entries new since the stream's last
-      decision, and the view starts as a copy of it (in C);
+      adds only the tricks and entries new since the stream's last decision
+      (each converted once for every seat: ``convert.trick_converted``,
+      ``convert.seat_action_converted``), and the view starts as a copy of
+      it (in C);
     - the legal actions, each converted once for every decision that offers
       it (:func:`tricktable.protocol.convert.legal_action_converted`), copied
       into the request and its view, and their ids kept, so the answer that
@@ -164,10 +166,10 @@ class SeatWire:
             del kept.history[:]  # another deal (or a view that does not continue the last one): start again
             del kept.tricks[:]
             self._kept_deal = view.deal_number
-        for event in history[len(kept.history):]:
-            convert.fill_seat_action(kept.history.add(), event)
-        for trick in tricks[len(kept.tricks):]:
-            convert.fill_trick(kept.tricks.add(), trick)
+        if len(history) > len(kept.history):
+            kept.history.extend([convert.seat_action_converted(event) for event in history[len(kept.history):]])
+        if len(tricks) > len(kept.tricks):
+            kept.tricks.extend([convert.trick_converted(trick) for trick in tricks[len(kept.tricks):]])
         self._history_last = history[-1] if history else None
         self._trick_last = tricks[-1] if tricks else None
         return kept

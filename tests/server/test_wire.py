@@ -167,6 +167,18 @@ def test_a_legal_action_is_converted_once_and_the_kept_conversions_are_bounded()
         id=convert.action_id(action), name=describe(action), action=convert.action_to_proto(action)))
     discard = Discard(cards=tuple(cards("4C 5C 6C 7C 8C 9C")))
     assert convert.legal_action_converted(discard)[1] is not convert.legal_action_converted(discard)[1]
-    for tricks in range(convert.MAX_LEGAL_CONVERTED + 10):
+    for tricks in range(convert.MAX_CONVERTED_KEPT + 10):
         convert.legal_action_converted(Bid(tricks=tricks, denomination=Denomination.SPADES))
-    assert len(convert._LEGAL_CONVERTED) == convert.MAX_LEGAL_CONVERTED
+    assert len(convert.legal_action_converted.kept) == convert.MAX_CONVERTED_KEPT
+
+
+def test_a_history_entry_and_a_trick_are_converted_once_for_every_seat() -> None:
+    match = new_match("twenty_five", {}, seed="entries-kept")
+    for _ in range(4):
+        match = match.apply(match.legal_actions()[0])
+    views = [match.view(seat) for seat in range(4)]
+    entry, trick = views[0].history[0], views[0].tricks[0]
+    assert all(view.history[0] is entry and view.tricks[0] is trick for view in views)  # one object in every view
+    message = convert.seat_action_converted(entry)
+    assert convert.seat_action_converted(entry) is message and message == convert.seat_action_to_proto(entry)
+    assert convert.trick_converted(trick) is convert.trick_converted(trick) == convert.trick_to_proto(trick)
