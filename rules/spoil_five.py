@@ -58,13 +58,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from operator import attrgetter
 from typing import Any
 
 from tricktable.rules.actions import Action, Jink, PassJink, PassRob, Play, Rob, action_sort_key
 from tricktable.rules.cards import Card, Suit, codes
 from tricktable.rules.dealing import deal as deal_cards
 from tricktable.rules.errors import ErrorCode, RuleError
-from tricktable.rules.events import DealScored, Event, TrickWon, TrumpSet, event_of, history_seen_by
+from tricktable.rules.events import ActionEvent, DealScored, Event, TrickWon, TrumpSet, event_of
 from tricktable.rules.frozen import evolve
 from tricktable.rules.game import DealState, GameConfig, GameRules, Result, Seat, SeatView, Trick
 from tricktable.rules.record import action_to_json
@@ -76,6 +77,8 @@ __all__ = ["FORTY_FIVE", "RULES", "TWENTY_FIVE", "Phase", "SpoilFiveConfig", "Sp
 
 #: Tricks in a deal: every seat holds five cards.
 TRICKS_PER_DEAL = 5
+#: A card's place in the deck: the order of cards in a hand as a view shows it, and of the plays among legal actions.
+_by_index = attrgetter("index")
 
 
 class Phase(StrEnum):
@@ -124,6 +127,9 @@ class SpoilFiveDeal:
     best_trump: tuple[Seat, Card] | None = None
     #: What happened in this deal so far, in order (:mod:`tricktable.rules.events`).
     events: tuple[Event, ...] = ()
+    #: The action events of ``events``, whole truth, kept as they happen: a view takes them as they are (every one
+    #: is public but a rob's buried card) instead of filtering the deal's events again.
+    history: tuple[ActionEvent, ...] = ()
 
     # --- state -----------------------------------------------------------
 
@@ -197,10 +203,11 @@ class SpoilFiveDeal:
         if self.phase is Phase.JINK:
             return sorted([Jink(), PassJink()], key=action_sort_key)
         hand = self.hands[actor]
-        out: list[Action] = [Play(card=c) for c in self._legal_cards(hand)]
+        # In action_sort_key's order without sorting the actions: the plays, then a holder's robs, each by card.
+        out: list[Action] = [Play(card=c) for c in sorted(self._legal_cards(hand), key=_by_index)]
         if self._may_rob(actor):
-            out.extend(Rob(card=c) for c in hand)
-        return sorted(out, key=action_sort_key)
+            out.extend(Rob(card=c) for c in sorted(hand, key=_by_index))
+        return out
 
     def _acting(self) -> Seat:
         """The seat to act; once the deal is over every action is refused (``GAME_OVER``)."""
@@ -297,31 +304,33 @@ class SpoilFiveDeal:
         """
         self.check(action, seat)
         actor = self._acting()
+        done = event_of(actor, action, turn_up=self.turn_up)
         actions = (*self.actions, (actor, action))
-        events = (*self.events, event_of(actor, action, turn_up=self.turn_up))
+        events = (*self.events, done)
+        history = (*self.history, done)
         if isinstance(action, Play):
-            return self._play(action.card, actor, actions, events)
+            return self._play(action.card, actor, actions, events, history)
         if isinstance(action, Rob):
             hand = (*remove_card(self.dealt[actor], action.card), self.turn_up)
             hands = (*self.hands[:actor], hand, *self.hands[actor + 1:])
             if self.phase is Phase.ROB:
                 return evolve(self, actions=actions, hands=hands, robbed_by=actor, buried=action.card,
-                              events=events, phase=self._after_rob_decision())
+                              events=events, history=history, phase=self._after_rob_decision())
             return evolve(self, actions=actions, hands=hands, robbed_by=actor, buried=action.card, events=events,
-                          must_play=True)
+                          history=history, must_play=True)
         if isinstance(action, PassRob):
-            return evolve(self, actions=actions, phase=self._after_rob_decision(), events=events)
+            return evolve(self, actions=actions, phase=self._after_rob_decision(), events=events, history=history)
         if isinstance(action, Jink):
-            return evolve(self, actions=actions, jinked_by=actor, phase=Phase.PLAY, events=events)
+            return evolve(self, actions=actions, jinked_by=actor, phase=Phase.PLAY, events=events, history=history)
         passes = self.jink_passes + 1
         phase = Phase.PLAY if passes == self.config.players else Phase.JINK
-        return evolve(self, actions=actions, jink_passes=passes, phase=phase, events=events)
+        return evolve(self, actions=actions, jink_passes=passes, phase=phase, events=events, history=history)
 
     def _after_rob_decision(self) -> Phase:
         return Phase.JINK if self.config.jink else Phase.PLAY
 
     def _play(self, card: Card, seat: Seat, actions: tuple[tuple[Seat, Action], ...],
-              events: tuple[Event, ...]) -> SpoilFiveDeal:
+              events: tuple[Event, ...], history: tuple[ActionEvent, ...]) -> SpoilFiveDeal:
         config = self.config
         ranking = self.ranking
         hands = (*self.hands[:seat], remove_card(self.hands[seat], card), *self.hands[seat + 1:])
@@ -333,12 +342,12 @@ class SpoilFiveDeal:
         if len(played) < config.players:
             trick = Trick(leader=self.trick.leader, cards=played)
             return evolve(self, actions=actions, hands=hands, trick=trick, must_play=False, best_trump=best,
-                          events=events)
+                          events=events, history=history)
         lead = played[0]
         winner = trick_winner(self.trick.leader, played, config.players, lambda c: ranking.strength(c, lead))
         tricks = (*self.tricks, Trick(leader=self.trick.leader, cards=played, winner=winner))
         changes: dict[str, Any] = {"actions": actions, "hands": hands, "trick": Trick(leader=winner, cards=()),
-                                   "tricks": tricks, "must_play": False, "best_trump": best}
+                                   "tricks": tricks, "must_play": False, "best_trump": best, "history": history}
         if config.score_as_won:
             # Twenty-Five (1.6): the trick scores now; reaching the target stops the deal.
             side = config.side_of(winner)
@@ -383,7 +392,11 @@ class SpoilFiveDeal:
     def view(self, seat: Seat, scores_before: Sequence[int]) -> SeatView:
         """What ``seat`` may know: its own hand, everything public, its own buried card; no other hand."""
         config = self.config
-        legal = tuple(self.legal_actions()) if self.to_act == seat else ()
+        to_act = self.to_act
+        legal = tuple(self.legal_actions()) if to_act == seat else ()
+        history = self.history
+        if self.robbed_by is not None and self.robbed_by != seat:  # the one hidden part: another seat's buried card
+            history = tuple(event.seen_by(seat) for event in history)
         extras: dict[str, Any] = {}
         if config.bonus_points and self.phase is Phase.OVER:
             extras["bonus"] = self._bonus_json()
@@ -395,8 +408,8 @@ class SpoilFiveDeal:
             sides=config.sides,
             deal_number=self.number,
             dealer=self.dealer,
-            hand=tuple(sorted(self.hands[seat], key=lambda c: c.index)),
-            to_act=self.to_act,
+            hand=tuple(sorted(self.hands[seat], key=_by_index)),
+            to_act=to_act,
             legal_actions=legal,
             scores=tuple(b + p for b, p in zip(scores_before, self.points, strict=True)),
             deal_points=self.points,
@@ -404,7 +417,7 @@ class SpoilFiveDeal:
             turn_up=self.turn_up,
             current_trick=self.trick if self.phase is Phase.PLAY else None,
             tricks=self.tricks,
-            history=history_seen_by(self.events, seat),
+            history=history,
             robbed_by=self.robbed_by,
             buried=self.buried if seat == self.robbed_by else None,
             jinked_by=self.jinked_by,

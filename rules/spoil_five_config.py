@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import cache
 from typing import Any
 
 from tricktable.rules.cards import Card, standard_deck
@@ -62,7 +63,7 @@ class SpoilFiveConfig:
     @property
     def sides(self) -> tuple[tuple[Seat, ...], ...]:
         """Seats of each side: seat ``s`` is on side ``s mod side_count`` (rules.md 1.1)."""
-        return tuple(tuple(range(k, self.players, self.side_count)) for k in range(self.side_count))
+        return _sides(self.players, self.side_count)
 
     def side_of(self, seat: Seat) -> int:
         """The side of ``seat``."""
@@ -191,3 +192,9 @@ def resolve(preset: SpoilFiveConfig, options: Mapping[str, Any]) -> SpoilFiveCon
         first_dealer=first_dealer,
         jink=options.get("jink", preset.jink),
     )
+
+
+@cache
+def _sides(players: int, side_count: int) -> tuple[tuple[Seat, ...], ...]:
+    """The sides of a table, built once per shape (every view lists them)."""
+    return tuple(tuple(range(k, players, side_count)) for k in range(side_count))

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import random
 
+import pytest
+
+from tests.games_support import LAYOUTS, layout_id
 from tests.rules.spoil_five_helpers import deck_for, do, play_cards, start
+from tricktable.rules.actions import Rob, action_sort_key
 from tricktable.rules.cards import card, codes
-from tricktable.rules.events import Jinked, JinkPassed, Robbed
+from tricktable.rules.events import Jinked, JinkPassed, Robbed, history_seen_by
 from tricktable.rules.record import action_from_json
 from tricktable.rules.registry import new_match
 from tricktable.rules.shuffle import RecordedDecks
@@ -134,3 +139,40 @@ def test_whole_match_record_round_trips_through_json_and_replays() -> None:
             replay = replay.apply(action_from_json(act), act["seat"])
     again = replay.to_record(seed="record")
     assert again["deals"] == record["deals"] and again["result"] == record["result"]
+
+
+SPOIL_FIVE_LAYOUTS = [layout for layout in LAYOUTS if layout[0] in ("twenty_five", "forty_five")]
+
+
+@pytest.mark.parametrize("layout", SPOIL_FIVE_LAYOUTS, ids=layout_id)
+def test_a_views_history_kept_as_the_deal_goes_is_the_deals_events_as_the_seat_sees_them(
+        layout: tuple[str, dict[str, object]]) -> None:
+    """The deal keeps its action events as they happen; each seat's view of them is still ``history_seen_by``."""
+    game, options = layout
+    robbed = 0
+    for number in range(6):
+        match = new_match(game, options, seed=f"kept-history-{number}")
+        rng = random.Random(number)
+        while not match.is_over and len(match.finished) < 3:
+            deal = match.deal
+            for seat in range(match.config.players):
+                assert match.view(seat).history == history_seen_by(deal.events, seat)
+            robbed += isinstance(deal, SpoilFiveDeal) and deal.robbed_by is not None
+            match = match.apply(rng.choice(match.legal_actions()))
+    assert robbed  # a buried card was there to be hidden from the other seats
+
+
+@pytest.mark.parametrize("layout", SPOIL_FIVE_LAYOUTS, ids=layout_id)
+def test_legal_actions_listed_plays_then_robs_by_card_are_in_action_sort_key_order(
+        layout: tuple[str, dict[str, object]]) -> None:
+    game, options = layout
+    robs = 0
+    for number in range(6):
+        match = new_match(game, options, seed=f"legal-order-{number}")
+        rng = random.Random(number)
+        while not match.is_over and len(match.finished) < 3:
+            legal = match.legal_actions()
+            assert legal == sorted(legal, key=action_sort_key)
+            robs += any(isinstance(action, Rob) for action in legal)
+            match = match.apply(rng.choice(legal))
+    assert robs  # the robs' place after the plays was checked
