@@ -18,7 +18,10 @@ commit bought: ``--refs`` names the commits (``git archive`` of each into a
 temporary folder), the working tree is always measured last as ``tree``.
 Each tree's figure is the median of its rounds, with its best round beside
 it: on shared cores a round is only ever slowed by the others' load, so the
-best is the least disturbed.
+best is the least disturbed. The figures leave out the collector's full
+collections (``_FullCollections``: whether the one full collection of a run
+falls inside a move is chance), reported apart per round; the young
+collections a move's allocations cause stay in.
 
 Run ``python -m bench.table_step --refs main`` (JSON to
 ``bench/results/table_step.json`` and a table on stdout).
@@ -27,6 +30,7 @@ Run ``python -m bench.table_step --refs main`` (JSON to
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
 import os
@@ -61,6 +65,8 @@ async def _play_games(game: str, games: int, seed: str) -> dict[str, Any]:
 
     moves = 0
     cpu = wall = 0.0
+    full = _FullCollections()
+    gc.callbacks.append(full.heard)
     for number in range(games):
         match = new_match(game, {}, seed=f"{seed}-{number}")
         table = Table(table_id=f"t{number}", match=match, seed=seed, time_control=TimeControl())
@@ -76,6 +82,7 @@ async def _play_games(game: str, games: int, seed: str) -> dict[str, Any]:
         for stream in streams:  # the log from its start (a resume from 0: the last to join has news too)
             pending = _decision_in(await anext(stream)) or pending
         while pending is not None:
+            full.measuring = True
             c0, w0 = time.process_time(), time.perf_counter()
             seat = _seat_to_act(table)
             decide = pb.Decide(decision_id=pending.decision_id, action_id=pending.legal_actions[0].id)
@@ -89,10 +96,40 @@ async def _play_games(game: str, games: int, seed: str) -> dict[str, Any]:
                 pending = _decision_in(message) or pending
             cpu += time.process_time() - c0
             wall += time.perf_counter() - w0
+            full.measuring = False
             moves += 1
         for stream in streams:
             await stream.aclose()
-    return {"moves": moves, "cpu_seconds": cpu, "wall_seconds": wall, "source": service.__file__}
+    gc.callbacks.remove(full.heard)
+    return {"moves": moves, "cpu_seconds": cpu, "full_gc_seconds": full.seconds, "full_gcs": full.count,
+            "wall_seconds": wall, "source": service.__file__}
+
+
+class _FullCollections:
+    """The collector's full (generation 2) collections that fall inside the measured moves, timed.
+
+    Why apart: a full collection walks the whole heap (the interpreter, gRPC
+    and protobuf modules: 15-30 ms here) about once per run, and whether it
+    falls inside a move or between tables is chance; counted in, it moves a
+    tree's figure by 15-35 us per move from one commit to the next. Young
+    collections are frequent and proportional to what a move allocates, so
+    they stay in the step's figure.
+    """
+
+    def __init__(self) -> None:
+        self.measuring = False
+        self.seconds = 0.0
+        self.count = 0
+        self._started = 0.0
+
+    def heard(self, phase: str, info: dict[str, int]) -> None:
+        if not self.measuring or info["generation"] != 2:
+            return
+        if phase == "start":
+            self._started = time.process_time()
+        else:
+            self.seconds += time.process_time() - self._started
+            self.count += 1
 
 
 def _stream_wire(service: Any, table: Any) -> Any:
@@ -176,17 +213,20 @@ def run(refs: Sequence[str], *, game: str = GAME, games: int = 10, rounds: int =
         trees = {ref: export(ref, Path(tmp)) for ref in refs}
         trees["tree"] = ROOT
         per_round: dict[str, list[float]] = {name: [] for name in trees}
+        full_gc: dict[str, list[float]] = {name: [] for name in trees}
         moves = 0
         for _ in range(rounds):
             for name, tree in trees.items():
                 result = _measure(tree, game, games, seed)
                 moves = int(result["moves"])
-                per_round[name].append(result["cpu_seconds"] / result["moves"] * 1e6)
+                full_gc[name].append(result["full_gc_seconds"] / moves * 1e6)
+                per_round[name].append(result["cpu_seconds"] / moves * 1e6 - full_gc[name][-1])
     first = next(iter(per_round))
     base = statistics.median(per_round[first])
     rows = {name: {"cpu_us_per_move_median": round(statistics.median(values), 1),
                    "cpu_us_per_move_best": round(min(values), 1),
                    "cpu_us_per_move_by_round": [round(v, 1) for v in values],
+                   "full_gc_us_per_move_by_round": [round(v, 1) for v in full_gc[name]],
                    f"ratio_to_{first}": round(statistics.median(values) / base, 3)}
             for name, values in per_round.items()}
     commits = {ref: subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %s", ref], check=True,
@@ -198,12 +238,14 @@ def run(refs: Sequence[str], *, game: str = GAME, games: int = 10, rounds: int =
 def render(report: dict[str, Any]) -> str:
     lines = [f"table step in process ({report['game']}, {report['moves_per_game_set']} moves x {report['rounds']} "
              f"rounds, load average {report['load_average']})",
-             "{:<14} {:>10} {:>8} {:>8}  {}".format("tree", "us/move", "ratio", "best", "commit")]
+             "{:<14} {:>10} {:>8} {:>8} {:>12}  {}".format("tree", "us/move", "ratio", "best", "full gc/move",
+                                                            "commit")]
     for name, row in report["rows"].items():
         ratio = next(v for k, v in row.items() if k.startswith("ratio_to_"))
-        lines.append("{:<14} {:>10} {:>8} {:>8}  {}".format(name, row["cpu_us_per_move_median"], ratio,
-                                                            row["cpu_us_per_move_best"],
-                                                            report["commits"].get(name, "(working tree)")))
+        lines.append("{:<14} {:>10} {:>8} {:>8} {:>12}  {}".format(
+            name, row["cpu_us_per_move_median"], ratio, row["cpu_us_per_move_best"],
+            round(statistics.median(row["full_gc_us_per_move_by_round"]), 1),
+            report["commits"].get(name, "(working tree)")))
     return "\n".join(lines)
 
 
