@@ -113,7 +113,9 @@ class _Pending:
     seat: Seat
     legal: tuple[Action, ...]
     deadline_wall: float
-    timer: asyncio.TimerHandle | None
+    #: When (loop time) the server plays the default, and why: the seat's time ran out, or it is away.
+    due: float
+    reason: DefaultReason
     body: DecisionRequested | None = None
 
 
@@ -172,6 +174,8 @@ class Table:
         #: holds a batch is not counted: only its own decision, its inbox, its hold's end or the table's end wake it.
         self._eager = [0] * (self.players + 1)
         self._pending: _Pending | None = None
+        #: The one timer that plays the pending decision's default (:meth:`_arm_deadline`), and when it fires.
+        self._deadline_timer: asyncio.TimerHandle | None = None
         #: Seat views of one state of the match (``_views_of``): a move reads the next seat's view up to three times.
         self._views_of: Match | None = None
         self._views: dict[Seat, SeatView] = {}
@@ -320,9 +324,8 @@ class Table:
                     batch.append(self._decision_body(p))
                     urgent = True
                 if batch:
-                    now = self._loop.time()
                     if (urgent or self.is_over or len(batch) >= MAX_BATCH_EVENTS
-                            or (held_until is not None and now >= held_until)):
+                            or (held_until is not None and self._loop.time() >= held_until)):
                         if timer is not None:
                             timer.cancel()
                         decided = isinstance(batch[-1], DecisionRequested)
@@ -333,7 +336,7 @@ class Table:
                             timer = self._loop.call_at(held_until, self._wake_audience, audience)
                         continue
                     if held_until is None:
-                        held_until = now + COALESCE_SECONDS
+                        held_until = self._loop.time() + COALESCE_SECONDS
                         timer = self._loop.call_at(held_until, self._wake_audience, audience)
                 elif self.is_over:
                     return
@@ -557,12 +560,38 @@ class Table:
         away = min(AWAY_ANSWER_SECONDS, self.time_control.decision_seconds) if state.connections else 0.0
         p = _Pending(decision_id=decision_id, seat=seat, legal=legal,
                      deadline_wall=time.time() + (away if state.away else self.time_control.decision_seconds),
-                     timer=None)
+                     due=now + away if state.away else expiry,
+                     reason=DefaultReason.AWAY if state.away else DefaultReason.TIMEOUT)
         self._pending = p
-        if state.away:
-            p.timer = self._loop.call_later(away, self._guarded_default, decision_id, DefaultReason.AWAY)
-        else:
-            p.timer = self._loop.call_at(expiry, self._guarded_default, decision_id, DefaultReason.TIMEOUT)
+        self._arm_deadline(p.due)
+
+    def _arm_deadline(self, due: float) -> None:
+        """Have the deadline timer fire by ``due`` (loop time), keeping the one that is set if it fires first.
+
+        Why one timer kept: a decision answered in time left its timer
+        behind; creating one per decision and cancelling it at the answer
+        cost a timer and a cancelled heap entry per move. A timer that
+        fires before the pending decision is due arms itself again
+        (:meth:`_deadline_passed`), so a default still plays at its own
+        deadline, never before.
+        """
+        timer = self._deadline_timer
+        if timer is not None:
+            if not timer.cancelled() and timer.when() <= due:
+                return
+            timer.cancel()
+        self._deadline_timer = self._loop.call_at(due, self._deadline_passed)
+
+    def _deadline_passed(self) -> None:
+        """The deadline timer fired: play the pending decision's default if it is due, else wait for when it is."""
+        self._deadline_timer = None
+        p = self._pending
+        if p is None or self.is_over or self.suspended:
+            return
+        if self._loop.time() < p.due:  # an earlier decision's deadline; this one is due later
+            self._arm_deadline(p.due)
+            return
+        self._guarded_default(p.decision_id, p.reason)
 
     def _decision_body(self, p: _Pending) -> DecisionRequested:
         if p.body is None:
@@ -592,9 +621,10 @@ class Table:
 
     def _play(self, p: _Pending, action: Action, default: DefaultReason | None, after: Match | None = None,
               annotation: Annotation | None = None) -> None:
-        """Play ``action`` for ``p`` (``default``: why the server chose it, None for the seat's own move)."""
-        if p.timer is not None:
-            p.timer.cancel()
+        """Play ``action`` for ``p`` (``default``: why the server chose it, None for the seat's own move).
+
+        The deadline timer stays: the next decision's is later, so it fires first and arms itself again.
+        """
         self._pending = None
         self._resolved[p.decision_id] = (p.seat, action)
         before = self.match
@@ -624,10 +654,16 @@ class Table:
             self._request_decision()
 
     def _forward(self, events: tuple[GameEvent, ...]) -> None:
-        """Publish the rules' events of a step to every audience, each cut to what that audience may know."""
+        """Publish the rules' events of a step to every audience, each cut to what that audience may know.
+
+        One time for the step (its events happened together) and the logs appended in place: a move publishes
+        its events to every seat and the spectators, so this loop runs about eight times a move.
+        """
+        now = time.time()
+        audiences = self._audiences()
         for event in events:
-            for audience in self._audiences():
-                self._publish(audience, event.seen_by(audience))
+            for audience, log in zip(audiences, self._logs, strict=True):
+                log.append(Event(len(log) + 1, now, event.seen_by(audience)))
 
     # --- the journal -----------------------------------------------------
 
@@ -703,8 +739,7 @@ class Table:
             return
         self.suspended = True
         self.journal = None
-        for timer in (self._join_timer, self._pending.timer if self._pending else None,
-                      *(s.grace for s in self.seats)):
+        for timer in (self._join_timer, self._deadline_timer, *(s.grace for s in self.seats)):
             if timer is not None:
                 timer.cancel()
         self.log.info("table suspended for a restart", actions=self._actions)
@@ -731,8 +766,7 @@ class Table:
         aborted = aborted_reason is not None or result is None or result.status != "finished"
         self.status = TableStatus.ABORTED if aborted else TableStatus.FINISHED
         self.ended_at = time.time()
-        for timer in (self._join_timer, self._pending.timer if self._pending else None,
-                      *(s.grace for s in self.seats)):
+        for timer in (self._join_timer, self._deadline_timer, *(s.grace for s in self.seats)):
             if timer is not None:
                 timer.cancel()
         self._join_timer = None

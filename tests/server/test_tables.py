@@ -18,7 +18,7 @@ from tricktable.rules.match import Match
 from tricktable.rules.record import action_from_json
 from tricktable.rules.shuffle import RecordedDecks, SeededDecks
 from tricktable.server.clocks import AWAY_AFTER_TIMEOUTS, TimeControl
-from tricktable.server.events import ActionTimedOut, DecisionRequested, TableEnded, TableStarted
+from tricktable.server.events import ActionTimedOut, DecisionRequested, DefaultReason, TableEnded, TableStarted
 from tricktable.server.tables import Table, TableStatus
 
 FAST = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=5.0, join_seconds=5.0)
@@ -306,3 +306,44 @@ async def test_an_engine_fault_on_an_odd_action_refuses_it_and_the_table_plays_o
     outcome = table.submit(decision.seat, decision.decision_id, decision.legal_actions[-1])
     assert outcome.reason is RejectReason.MALFORMED_ACTION and table.status is TableStatus.RUNNING
     assert table.submit(decision.seat, decision.decision_id, decision.legal_actions[0]).accepted
+
+
+async def test_decisions_answered_in_time_share_one_deadline_timer() -> None:
+    table = make_table()
+    await started(table)
+    timers = []
+    for _ in range(4):
+        seat = table.match.to_act
+        assert seat is not None
+        decision = table.pending_for(seat)
+        assert decision is not None
+        timers.append(table._deadline_timer)
+        assert table.submit(seat, decision.decision_id, decision.legal_actions[0]).accepted
+    assert timers[0] is not None and all(timer is timers[0] for timer in timers)  # no timer made or cancelled a move
+
+
+async def test_a_decision_after_one_answered_in_time_gets_its_default_at_its_own_deadline_not_before(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kept timer fires at the first decision's deadline, finds a later one pending, and waits for it."""
+    control = TimeControl(decision_seconds=0.15, bank_seconds=0.0, grace_seconds=5.0, join_seconds=5.0)
+    table = make_table(control=control)
+    await started(table)
+    loop = asyncio.get_running_loop()
+    played: list[tuple[float, float]] = []
+    default = table._guarded_default
+
+    def timed(decision_id: int, reason: DefaultReason) -> None:
+        p = table._pending
+        assert p is not None and p.decision_id == decision_id
+        played.append((loop.time(), p.due))
+        default(decision_id, reason)
+
+    monkeypatch.setattr(table, "_guarded_default", timed)
+    first = table.pending_for(table.match.to_act)  # type: ignore[arg-type]
+    assert first is not None
+    await asyncio.sleep(0.08)  # answered late in its window: the next decision is due 0.08 s after this one was
+    assert table.submit(first.seat, first.decision_id, first.legal_actions[0]).accepted
+    while not played:
+        await asyncio.sleep(0.01)
+    fired_at, due = played[0]
+    assert fired_at >= due and table.seats[first.seat].defaults == 0  # the second decision's, at its own deadline
