@@ -662,8 +662,10 @@ class Table:
         now = time.time()
         audiences = self._audiences()
         for event in events:
+            shared: Event | None = None
             for audience, log in zip(audiences, self._logs, strict=True):
-                log.append(Event(len(log) + 1, now, event.seen_by(audience)))
+                body = event.seen_by(audience)
+                shared = _entry(log, now, body, shared if body is event else None)
 
     # --- the journal -----------------------------------------------------
 
@@ -826,8 +828,9 @@ class Table:
 
     def _publish_all(self, body: EventBody) -> None:
         now = time.time()
+        shared: Event | None = None
         for log in self._logs:
-            log.append(Event(len(log) + 1, now, body))
+            shared = _entry(log, now, body, shared)
 
     def _notify(self) -> None:
         """Wake the followers waiting for news, the seat to act first: its decision is the critical path of a move.
@@ -842,6 +845,19 @@ class Table:
         for waker, eager in zip(self._wakers, self._eager, strict=True):
             if (eager or everyone) and not waker.is_set():
                 waker.set()
+
+
+def _entry(log: list[Event], now: float, body: EventBody, shared: Event | None) -> Event:
+    """Append ``body`` to ``log`` at ``now``: as the entry ``shared`` when it is that body at this place in the log.
+
+    Why shared: a public event is one body for every audience, and every log
+    has it at the same place, so one entry object serves them all and the
+    streams convert it once (:func:`tricktable.server.wire.event_to_proto`).
+    """
+    seq = len(log) + 1
+    entry = shared if shared is not None and shared.body is body and shared.seq == seq else Event(seq, now, body)
+    log.append(entry)
+    return entry
 
 
 def _default_of(journaled: object) -> DefaultReason | None:

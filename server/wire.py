@@ -47,29 +47,31 @@ def ms(seconds: float) -> int:
     return round(seconds * 1000)
 
 
-#: Event bodies converted lately, by identity (each with its body, so an id is not reused while it is here).
-_BODIES: OrderedDict[int, tuple[EventBody, events_pb2.Event]] = OrderedDict()
-#: Bodies kept at most: far more than the events of one step of every table of a loop turn.
-MAX_BODIES = 4096
+#: Log entries converted lately, by identity (each with its entry, so an id is not reused while it is here).
+_ENTRIES: OrderedDict[int, tuple[Event, events_pb2.Event]] = OrderedDict()
+#: Entries kept at most: far more than the events of one step of every table of a loop turn.
+MAX_ENTRIES = 4096
 
 
 def event_to_proto(event: Event, into: events_pb2.Event | None = None) -> events_pb2.Event:
     """One log entry as an ``Event`` (already cut to its audience by the table), written into ``into`` when given.
 
-    Why the bodies are kept: a public event is one object in every seat's
-    log (its ``seen_by`` is itself), so it is converted once and copied for
-    the other seats, a copy in C instead of a conversion in Python.
+    Why the entries are kept: a public event is one entry object in every
+    audience's log (the table shares it), so it is converted once, sequence
+    and time included, and copied for the other seats, a copy in C instead
+    of a conversion in Python.
     """
     out = events_pb2.Event() if into is None else into
-    key = id(event.body)
-    kept = _BODIES.get(key)
-    if kept is None or kept[0] is not event.body:
-        kept = _BODIES[key] = (event.body, _body_to_proto(event.body))
-        if len(_BODIES) > MAX_BODIES:
-            _BODIES.popitem(last=False)
+    key = id(event)
+    kept = _ENTRIES.get(key)
+    if kept is None or kept[0] is not event:
+        message = _body_to_proto(event.body)
+        message.sequence = event.seq
+        message.time_unix_ms = ms(event.time)
+        kept = _ENTRIES[key] = (event, message)
+        if len(_ENTRIES) > MAX_ENTRIES:
+            _ENTRIES.popitem(last=False)
     out.CopyFrom(kept[1])
-    out.sequence = event.seq
-    out.time_unix_ms = ms(event.time)
     return out
 
 

@@ -347,3 +347,21 @@ async def test_a_decision_after_one_answered_in_time_gets_its_default_at_its_own
         await asyncio.sleep(0.01)
     fired_at, due = played[0]
     assert fired_at >= due and table.seats[first.seat].defaults == 0  # the second decision's, at its own deadline
+
+
+async def test_a_public_event_is_one_log_entry_for_every_audience_and_a_hand_dealt_is_each_seats_own() -> None:
+    table = make_table()
+    await started(table)
+    seat = table.match.to_act
+    assert seat is not None
+    decision = table.pending_for(seat)
+    assert decision is not None
+    table.submit(seat, decision.decision_id, decision.legal_actions[0])
+    logs = [table._log(audience) for audience in (*range(table.players), None)]
+    assert len({len(log) for log in logs}) == 1  # every audience's log has every event at the same place
+    for entries in zip(*logs, strict=True):
+        if isinstance(entries[0].body, DealStarted):
+            assert len({id(entry) for entry in entries}) == len(entries)  # a seat's own hand, no other's
+        else:
+            assert all(entry is entries[0] for entry in entries)
+    assert any(isinstance(entry.body, TableStarted) for entry in logs[0])

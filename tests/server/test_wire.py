@@ -132,12 +132,12 @@ def convert_plain(event: GameEvent, seq: int) -> events_pb2.Event:
     return out
 
 
-def test_the_converted_event_bodies_kept_for_other_seats_are_bounded() -> None:
+def test_the_converted_log_entries_kept_for_other_seats_are_bounded() -> None:
     match = new_match("twenty_five", {}, seed="bounded")
     dealt = match.events[0]
-    for n in range(wire.MAX_BODIES + 50):
+    for n in range(wire.MAX_ENTRIES + 50):
         event_to_proto(Event(n + 1, 1.0, dealt.seen_by(n % 4)))  # a new body each time: seen_by copies the deal
-    assert len(wire._BODIES) == wire.MAX_BODIES
+    assert len(wire._ENTRIES) == wire.MAX_ENTRIES
 
 
 def test_a_stream_given_views_that_do_not_continue_its_kept_tricks_and_history_starts_them_again() -> None:
