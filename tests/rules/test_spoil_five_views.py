@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 
 import pytest
 
@@ -12,6 +13,7 @@ from tests.rules.spoil_five_helpers import deck_for, do, play_cards, start
 from tricktable.rules.actions import Rob, action_sort_key
 from tricktable.rules.cards import card, codes
 from tricktable.rules.events import Jinked, JinkPassed, Robbed, history_seen_by
+from tricktable.rules.match import Match
 from tricktable.rules.record import action_from_json
 from tricktable.rules.registry import new_match
 from tricktable.rules.shuffle import RecordedDecks
@@ -144,35 +146,36 @@ def test_whole_match_record_round_trips_through_json_and_replays() -> None:
 SPOIL_FIVE_LAYOUTS = [layout for layout in LAYOUTS if layout[0] in ("twenty_five", "forty_five")]
 
 
+def _random_states(layout: tuple[str, dict[str, object]], seed: str) -> Iterator[Match]:
+    """Every state of six random matches of ``layout``, their first three deals each."""
+    game, options = layout
+    for number in range(6):
+        match = new_match(game, options, seed=f"{seed}-{number}")
+        rng = random.Random(number)
+        while not match.is_over and len(match.finished) < 3:
+            yield match
+            match = match.apply(rng.choice(match.legal_actions()))
+
+
 @pytest.mark.parametrize("layout", SPOIL_FIVE_LAYOUTS, ids=layout_id)
 def test_a_views_history_kept_as_the_deal_goes_is_the_deals_events_as_the_seat_sees_them(
         layout: tuple[str, dict[str, object]]) -> None:
     """The deal keeps its action events as they happen; each seat's view of them is still ``history_seen_by``."""
-    game, options = layout
     robbed = 0
-    for number in range(6):
-        match = new_match(game, options, seed=f"kept-history-{number}")
-        rng = random.Random(number)
-        while not match.is_over and len(match.finished) < 3:
-            deal = match.deal
-            for seat in range(match.config.players):
-                assert match.view(seat).history == history_seen_by(deal.events, seat)
-            robbed += isinstance(deal, SpoilFiveDeal) and deal.robbed_by is not None
-            match = match.apply(rng.choice(match.legal_actions()))
+    for match in _random_states(layout, "kept-history"):
+        deal = match.deal
+        for seat in range(match.config.players):
+            assert match.view(seat).history == history_seen_by(deal.events, seat)
+        robbed += isinstance(deal, SpoilFiveDeal) and deal.robbed_by is not None
     assert robbed  # a buried card was there to be hidden from the other seats
 
 
 @pytest.mark.parametrize("layout", SPOIL_FIVE_LAYOUTS, ids=layout_id)
 def test_legal_actions_listed_plays_then_robs_by_card_are_in_action_sort_key_order(
         layout: tuple[str, dict[str, object]]) -> None:
-    game, options = layout
     robs = 0
-    for number in range(6):
-        match = new_match(game, options, seed=f"legal-order-{number}")
-        rng = random.Random(number)
-        while not match.is_over and len(match.finished) < 3:
-            legal = match.legal_actions()
-            assert legal == sorted(legal, key=action_sort_key)
-            robs += any(isinstance(action, Rob) for action in legal)
-            match = match.apply(rng.choice(legal))
+    for match in _random_states(layout, "legal-order"):
+        legal = match.legal_actions()
+        assert legal == sorted(legal, key=action_sort_key)
+        robs += any(isinstance(action, Rob) for action in legal)
     assert robs  # the robs' place after the plays was checked
