@@ -13,10 +13,13 @@ The messages are recorded once per run, from a real server on 127.0.0.1
 each answering its first legal action id), then every tree replays the same
 bytes in its own process: ``--refs`` names earlier commits (``git archive``
 of each, as :mod:`bench.table_step` does), the working tree is measured last
-as ``tree``, the trees alternate round by round and each round keeps the
-best of ``--repeats`` replays (warm: a real bot process woken once per move
-runs the same code cold, about twice as slow). Parsing the bytes is left
-out (gRPC does it before the runner sees a message).
+as ``tree``, and the trees alternate round by round. Each process replays
+``--warmup`` other tables first, not counted, then the ``--games`` measured
+ones once each: the SDK's memos hold what a bot process that has played a
+few games holds, no more (a table replayed twice would find its every trick
+and history entry decoded already). Warm code all the same: a real bot
+process woken once per move runs it cold, about twice as slow. Parsing the
+bytes is left out (gRPC does it before the runner sees a message).
 
 Run ``python -m bench.sdk_decode --refs main`` (JSON to
 ``bench/results/sdk_decode.json`` and a table on stdout).
@@ -44,9 +47,9 @@ RESULTS = Path(__file__).resolve().parent / "results" / "sdk_decode.json"
 GAME = "twenty_five"
 
 
-async def record(game: str, games: int, seed: str) -> list[list[bytes]]:
-    """Every seat's server messages (serialized ``PlayResponse``) at ``games`` tables of a real server, one list
-    per seat and table."""
+async def record(game: str, games: int, seed: str) -> list[list[list[bytes]]]:
+    """Every seat's server messages (serialized ``PlayResponse``) at ``games`` tables of a real server: per table,
+    one list per seat."""
     import structlog
 
     from tricktable.protocol import convert
@@ -55,7 +58,7 @@ async def record(game: str, games: int, seed: str) -> list[list[bytes]]:
     from tricktable.server.app import GameServer, ServerConfig
 
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # the server's logs: errors only
-    seats: list[list[bytes]] = []
+    tables: list[list[list[bytes]]] = []
     with tempfile.TemporaryDirectory(prefix="tricktable-sdk-decode-") as tmp:
         server = GameServer(ServerConfig(host="127.0.0.1", port=0, data_dir=Path(tmp), journal=False,
                                          stop_grace=1.0))
@@ -67,10 +70,11 @@ async def record(game: str, games: int, seed: str) -> list[list[bytes]]:
                     created = await stub.CreateTable(pb.CreateTableRequest(
                         game=convert.game_to_proto(game), options=convert.options_to_proto(game, {}),
                         seed=f"{seed}-{number}"))
-                    seats += await asyncio.gather(*(_record_seat(stub, t.token) for t in created.seat_tokens))
+                    tables.append(list(await asyncio.gather(*(_record_seat(stub, t.token)
+                                                              for t in created.seat_tokens))))
         finally:
             await server.stop()
-    return seats
+    return tables
 
 
 def _channel(address: str) -> Any:
@@ -121,13 +125,13 @@ class _FirstLegal:
         return view.legal_actions[0]
 
 
-async def replay(seats: Sequence[Sequence[bytes]], repeats: int) -> dict[str, Any]:
-    """The best of ``repeats`` replays of every seat's messages through ``_SeatLoop.handle``: CPU seconds, decisions.
+async def replay(warmup: Sequence[Sequence[bytes]], measured: Sequence[Sequence[bytes]]) -> dict[str, Any]:
+    """Every seat's messages through ``_SeatLoop.handle``, the ``warmup`` seats first (not counted).
 
-    ``to_choose_seconds``: of that, the time from the start of handling a message to the bot being asked, summed
-    over the messages that ask it (the turnaround's share: the rest, the answer's encoding and the other messages,
-    is off the path from a read to the bot). Both are CPU time (the clock read per message adds about the same
-    fraction of a microsecond to every tree).
+    ``cpu_seconds``: the measured seats' handling; ``to_choose_seconds``: of that, the time from the start of
+    handling a message to the bot being asked, summed over the messages that ask it (the turnaround's share:
+    the rest, the answer's encoding and the messages that ask nothing, is off the path from a read to the bot).
+    Both are CPU time (the clock read per message adds about the same fraction of a microsecond to every tree).
     """
     from tricktable.client_sdk import runner
     from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
@@ -135,13 +139,11 @@ async def replay(seats: Sequence[Sequence[bytes]], repeats: int) -> dict[str, An
     async def send(decide: Any) -> None:
         return None
 
-    best = best_to_choose = float("inf")
-    decisions = 0
-    for _ in range(repeats):
-        parsed = [[pb.PlayResponse.FromString(data) for data in seat] for seat in seats]
+    cpu = to_choose = 0.0
+    for seats, counted in ((warmup, False), (measured, True)):
         bot = _FirstLegal()
-        cpu = to_choose = 0.0
-        for messages in parsed:
+        for seat in seats:
+            messages = [pb.PlayResponse.FromString(data) for data in seat]
             loop = runner._SeatLoop(bot, runner.SeatSession(token="replay"), send, max_reasks=1)
             started = time.process_time()
             for message in messages:
@@ -149,43 +151,46 @@ async def replay(seats: Sequence[Sequence[bytes]], repeats: int) -> dict[str, An
                 handling = time.process_time()
                 await loop.handle(message)
                 if bot.decisions > asked:
-                    to_choose += bot.asked_at - handling
-            cpu += time.process_time() - started
-        best, best_to_choose, decisions = min(best, cpu), min(best_to_choose, to_choose), bot.decisions
-    return {"cpu_seconds": best, "to_choose_seconds": best_to_choose, "decisions": decisions,
+                    to_choose += (bot.asked_at - handling) * counted
+            cpu += (time.process_time() - started) * counted
+    return {"cpu_seconds": cpu, "to_choose_seconds": to_choose, "decisions": bot.decisions,
             "source": runner.__file__}
 
 
-def _worker(messages: Path, repeats: int) -> None:
+def _worker(messages: Path) -> None:
     """Replay the recorded messages with the tree on ``sys.path`` (the caller's PYTHONPATH); one JSON line."""
     import logging
 
     logging.getLogger("tricktable").setLevel(logging.ERROR)
-    seats = [[base64.b64decode(m) for m in seat] for seat in json.loads(messages.read_text())]
-    print(json.dumps(asyncio.run(replay(seats, repeats))))
+    recorded = json.loads(messages.read_text())
+    warmup, measured = ([[base64.b64decode(m) for m in seat] for seat in recorded[part]]
+                        for part in ("warmup", "measured"))
+    print(json.dumps(asyncio.run(replay(warmup, measured))))
 
 
-def _measure(tree: Path, messages: Path, repeats: int) -> dict[str, Any]:
+def _measure(tree: Path, messages: Path) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", str(messages),
-                          "--repeats", str(repeats)], cwd=tree, env=env, check=True, capture_output=True,
-                         text=True).stdout
+    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", str(messages)], cwd=tree,
+                         env=env, check=True, capture_output=True, text=True).stdout
     result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     if not Path(result["source"]).resolve().is_relative_to(tree.resolve()):
         raise RuntimeError(f"measuring {tree} ran the SDK of {result['source']}")
     return result
 
 
-def run(refs: Sequence[str], *, game: str = GAME, games: int = 12, rounds: int = 5, repeats: int = 5,
+def run(refs: Sequence[str], *, game: str = GAME, games: int = 16, warmup: int = 8, rounds: int = 5,
         seed: str = "sdk-decode") -> dict[str, Any]:
     """CPU us per decision of each ref and of the working tree in ``rounds`` alternating rounds; ratios to the first."""
     from bench.run import machine
     from bench.table_step import export
 
-    seats = asyncio.run(record(game, games, seed))
+    tables = asyncio.run(record(game, warmup + games, seed))
+    parts = {"warmup": [seat for table in tables[:warmup] for seat in table],
+             "measured": [seat for table in tables[warmup:] for seat in table]}
     with tempfile.TemporaryDirectory(prefix="tricktable-sdk-decode-") as tmp:
         messages = Path(tmp) / "messages.json"
-        messages.write_text(json.dumps([[base64.b64encode(m).decode() for m in seat] for seat in seats]))
+        messages.write_text(json.dumps({part: [[base64.b64encode(m).decode() for m in seat] for seat in seats]
+                                        for part, seats in parts.items()}))
         trees = {ref: export(ref, Path(tmp)) for ref in refs}
         trees["tree"] = ROOT
         per_round: dict[str, list[float]] = {name: [] for name in trees}
@@ -193,7 +198,7 @@ def run(refs: Sequence[str], *, game: str = GAME, games: int = 12, rounds: int =
         decisions = 0
         for _ in range(rounds):
             for name, tree in trees.items():
-                result = _measure(tree, messages, repeats)
+                result = _measure(tree, messages)
                 decisions = int(result["decisions"])
                 per_round[name].append(result["cpu_seconds"] / decisions * 1e6)
                 to_choose[name].append(result["to_choose_seconds"] / decisions * 1e6)
@@ -208,15 +213,16 @@ def run(refs: Sequence[str], *, game: str = GAME, games: int = 12, rounds: int =
             for name, values in per_round.items()}
     commits = {ref: subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %s", ref], check=True,
                                    capture_output=True, text=True).stdout.strip() for ref in refs}
-    return {"game": game, "games": games, "seats_replayed": len(seats), "decisions": decisions,
-            "messages": sum(len(s) for s in seats), "rounds": rounds, "repeats": repeats, "seed": seed,
+    measured = parts["measured"]
+    return {"game": game, "games": games, "warmup_games": warmup, "seats_replayed": len(measured),
+            "decisions": decisions, "messages": sum(len(s) for s in measured), "rounds": rounds, "seed": seed,
             "load_average": [round(x, 2) for x in os.getloadavg()], "machine": machine(), "commits": commits,
             "rows": rows}
 
 
 def render(report: dict[str, Any]) -> str:
     lines = [f"SDK decode per decision ({report['game']}, {report['seats_replayed']} seats, {report['decisions']} "
-             f"decisions, best of {report['repeats']} x {report['rounds']} rounds, load average "
+             f"decisions after {report['warmup_games']} games of warm-up, {report['rounds']} rounds, load average "
              f"{report['load_average']})",
              "{:<14} {:>12} {:>8} {:>12} {:>8}  {}".format("tree", "us/decision", "ratio", "to choose", "ratio",
                                                           "commit")]
@@ -233,18 +239,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.sdk_decode", description=__doc__.split("\n")[0])
     parser.add_argument("--refs", default="", help="comma separated commits measured before the working tree")
     parser.add_argument("--game", default=GAME)
-    parser.add_argument("--games", type=int, default=12, help="tables recorded (every seat of each is replayed)")
+    parser.add_argument("--games", type=int, default=16, help="tables measured (every seat of each is replayed)")
+    parser.add_argument("--warmup", type=int, default=8, help="tables replayed first in each process, not counted")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--repeats", type=int, default=5, help="replays per round and tree; the best is kept")
     parser.add_argument("--seed", default="sdk-decode")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker is not None:
-        _worker(args.worker, args.repeats)
+        _worker(args.worker)
         return 0
     report = run([r for r in args.refs.split(",") if r], game=args.game, games=args.games, rounds=args.rounds,
-                 repeats=args.repeats, seed=args.seed)
+                 warmup=args.warmup, seed=args.seed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(render(report))

@@ -374,8 +374,11 @@ class _SeatLoop:
             later: list[table_service_pb2.PlayResponse] = []
             try:
                 for item in message.batch.messages:
-                    if item.WhichOneof("kind") in _BOOKKEEPING:
+                    which = item.WhichOneof("kind")
+                    if which in _BOOKKEEPING:
                         later.append(item)
+                    elif which == "decision":  # the usual last item: straight to it
+                        await self._on_decision(item.decision)
                     else:
                         ended = await self.handle(item) or ended
             finally:
@@ -388,32 +391,41 @@ class _SeatLoop:
         if kind == "event":
             return _on_event(session, message.event)
         if kind == "decision":
-            decision = message.decision
-            try:
-                # Ids of the enumerated actions; none for a discard offered as a DiscardChoice, which the view
-                # conversion expands into the bot's legal actions (the bot answers with an Action then).
-                legal = convert.legal_actions_from_proto(decision.legal_actions)
-                wire = decision.view
-                table = session.view  # the seat's last view: the table's options and sides, kept
-                view = convert.view_from_proto(wire, options=None if table is None else table.options,
-                                               sides=None if table is None else table.sides,
-                                               legal_actions=tuple(legal.values()) if legal else None,
-                                               history=self.history.of(wire))
-            except (TricktableError, ValueError) as exc:
-                raise ProtocolError(f"the server sent a decision request that does not decode: {exc}") from exc
-            if not view.legal_actions:
-                raise ProtocolError(f"decision request {decision.decision_id} has no legal action")
-            session.view = view
-            info = DecisionInfo(decision_id=decision.decision_id, deadline_unix_ms=decision.deadline_unix_ms,
-                                time_bank_ms=decision.time_bank_ms)
-            limit = _thinking_time(decision.deadline_unix_ms, decision.time_bank_ms)
-            entry = self.pending[decision.decision_id] = _Pending(view=view, legal=legal, limit=limit, info=info)
-            await self._decide(decision.decision_id, entry)
+            await self._on_decision(message.decision)
         elif kind == "accepted":
             await self.on_accepted(message.accepted)
         elif kind == "rejection":
             await self.on_rejection(message.rejection)
         return False
+
+    async def _on_decision(self, decision: table_service_pb2.DecisionRequest) -> None:
+        """Decode a decision request (what the seat kept spares decoding again) and ask the bot.
+
+        Raises:
+            ProtocolError: for a request that does not decode or has no legal action.
+        """
+        session = self.session
+        decision_id = decision.decision_id
+        try:
+            # Ids of the enumerated actions; none for a discard offered as a DiscardChoice, which the view
+            # conversion expands into the bot's legal actions (the bot answers with an Action then).
+            legal = convert.legal_actions_from_proto(decision.legal_actions)
+            wire = decision.view
+            table = session.view  # the seat's last view: the table's options and sides, kept
+            view = convert.view_from_proto(wire, options=None if table is None else table.options,
+                                           sides=None if table is None else table.sides,
+                                           legal_actions=tuple(legal.values()) if legal else None,
+                                           history=self.history.of(wire))
+        except (TricktableError, ValueError) as exc:
+            raise ProtocolError(f"the server sent a decision request that does not decode: {exc}") from exc
+        if not view.legal_actions:
+            raise ProtocolError(f"decision request {decision_id} has no legal action")
+        session.view = view
+        deadline, bank = decision.deadline_unix_ms, decision.time_bank_ms
+        info = DecisionInfo(decision_id=decision_id, deadline_unix_ms=deadline, time_bank_ms=bank)
+        entry = self.pending[decision_id] = _Pending(view=view, legal=legal, limit=_thinking_time(deadline, bank),
+                                                     info=info)
+        await self._decide(decision_id, entry)
 
     async def on_accepted(self, accepted: table_service_pb2.Accepted) -> None:
         """A decision was played (or acknowledged again)."""

@@ -888,7 +888,8 @@ def view_from_proto(
         no_trump=message.no_trump,
         turn_up=card_from_proto(message.turn_up),
         exposed=cards_from_proto(message.exposed),
-        current_trick=trick_from_proto(message.current_trick) if has("current_trick") else None,
+        # A trick in progress is new in each view (a card more): decoded, not kept.
+        current_trick=_decode_trick(message.current_trick) if has("current_trick") else None,
         tricks=tuple(map(trick_from_proto, message.tricks)),
         history=_history_from_proto(message, message.history) if history is None else history,
         robbed_by=message.robbed_by if has("robbed_by") else None,

@@ -6,7 +6,7 @@ from bench import sdk_decode
 
 
 def test_the_sdk_decode_bench_replays_the_same_recorded_decisions_on_a_commit_and_on_the_working_tree() -> None:
-    report = sdk_decode.run(["HEAD"], games=1, rounds=1, repeats=1, seed="smoke")
+    report = sdk_decode.run(["HEAD"], games=1, warmup=1, rounds=1, seed="smoke")
     assert set(report["rows"]) == {"HEAD", "tree"}
     assert report["seats_replayed"] == 4 and report["decisions"] > 5
     for row in report["rows"].values():
