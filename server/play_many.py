@@ -9,8 +9,8 @@ How, for one call (:class:`ManyCall`):
 
 - a reader task decodes the client's messages and routes each
   ``SeatPlayRequest`` to its conversation's request queue (bounded: a
-  conversation that does not keep up stops the reading); a new number opens
-  a conversation;
+  conversation that does not keep up stops the reading,
+  :data:`MAX_WAITING_REQUESTS`); a new number opens a conversation;
 - each conversation is the servicer's own ``Play`` run as a task, so every
   rule of a Play stream holds for it with no second copy (and a sharded
   server's ``Play`` forwards a seat of another shard); its responses go to
@@ -45,7 +45,7 @@ from tricktable.server.errors import (
     status_for,
 )
 from tricktable.server.lobby import Limits
-from tricktable.server.stream_guard import MAX_INBOX, ClientStreams, Inbox, RejectionBudget, decoded
+from tricktable.server.stream_guard import ClientStreams, Inbox, RejectionBudget, decoded
 
 log = structlog.get_logger("tricktable.play_many")
 
@@ -57,6 +57,13 @@ PlayHandler = Callable[[AsyncIterator[pb.PlayRequest], Context], AsyncGenerator[
 #: does not read holds back its conversations, then its own messages, instead of growing the server.
 MAX_OUTBOX = 256
 
+#: Requests at most waiting for one conversation to read them. One, as on a Play stream (where gRPC holds
+#: the next message until the stream reads it): a request keeps its whole PlayManyRequest (up to the
+#: server's 256 KiB) in memory, so a deeper queue per conversation would let a client that stops reading
+#: park that much per conversation. A conversation's Play reads on at once unless its replies back up,
+#: which happens only when the client does not read: then the whole call stops being read.
+MAX_WAITING_REQUESTS = 1
+
 #: What the outbox holds: a conversation's number and its next message.
 Outgoing = tuple[int, pb.PlayResponse | pb.SeatClosed]
 
@@ -67,7 +74,7 @@ class _Conversation:
 
     number: int
     requests: asyncio.Queue[pb.PlayRequest | None] = field(
-        default_factory=lambda: asyncio.Queue(MAX_INBOX))
+        default_factory=lambda: asyncio.Queue(MAX_WAITING_REQUESTS))
     task: asyncio.Future[None] | None = None
     #: Known from its ``joined``: what its log lines name.
     table_id: str = ""

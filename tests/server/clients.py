@@ -175,10 +175,11 @@ class PlayMany:
         """Open one conversation per stream number, each with its token's join, in one message."""
         await self.send(*((n, pb.PlayRequest(join=pb.Join(token=t, **options))) for n, t in tokens.items()))
 
-    async def play(self, streams: int, *, answer: bool = True) -> ManyRun:
-        """Read (answering decisions) until ``streams`` conversations have closed; the run."""
+    async def play(self, streams: int = 0, *, until: int | None = None, answer: bool = True) -> ManyRun:
+        """Read (answering decisions) until ``streams`` conversations have closed, or the one numbered ``until``."""
         closed = 0
-        while closed < streams:
+        closed_now: set[int] = set()
+        while (closed < streams) if until is None else until not in closed_now:
             message = await asyncio.wait_for(self.call.read(), 30)
             assert isinstance(message, pb.PlayManyResponse), message
             self.run.messages.append(message)
@@ -187,6 +188,7 @@ class PlayMany:
                 if entry.WhichOneof("kind") == "closed":
                     self.run.closed.setdefault(entry.stream, []).append(entry.closed)
                     closed += 1
+                    closed_now.add(entry.stream)
                     continue
                 self.run.seat(entry.stream).responses.append(entry.response)
                 items = (entry.response.batch.messages if entry.response.WhichOneof("kind") == "batch"
