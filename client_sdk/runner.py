@@ -33,7 +33,7 @@ import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 
@@ -248,44 +248,70 @@ async def play_seat_async(
     """
     if transport not in ("play", "watch"):
         raise ValueError(f"transport must be 'play' or 'watch', not {transport!r}")
-    once = _play_once if transport == "play" else _watch_once
     session = SeatSession(token=token, name=name)
+    channel = open_channel(address, root_certificates=root_certificates)
+
+    async def attempt() -> Result | None:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        if transport == "watch":
+            return await _watch_once(stub, bot, session, max_reasks=max_reasks)
+        return await play_stream(stub.Play(), bot, session,  # type: ignore[call-arg]  # grpc-stubs: we write
+                                max_reasks=max_reasks)
+
+    async def refresh() -> None:
+        # A channel stuck in a bad state is replaced now and then.
+        nonlocal channel
+        await channel.close(None)
+        channel = open_channel(address, root_certificates=root_certificates)
+
+    try:
+        await connect(channel, address, wait_for_server=wait_for_server)
+        return await play_with_reconnects(bot, session, attempt, refresh, backoff=backoff, seed=seed)
+    finally:
+        await channel.close(None)
+
+
+async def play_with_reconnects(bot: Bot, session: SeatSession, attempt: Callable[[], Awaitable[Result | None]],
+                               refresh: Callable[[], Awaitable[None]], *, backoff: Backoff | None = None,
+                               seed: int | None = None) -> PlayedSeat:
+    """Run ``attempt`` (one stream of the seat: join or rejoin, play) until the game ends, reconnecting with backoff.
+
+    The one reconnect policy of every transport (a Play stream, Watch, a conversation on PlayMany): an
+    attempt that ends without the game's end, or fails with a status of :data:`RETRY_WITH_BACKOFF`, is
+    tried again after ``backoff``'s delay (the schedule starts again after an attempt that joined); any
+    other status is raised as its :class:`SdkError`. ``refresh`` is called after every third failure in a row.
+
+    Raises:
+        ConnectionLost: the attempts kept failing through the whole schedule (or the type of the last error).
+        SdkError: a status after which reconnecting can not help.
+    """
     schedule = backoff or Backoff()
     rng = random.Random(seed)
     failures = 0
-    channel = open_channel(address, root_certificates=root_certificates)
-    try:
-        await connect(channel, address, wait_for_server=wait_for_server)
-        while True:
-            stub = table_service_pb2_grpc.TableServiceStub(channel)
-            joins_before = session.joins
-            try:
-                done = await once(stub, bot, session, max_reasks=max_reasks)
-                if done is not None:
-                    _tell_game_end(bot, done)
-                    return _played(session, done)
-                error: SdkError = ConnectionLost("the server closed the stream before the game ended")
-            except grpc.aio.AioRpcError as exc:
-                if exc.code() not in RETRY_WITH_BACKOFF:
-                    raise error_from_rpc(exc) from None
-                error = error_from_rpc(exc)
-            if session.joins > joins_before:
-                failures = 0  # the last attempt joined: start the schedule again
-            failures += 1
-            if failures > schedule.attempts:
-                raise type(error)(f"gave up after {schedule.attempts} reconnect attempts: {error.message}",
-                                  error.code)
-            wait = schedule.delay(failures, rng)
-            session.reconnects += 1
-            log.warning("connection lost (%s); reconnecting in %.2fs (attempt %d, last event %s)",
-                        error.message, wait, failures, session.last_sequence)
-            await asyncio.sleep(wait)
-            if failures % 3 == 0:
-                # A channel stuck in a bad state is replaced now and then.
-                await channel.close(None)
-                channel = open_channel(address, root_certificates=root_certificates)
-    finally:
-        await channel.close(None)
+    while True:
+        joins_before = session.joins
+        try:
+            done = await attempt()
+            if done is not None:
+                _tell_game_end(bot, done)
+                return _played(session, done)
+            error: SdkError = ConnectionLost("the server closed the stream before the game ended")
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() not in RETRY_WITH_BACKOFF:
+                raise error_from_rpc(exc) from None
+            error = error_from_rpc(exc)
+        if session.joins > joins_before:
+            failures = 0  # the last attempt joined: start the schedule again
+        failures += 1
+        if failures > schedule.attempts:
+            raise type(error)(f"gave up after {schedule.attempts} reconnect attempts: {error.message}", error.code)
+        wait = schedule.delay(failures, rng)
+        session.reconnects += 1
+        log.warning("connection lost (%s); reconnecting in %.2fs (attempt %d, last event %s)",
+                    error.message, wait, failures, session.last_sequence)
+        await asyncio.sleep(wait)
+        if failures % 3 == 0:
+            await refresh()
 
 
 async def run_bot_async(
@@ -505,15 +531,28 @@ def _thinking_time(deadline_unix_ms: int, time_bank_ms: int) -> float | None:
     return max(0.05, left - 0.25)
 
 
-async def _play_once(
-    stub: table_service_pb2_grpc.TableServiceAsyncStub,
+class PlayCall(Protocol):
+    """What the seat loop needs of a Play stream: a ``Play`` call, or one seat's conversation on ``PlayMany``."""
+
+    async def write(self, request: table_service_pb2.PlayRequest) -> None:
+        """Send a request (raises ``asyncio.InvalidStateError`` once the stream has ended)."""
+
+    async def read(self) -> Any:
+        """The next response, or ``grpc.aio.EOF`` at the end (raises ``grpc.aio.AioRpcError`` for a failed end)."""
+
+    def cancel(self) -> bool:
+        """Stop the stream (nothing more is read from it)."""
+
+
+async def play_stream(
+    call: PlayCall,
     bot: Bot,
     session: SeatSession,
     *,
     max_reasks: int,
 ) -> Result | None:
-    """One Play stream: join, then handle messages until the game ends (result) or the stream ends (None)."""
-    call = stub.Play()  # type: ignore[call-arg]  # grpc-stubs: the iterator is optional (we write)
+    """One Play stream (or PlayMany conversation): join, then handle messages until the game ends (result) or the
+    stream ends (None)."""
     # Coalesced events: what is only for information comes with the next decision (one write per decision).
     join = table_service_pb2.Join(token=session.token, name=session.name, accept_batches=True,
                                   coalesce_events=True)
