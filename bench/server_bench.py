@@ -75,6 +75,10 @@ GOAL_MESSAGES_PER_MOVE = 1.5
 GOAL_GAME = "twenty_five"
 #: Suffix of a throughput run whose bots join with batches only (no coalesced events).
 BATCHES_ONLY = ":batches"
+#: Suffix of a throughput run whose bots play every seat of a client process over one PlayMany call per address.
+PLAY_MANY = ":many"
+#: The client flag of each suffix.
+_LOAD_FLAGS = {BATCHES_ONLY: "--batches-only", PLAY_MANY: "--many"}
 #: Seconds a child process gets to print its first line.
 START_TIMEOUT = 60.0
 #: Untimed round trips before the timed ones (connection set-up, first allocations).
@@ -97,7 +101,8 @@ class Sizes:
     sdk_turnaround_tables: int = 4
     batched_turnaround_tables: int = 4
     #: Throughput: games, concurrent tables, client processes, warm-up and measured seconds.
-    load_games: tuple[str, ...] = ("twenty_five", "twenty_five" + BATCHES_ONLY, "all_fives")
+    load_games: tuple[str, ...] = ("twenty_five", "twenty_five" + PLAY_MANY, "twenty_five" + BATCHES_ONLY,
+                                   "all_fives")
     load_tables: int = 40
     load_clients: int = 2
     load_warmup: float = 3.0
@@ -419,18 +424,26 @@ def measure_load(server: ServerProcess, sizes: Sizes, game: str, root: Path = RO
                  on_window: Callable[[bool], None] | None = None) -> dict[str, Any]:
     """Moves per second with ``load_tables`` tables kept playing by ``load_clients`` client processes.
 
-    ``game`` may end in :data:`BATCHES_ONLY`: its bots then join without coalesced events. ``root``: the bots'
+    ``game`` may end in :data:`BATCHES_ONLY` (its bots then join without coalesced events) or :data:`PLAY_MANY`
+    (each client process plays all its seats over one PlayMany call per address). ``root``: the bots'
     source tree. ``on_window`` is called with True as the measured window opens and False as it closes, beside
     this run's own CPU readings (:mod:`bench.shard_bench` reads every core there).
     """
     per_client = [sizes.load_tables // sizes.load_clients + (1 if i < sizes.load_tables % sizes.load_clients else 0)
                   for i in range(sizes.load_clients)]
-    name, batches_only = game.removesuffix(BATCHES_ONLY), game.endswith(BATCHES_ONLY)
-    clients = [_client("load", server.address, "--game", name, "--tables", str(n),
-                       *(["--batches-only"] if batches_only else []), stdin=subprocess.PIPE, root=root)
-               for n in per_client]
+    name, flags = load_game(game)
+    clients = [_client("load", server.address, "--game", name, "--tables", str(n), *flags, stdin=subprocess.PIPE,
+                       root=root) for n in per_client]
     with _reaped(clients):
         return _drive_load(server, sizes, game, clients, on_window or (lambda opening: None))
+
+
+def load_game(game: str) -> tuple[str, list[str]]:
+    """The game of a throughput run's name and the client flags of its suffix (``twenty_five:many``)."""
+    for suffix, flag in _LOAD_FLAGS.items():
+        if game.endswith(suffix):
+            return game.removesuffix(suffix), [flag]
+    return game, []
 
 
 def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[subprocess.Popen[str]],
@@ -468,10 +481,14 @@ def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[su
         "projected_moves_per_second_one_core": round(moves / server_cpu) if moves and server_cpu else None,
         "client_cpu_cores": [round((b - a) / sizes.load_seconds, 2) for a, b in zip(client_cpu0, client_cpu1,
                                                                                      strict=True)],
+        "client_cpu_us_per_move": round((sum(client_cpu1) - sum(client_cpu0)) / moves * 1e6, 1) if moves else None,
         "server_threads": server.threads(),
         "tables_finished": sum(r["tables_finished"] for r in results),
         "messages_per_move": round(sum(r["messages"] for r in results) / max(1, sum(r["moves_total"]
                                                                                   for r in results)), 2),
+        # Messages the bots wrote (joins and answers; one PlayMany message carries several seats').
+        "messages_sent_per_move": round(sum(r["messages_sent"] for r in results) / max(1, sum(r["moves_total"]
+                                                                                          for r in results)), 2),
         "rejections": sum(r["rejections"] for r in results), "errors": sum(r["errors"] for r in results),
         "turnaround_under_load": summary(samples["all"]),
         # A sharded server's table ids name their shard (an unsharded server is shard 0): how evenly placement
@@ -653,10 +670,11 @@ def run(*, quick: bool = False, sizes: Sizes | None = None, out: Path | None = R
         report["hold"] = measure_hold(folder / "hold", sizes)
     say("journal cost per move ...", flush=True)
     run_name = sizes.load_games[0]  # a game, or a game played with batches only (its server figure is as good)
-    report["journal"] = journal_cost.measure(run_name.removesuffix(BATCHES_ONLY), sizes.journal_games,
+    report["journal"] = journal_cost.measure(load_game(run_name)[0], sizes.journal_games,
                                              sizes.journal_rounds,
                                              server_cpu_us_per_move=report["load"][run_name]["server_cpu_us_per_move"])
     report["ratios"] = ratios(report)
+    report["play_many_over_play"] = play_many_over_play(report["load"])
     report["goals"] = goals(report)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -682,6 +700,16 @@ def ratios(report: dict[str, Any]) -> dict[str, float]:
         if entry.get("ratio_to_raw_by_round"):
             out[f"{key} / raw, median of rounds"] = round(statistics.median(entry["ratio_to_raw_by_round"]), 2)
     return out
+
+
+def play_many_over_play(load: dict[str, Any]) -> dict[str, float]:
+    """The PlayMany throughput row over the per-seat Play row of the same run (Twenty-Five), figure by figure."""
+    one, many = load.get(GOAL_GAME), load.get(GOAL_GAME + PLAY_MANY)
+    if one is None or many is None:
+        return {}
+    keys = ("moves_per_second", "server_cpu_us_per_move", "client_cpu_us_per_move", "messages_per_move",
+            "messages_sent_per_move")
+    return {key: round(many[key] / one[key], 2) for key in keys if one.get(key) and many.get(key)}
 
 
 def goals(report: dict[str, Any]) -> dict[str, Any]:
@@ -747,19 +775,21 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"  batches only: {b['server_cpu_us_per_move']} us per move, {b['messages_per_move']} messages "
                      "out per move")
     lines.append("")
-    lines.append("{:<40} {:>8} {:>8} {:>8} {:>10} {:>12} {:>8}".format(
-        "throughput", "moves/s", "srv cores", "us/move", "1-core proj", "client cores", "msg/move"))
-    for game, entry in report["load"].items():
-        lines.append("{:<40} {:>8,} {:>8} {:>8} {:>10} {:>12} {:>8}".format(
-            f"{game}: {entry['tables']} tables, {entry['client_processes']} client procs",
-            entry["moves_per_second"], entry["server_cpu_cores"], entry["server_cpu_us_per_move"] or "-",
+    throughput = "{:<40} {:>8} {:>9} {:>8} {:>11} {:>12} {:>9} {:>9}"
+    lines.append(throughput.format("throughput", "moves/s", "srv cores", "us/move", "1-core proj", "client cores",
+                                   "bot us/mv", "msg in/out"))
+    loads = [(f"{game}: {entry['tables']} tables, {entry['client_processes']} client procs", entry)
+             for game, entry in report["load"].items()]
+    loads += [(f"{GOAL_GAME}: event loop {loop}", entry) for loop, entry in report.get("loops", {}).items()]
+    for label, entry in loads:
+        lines.append(throughput.format(
+            label, f"{entry['moves_per_second']:,}", entry["server_cpu_cores"], entry["server_cpu_us_per_move"] or "-",
             f"{entry['projected_moves_per_second_one_core'] or 0:,}", "+".join(map(str, entry["client_cpu_cores"])),
-            entry["messages_per_move"]))
-    for loop, entry in report.get("loops", {}).items():
-        lines.append("{:<40} {:>8,} {:>8} {:>8} {:>10} {:>12} {:>8}".format(
-            f"{GOAL_GAME}: event loop {loop}", entry["moves_per_second"], entry["server_cpu_cores"],
-            entry["server_cpu_us_per_move"] or "-", f"{entry['projected_moves_per_second_one_core'] or 0:,}",
-            "+".join(map(str, entry["client_cpu_cores"])), entry["messages_per_move"]))
+            entry.get("client_cpu_us_per_move") or "-",
+            f"{entry['messages_per_move']}/{entry.get('messages_sent_per_move', '-')}"))
+    if report.get("play_many_over_play"):
+        lines.append(f"PlayMany over Play ({GOAL_GAME}, same run): "
+                     + ", ".join(f"{key} x{value}" for key, value in report["play_many_over_play"].items()))
     journal = report["journal"]
     lines.append("")
     lines.append(f"journal (crash survival), {journal['game']}, CPU per move in its writes and commits:")

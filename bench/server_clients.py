@@ -18,6 +18,9 @@ Modes (JSON on stdout):
 - ``load ADDR --tables K``: print ``ready``, read ``go UNTIL A B`` on stdin,
   then keep K tables of first-legal bots playing (a new table as soon as one
   ends) until ``UNTIL``; count the decisions answered between ``A`` and ``B``.
+  With ``--many`` every seat of the process plays over one ``PlayMany`` call
+  per address (:class:`ManyCall`: each message's decisions answered in one
+  message) instead of a ``Play`` stream each.
 - ``hold ADDR``: print ``ready``, then read commands from stdin: ``add N`` creates N tables and
   joins every seat (the bots then sit idle on their first decision; ``add N
   nojoin`` only creates them), at most 200 joins waiting at once, ``quit``
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import sys
 import time
@@ -36,6 +40,7 @@ from typing import Any
 
 import grpc
 
+from tricktable.client_sdk.mux import status_error
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
@@ -154,18 +159,27 @@ class _TimedFirstLegal:
 # --- load: many tables, moves per second ----------------------------------------------------------
 
 
-async def load_mode(address: str, game: str, tables: int, coalesce: bool = True) -> dict[str, Any]:
+async def load_mode(address: str, game: str, tables: int, coalesce: bool = True,
+                    many: bool = False) -> dict[str, Any]:
     """Keep ``tables`` tables playing; count the answers written inside a window.
 
     Handshake on stdin/stdout, so the parent can start the window once every client is up: this prints
-    ``ready``, then reads ``go UNTIL START END`` (monotonic ns) and plays until ``UNTIL``.
+    ``ready``, then reads ``go UNTIL START END`` (monotonic ns) and plays until ``UNTIL``. ``many``: every seat
+    over one PlayMany call per address (:class:`ManyCall`) instead of a Play stream each.
     """
     print("ready", flush=True)
     words = (await asyncio.to_thread(sys.stdin.readline)).split()
     until_ns, window = int(words[1]), (int(words[2]), int(words[3]))
     records: list[Record] = []
     stats = {"tables_started": 0, "tables_finished": 0, "rejections": 0, "errors": 0}
-    tally = [0]
+    tally = [0]  # messages received
+    sent = [0]  # messages written
+    calls: dict[str, ManyCall] = {}  # by address, with ``many``
+
+    def many_call(target: str) -> ManyCall:
+        if target not in calls or calls[target].ended:
+            calls[target] = ManyCall(_channel(target), records, tally, sent, coalesce=coalesce)
+        return calls[target]
 
     async def slot(index: int) -> None:
         channels: dict[str, list[grpc.aio.Channel]] = {}  # by address: the server's, and its shards'
@@ -179,15 +193,21 @@ async def load_mode(address: str, game: str, tables: int, coalesce: bool = True)
             while _clock() < until_ns:
                 created = await create_table(stubs_at(address)[0], game)
                 stats["tables_started"] += 1
-                stubs = stubs_at(created.play_address or address)  # a sharded server names the table's shard
-                seats = [play_seat(stubs[t.seat % len(stubs)], t.token, created.table_id, records, tally=tally,
-                                   coalesce=coalesce) for t in created.seat_tokens]
+                target = created.play_address or address  # a sharded server names the table's shard
                 try:
-                    counts = await asyncio.gather(*seats)
+                    if many:
+                        rejections = await many_call(target).play_table(created)
+                    else:
+                        sent[0] += len(created.seat_tokens)  # the joins (each answer is counted below)
+                        stubs = stubs_at(target)
+                        counts = await asyncio.gather(*(
+                            play_seat(stubs[t.seat % len(stubs)], t.token, created.table_id, records, tally=tally,
+                                      coalesce=coalesce) for t in created.seat_tokens))
+                        rejections = sum(r for r, _ in counts)
                 except grpc.aio.AioRpcError:
                     stats["errors"] += 1
                     continue
-                stats["rejections"] += sum(r for r, _ in counts)
+                stats["rejections"] += rejections
                 stats["tables_finished"] += 1
         finally:
             for c in (c for group in channels.values() for c in group):
@@ -198,10 +218,111 @@ async def load_mode(address: str, game: str, tables: int, coalesce: bool = True)
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+    for call in calls.values():
+        await call.close()
     start, end = window
     in_window = [r for r in records if start <= r[4] < end]
-    return {**stats, "messages": tally[0], "moves_total": len(records), "moves_in_window": len(in_window),
-            "records": in_window}
+    if not many:
+        sent[0] += len(records)  # one Play message per answer
+    return {**stats, "messages": tally[0], "messages_sent": sent[0], "moves_total": len(records),
+            "moves_in_window": len(in_window), "records": in_window}
+
+
+class ManyCall:
+    """First-legal bots for many tables' seats over one PlayMany call (the stub-level twin of the SDK's multiplexer).
+
+    One reader answers every decision of a message in ONE ``PlayManyRequest``; tables add their four joins
+    as one message. Counts the messages read in ``tally`` and written in ``sent``.
+    """
+
+    def __init__(self, channel: grpc.aio.Channel, records: list[Record], tally: list[int], sent: list[int], *,
+                 coalesce: bool = True) -> None:
+        self.channel = channel
+        self.call = table_service_pb2_grpc.TableServiceStub(channel).PlayMany()  # type: ignore[call-arg]
+        self.records = records
+        self.tally = tally
+        self.sent = sent
+        self.coalesce = coalesce
+        self.numbers = itertools.count(1)
+        #: Open conversations: table id, rejections so far, and the future their closing resolves.
+        self.seats: dict[int, tuple[str, list[int], asyncio.Future[int]]] = {}
+        self.lock = asyncio.Lock()  # one write at a time: the reader's answers and the tables' joins
+        self.ended = False
+        self.reader = asyncio.ensure_future(self._read())
+
+    async def play_table(self, created: pb.CreateTableResponse) -> int:
+        """Join every seat of ``created`` and play until each conversation is closed; the rejections seen.
+
+        Raises:
+            grpc.aio.AioRpcError: the call failed, or a conversation closed with an error status.
+        """
+        loop = asyncio.get_running_loop()
+        joins, futures = [], []
+        for seat in created.seat_tokens:
+            number = next(self.numbers)
+            future: asyncio.Future[int] = loop.create_future()
+            self.seats[number] = (created.table_id, [0], future)
+            futures.append(future)
+            join = pb.Join(token=seat.token, accept_batches=True, coalesce_events=self.coalesce)
+            joins.append(pb.SeatPlayRequest(stream=number, request=pb.PlayRequest(join=join)))
+        await self._write(joins)
+        return sum(await asyncio.gather(*futures))
+
+    async def _write(self, requests: list[pb.SeatPlayRequest]) -> None:
+        async with self.lock:
+            await self.call.write(pb.PlayManyRequest(requests=requests))
+        self.sent[0] += 1
+
+    async def _read(self) -> None:
+        failure: grpc.aio.AioRpcError | None = None
+        try:
+            while True:
+                message = await self.call.read()
+                arrived = _clock()
+                if message is _EOF:
+                    break
+                assert isinstance(message, pb.PlayManyResponse)
+                self.tally[0] += 1
+                answers = []
+                for item in message.responses:
+                    table_id, rejections, future = self.seats[item.stream]
+                    if item.WhichOneof("kind") == "closed":
+                        del self.seats[item.stream]
+                        if item.closed.code:
+                            future.set_exception(status_error(item.closed.code, item.closed.message))
+                        else:
+                            future.set_result(rejections[0])
+                        continue
+                    response = item.response
+                    if response.WhichOneof("kind") == "batch":
+                        response = response.batch.messages[-1]
+                    kind = response.WhichOneof("kind")
+                    if kind == "decision":
+                        decision = response.decision
+                        answers.append(pb.SeatPlayRequest(stream=item.stream, request=pb.PlayRequest(
+                            decide=pb.Decide(decision_id=decision.decision_id,
+                                             action_id=decision.legal_actions[0].id))))
+                        self.records.append((table_id, int(decision.decision_id), decision.view.deal_number,
+                                             arrived, _clock()))
+                    elif kind == "rejection":
+                        rejections[0] += 1
+                if answers:
+                    await self._write(answers)
+        except grpc.aio.AioRpcError as exc:
+            failure = exc
+        finally:
+            self.ended = True
+            why = failure or status_error(grpc.StatusCode.UNAVAILABLE.value[0], "the call ended")
+            for _, _, future in self.seats.values():
+                if not future.done():
+                    future.set_exception(why)
+            self.seats.clear()
+
+    async def close(self) -> None:
+        self.call.cancel()
+        self.reader.cancel()
+        await asyncio.gather(self.reader, return_exceptions=True)
+        await self.channel.close(None)
 
 
 # --- hold: idle open tables, memory ------------------------------------------------------------------
@@ -281,6 +402,7 @@ def main(argv: list[str] | None = None) -> int:
     ld.add_argument("--game", default="twenty_five")
     ld.add_argument("--tables", type=int, default=20)
     ld.add_argument("--batches-only", action="store_true", help="join without coalesce_events")
+    ld.add_argument("--many", action="store_true", help="every seat over one PlayMany call per address")
     h = sub.add_parser("hold")
     h.add_argument("address")
     h.add_argument("--game", default="twenty_five")
@@ -290,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
         out = asyncio.run(seat_mode(args.address, args.tokens.split(","), args.tables.split(","), args.sdk,
                                     not args.batches_only))
     elif args.mode == "load":
-        out = asyncio.run(load_mode(args.address, args.game, args.tables, not args.batches_only))
+        out = asyncio.run(load_mode(args.address, args.game, args.tables, not args.batches_only, args.many))
     else:
         asyncio.run(hold_mode(args.address, args.game))
         return 0

@@ -42,7 +42,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.server_bench import FULL, GOAL_GAME, Sizes, game_server, machine, measure_load, stat_cpu_seconds
+from bench.server_bench import FULL, GOAL_GAME, PLAY_MANY, Sizes, game_server, machine, measure_load, stat_cpu_seconds
 
 RESULTS = Path(__file__).resolve().parent / "results" / "shards.json"
 #: Issue 12's goal: 2 shards make at least this many times the moves/s of one, on two cores.
@@ -61,6 +61,9 @@ class ShardSizes:
 
     counts: tuple[int, ...] = (1, 2)
     rounds: int = 4
+    #: How the bots play: a Play stream per seat (""), and every seat of a client process over one PlayMany
+    #: call per shard (:data:`bench.server_bench.PLAY_MANY`); each is measured with every shard count.
+    transports: tuple[str, ...] = ("", PLAY_MANY)
     load: Sizes = FULL  # its throughput run: 40 tables, 2 client processes, 3 s warm-up, 10 s measured
 
 
@@ -121,12 +124,14 @@ class CoreAccount:
         return self.readings[0][2], self.readings[1][2]
 
 
-def measure_round(folder: Path, count: int, sizes: ShardSizes) -> dict[str, Any]:
-    """One throughput run on a fresh ``serve --shards count``, with its core accounting and ceilings."""
-    with game_server(folder / f"shards-{count}", "--shards", str(count), "--join-ms", "600000") as server:
+def measure_round(folder: Path, count: int, sizes: ShardSizes, transport: str = "") -> dict[str, Any]:
+    """One throughput run on a fresh ``serve --shards count``, with its core accounting and ceilings; ``transport``
+    a suffix of :data:`ShardSizes.transports`."""
+    with game_server(folder / f"shards-{count}{transport.replace(':', '-')}", "--shards", str(count),
+                     "--join-ms", "600000") as server:
         account = CoreAccount(server.shard_pids or (server.pid,))
-        load = measure_load(server, sizes.load, GOAL_GAME, on_window=account.mark)
-    return account_for(load, account, count, os.cpu_count() or 1)
+        load = measure_load(server, sizes.load, GOAL_GAME + transport, on_window=account.mark)
+    return {**account_for(load, account, count, os.cpu_count() or 1), "transport": transport or "play"}
 
 
 def account_for(load: dict[str, Any], account: CoreAccount, count: int, cores: int) -> dict[str, Any]:
@@ -159,21 +164,28 @@ def account_for(load: dict[str, Any], account: CoreAccount, count: int, cores: i
 
 
 def measure(folder: Path, sizes: ShardSizes) -> dict[str, Any]:
-    """Every shard count once per round, in alternating order; ratios of 2 shards over 1 within each round."""
+    """Every shard count once per round and transport, in alternating order; ratios of 2 shards over 1 within each
+    round, for each transport (Play at the top level, PlayMany under ``"many"``)."""
     rounds: list[dict[str, dict[str, Any]]] = []
     for index in range(sizes.rounds):
         order = sizes.counts if index % 2 == 0 else tuple(reversed(sizes.counts))
-        rounds.append({str(count): measure_round(folder / f"round-{index}", count, sizes) for count in order})
-    return {"rounds": rounds, **compare(rounds)}
+        rounds.append({f"{count}{transport}": measure_round(folder / f"round-{index}", count, sizes, transport)
+                       for transport in sizes.transports for count in order})
+    out: dict[str, Any] = {"rounds": rounds, **compare(rounds)}
+    if PLAY_MANY in sizes.transports:
+        out["many"] = compare(rounds, PLAY_MANY)
+    return out
 
 
 def _median(values: list[float]) -> float:
     return round(statistics.median(values), 2)
 
 
-def compare(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
-    """Two over one, round by round: measured moves/s, and the ceilings (bots elsewhere, bots here)."""
-    pairs = [(r["1"], r["2"]) for r in rounds if "1" in r and "2" in r]
+def compare(rounds: list[dict[str, dict[str, Any]]], transport: str = "") -> dict[str, Any]:
+    """Two over one, round by round: measured moves/s, and the ceilings (bots elsewhere, bots here); ``transport``:
+    the runs of that suffix (Play's by default)."""
+    one_key, two_key = f"1{transport}", f"2{transport}"
+    pairs = [(r[one_key], r[two_key]) for r in rounds if one_key in r and two_key in r]
     if not pairs:
         return {}
 
@@ -217,27 +229,31 @@ def render(report: dict[str, Any]) -> str:
     m = report["machine"]
     lines = [f"machine: {m['cpu_count']} cpus, python {m['python']}, grpcio {m['grpcio']}, load average "
              f"{m['load_average']} at the start, {m.get('load_average_at_end')} at the end", ""]
-    row = "{:>5} {:>6} {:>8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8} {:>8} {:>9} {:>11}"
-    lines.append(row.format("round", "shards", "moves/s", "server", "loop", "grpc", "py", "bots", "others", "idle",
-                            "srv us/mv", "bot us/mv", "loads", "moves/shard"))
+    row = "{:>5} {:>8} {:>6} {:>8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8} {:>8} {:>9} {:>11}"
+    lines.append(row.format("round", "bots on", "shards", "moves/s", "server", "loop", "grpc", "py", "bots", "others",
+                            "idle", "srv us/mv", "bot us/mv", "loads", "moves/shard"))
     for index, entry in ((i, e) for i, r in enumerate(report["rounds"]) for e in r.values()):
         c, u = entry["cores"], entry["us_per_move"]
         shares = Counter(entry["moves_by_shard"])
-        lines.append(row.format(index, entry["shards"], f"{entry['moves_per_second']:,}", c["server"], c[LOOP],
-                                c[GRPC], c[PYTHON], c["bots"], c["others"], c["idle"], u["server"], u["bots"],
-                                "-".join(f"{x:g}" for x in entry["load_average_1min"]),
+        lines.append(row.format(index, entry.get("transport", "play"), entry["shards"],
+                                f"{entry['moves_per_second']:,}",
+                                c["server"], c[LOOP], c[GRPC], c[PYTHON], c["bots"], c["others"], c["idle"],
+                                u["server"], u["bots"], "-".join(f"{x:g}" for x in entry["load_average_1min"]),
                                 "/".join(str(shares[k]) for k in sorted(shares))))
     if "two_over_one" in report:
         lines += ["", f"(cores over each {report['sizes']['load']['load_seconds']:g} s window: server = loop + grpc + "
-                  "py threads of every shard; others = the rest of the machine's busy time)",
-                  f"2 shards / 1, measured: {report['two_over_one']} (rounds {report['two_over_one_by_round']}); "
-                  f"goal >= {report['goal']}: {_verdict(report)}",
-                  f"ceiling with the bots elsewhere: {report['ceiling_two_over_one_bots_elsewhere']} "
-                  f"(rounds {report['ceiling_two_over_one_bots_elsewhere_by_round']})",
-                  f"ceiling with the bots on these cores: {report['ceiling_two_over_one_bots_here']} "
-                  f"(rounds {report['ceiling_two_over_one_bots_here_by_round']})",
-                  f"bots' CPU per move under which the goal is possible with them on these cores: "
-                  f"{report['bots_budget_us_for_goal']} us"]
+                  "py threads of every shard; others = the rest of the machine's busy time)"]
+    for label, ratios in (("bots on Play", report), ("bots on PlayMany", report.get("many") or {})):
+        if "two_over_one" not in ratios:
+            continue
+        lines += [f"{label}: 2 shards / 1, measured: {ratios['two_over_one']} "
+                  f"(rounds {ratios['two_over_one_by_round']}); goal >= {ratios['goal']}: {_verdict(ratios)}",
+                  f"  ceiling with the bots elsewhere: {ratios['ceiling_two_over_one_bots_elsewhere']} "
+                  f"(rounds {ratios['ceiling_two_over_one_bots_elsewhere_by_round']})",
+                  f"  ceiling with the bots on these cores: {ratios['ceiling_two_over_one_bots_here']} "
+                  f"(rounds {ratios['ceiling_two_over_one_bots_here_by_round']})",
+                  f"  bots' CPU per move under which the goal is possible with them on these cores: "
+                  f"{ratios['bots_budget_us_for_goal']} us"]
     return "\n".join(lines)
 
 
