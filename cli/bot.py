@@ -1,4 +1,4 @@
-"""``tricktable bot BOT --server ADDR (--token T | --seek GAME [--players N] [--games N | --forever])``.
+"""``tricktable bot BOT --server ADDR (--token T | --seek GAME [--players N] [--seats K] [--games N | --forever])``.
 
 BOT is a built-in bot or the author's own (``module:Class``,
 ``path/to/file.py:Class``: :func:`bots.make_bot`). The bot is an ordinary
@@ -6,7 +6,11 @@ SDK client (:mod:`tricktable.client_sdk.runner`): it joins with the token, or se
 game and is seated, plays until the game ends (reconnecting if a working
 connection drops) and prints one summary line per game. With ``--seek`` it
 can play ``--games N`` games in a row, or keep seeking ``--forever`` (until
-Ctrl-C), a fresh bot each game, like lichess-bot's bots.
+Ctrl-C), a fresh bot each game, like lichess-bot's bots. ``--seats K`` runs K
+such seats at once in this process (a bot farm: K games in play, ``--games``
+each), all over one ``PlayMany`` call per server address
+(:mod:`tricktable.client_sdk.mux`) instead of a ``Play`` stream each; one seat
+plays on ``Play``.
 
 Exit status 0 when every game finished, 1 when one was aborted, 2 on an
 error (unknown bot, bad token, unknown table, unreachable server: a one-line
@@ -18,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -28,7 +33,8 @@ from tricktable.bots.paced import PacedBot
 from tricktable.cli.tls import TlsCa, root_certificates
 from tricktable.client_sdk.bot import Bot
 from tricktable.client_sdk.errors import SdkError
-from tricktable.client_sdk.runner import PlayedSeat, play_seat_async, seek_async
+from tricktable.client_sdk.mux import SeatMultiplexer
+from tricktable.client_sdk.runner import PlayedSeat, play_seat_async, play_target, seek_async
 from tricktable.rules.errors import TricktableError
 
 
@@ -74,7 +80,9 @@ def bot_command(
     token: Annotated[str | None, typer.Option("--token", help="Join token of a seat (from CreateTable).")] = None,
     seek: Annotated[str | None, typer.Option("--seek", help="Seek a game of this name instead of a token.")] = None,
     players: Annotated[int, typer.Option("--players", min=0, help="Players wanted when seeking (0: default).")] = 0,
-    games: Annotated[int, typer.Option("--games", min=1, help="With --seek: games to play in a row.")] = 1,
+    games: Annotated[int, typer.Option("--games", min=1, help="With --seek: games to play in a row (per seat).")] = 1,
+    seats: Annotated[int, typer.Option("--seats", min=1, help="With --seek: seats played at once, over one PlayMany "
+                                       "call per server address.")] = 1,
     forever: Annotated[bool, typer.Option("--forever", help="With --seek: keep playing until Ctrl-C.")] = False,
     display_name: Annotated[str, typer.Option("--name", help="Display name for the seat.")] = "",
     seed: Annotated[str | None, typer.Option("--seed", help="Seed of the bot's own choices.")] = None,
@@ -91,8 +99,8 @@ def bot_command(
     if (token is None) == (seek is None):
         typer.echo("error: give exactly one of --token or --seek", err=True)
         raise typer.Exit(2)
-    if token is not None and (games != 1 or forever):
-        typer.echo("error: a token is one seat of one game; --games and --forever need --seek", err=True)
+    if token is not None and (games != 1 or forever or seats != 1):
+        typer.echo("error: a token is one seat of one game; --games, --forever and --seats need --seek", err=True)
         raise typer.Exit(2)
     try:
         factory = bot_factory(spec)
@@ -102,21 +110,30 @@ def bot_command(
     label = display_name or spec.rpartition(":")[2] or spec
     certificates = root_certificates(tls_ca)
     tally = Tally()
-    numbers = itertools.count(1) if forever else iter(range(1, games + 1))
+    numbers = itertools.count(1) if forever else iter(range(1, games * seats + 1))
+
+    def new_bot(number: int) -> Bot:
+        bot = factory(seed if seed is None or number == 1 else f"{seed}/{number}")
+        return PacedBot(bot, delay_ms / 1000) if delay_ms else bot
+
+    def played(number: int, seat: PlayedSeat) -> None:
+        tally.add(seat)
+        typer.echo(summary_line(number, seat))
+
     try:
-        for number in numbers:
-            bot = factory(seed if seed is None or number == 1 else f"{seed}/{number}")
-            if delay_ms:
-                bot = PacedBot(bot, delay_ms / 1000)
+        if seek is not None and seats > 1:
+            asyncio.run(_seek_and_play_many(new_bot, numbers, seats, server, seek, players, label, certificates,
+                                            wait_for_server, played))
+        for number in numbers:  # one seat: a Play stream (left empty by the seats above)
+            bot = new_bot(number)
             if token is not None:
-                played = asyncio.run(play_seat_async(bot, server, token=token, name=label,
-                                                     root_certificates=certificates, wait_for_server=wait_for_server))
+                seat = asyncio.run(play_seat_async(bot, server, token=token, name=label,
+                                                   root_certificates=certificates, wait_for_server=wait_for_server))
             elif seek is not None:
-                played = asyncio.run(_seek_and_play(bot, server, seek, players, label, certificates, wait_for_server))
+                seat = asyncio.run(_seek_and_play(bot, server, seek, players, label, certificates, wait_for_server))
             else:  # checked above: exactly one of --token and --seek
                 raise typer.BadParameter("give exactly one of --token or --seek")
-            tally.add(played)
-            typer.echo(summary_line(number, played))
+            played(number, seat)
     except (SdkError, TricktableError) as exc:
         _close(tally)
         typer.echo(f"error: {exc}", err=True)
@@ -139,7 +156,33 @@ async def _seek_and_play(bot: Bot, server: str, game: str, players: int, name: s
                          certificates: bytes | None, wait: float) -> PlayedSeat:
     seated = await seek_async(server, game=game, players=players, name=name, root_certificates=certificates,
                               wait_for_server=wait)
-    return await play_seat_async(bot, server, token=seated.token, name=name, root_certificates=certificates)
+    return await play_seat_async(bot, play_target(server, seated.play_address), token=seated.token, name=name,
+                                 root_certificates=certificates)
+
+
+async def _seek_and_play_many(new_bot: Callable[[int], Bot], numbers: Iterator[int], seats: int, server: str,
+                              game: str, players: int, name: str, certificates: bytes | None, wait: float,
+                              played: Callable[[int, PlayedSeat], None]) -> None:
+    """``seats`` seats at once, each seeking and playing games while ``numbers`` lasts, over one multiplexer.
+
+    Raises:
+        SdkError: the first seat's error (the other seats are stopped).
+    """
+    async with SeatMultiplexer(root_certificates=certificates, wait_for_server=wait) as mux:
+
+        async def seat() -> None:
+            for number in numbers:
+                seated = await seek_async(server, game=game, players=players, name=name,
+                                          root_certificates=certificates, wait_for_server=wait)
+                played(number, await mux.play(new_bot(number), play_target(server, seated.play_address),
+                                              token=seated.token, name=name))
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                for _ in range(seats):
+                    group.create_task(seat())
+        except ExceptionGroup as failed:  # the first seat's error, as one seat on Play would raise it
+            raise failed.exceptions[0] from None
 
 
 def register(app: typer.Typer) -> None:
