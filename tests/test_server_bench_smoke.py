@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bench import server_bench
-from bench.server_bench import Sizes, render, run, summary, turnarounds
+from bench.server_bench import (
+    PLAY_MANY,
+    Sizes,
+    game_server,
+    measure_load,
+    play_many_over_play,
+    render,
+    run,
+    summary,
+    turnarounds,
+)
 
 TINY = Sizes(ping_count=30, ping_sizes=(64,), rounds=2, turnaround_tables=1, sdk_turnaround_tables=0,
              batched_turnaround_tables=1, load_games=("twenty_five:batches",), load_tables=2,
@@ -67,3 +78,18 @@ def test_bench_runs_end_to_end_at_tiny_sizes(tmp_path: Path) -> None:
     assert "goal turnaround with SDK bots" in render(report)
     assert report["loops"]["asyncio"]["moves_in_window"] > 0
     assert server_bench.RESULTS.name == "server.json"
+
+
+@pytest.mark.timeout(300)
+def test_the_play_many_row_is_measured_beside_the_play_row_of_the_same_run(tmp_path: Path) -> None:
+    sizes = replace(TINY, load_tables=3, load_games=("twenty_five", "twenty_five" + PLAY_MANY))
+    with game_server(tmp_path / "play", "--join-ms", "600000") as server:
+        load = {game: measure_load(server, sizes, game) for game in sizes.load_games}
+    many = load["twenty_five" + PLAY_MANY]
+    assert many["moves_in_window"] > 0 and many["errors"] == 0 and many["rejections"] == 0
+    assert many["client_cpu_us_per_move"] > 0 and many["messages_per_move"] > 0
+    # The joins of a table go as one message, every answer in a message: at most one message written per move.
+    assert 0 < many["messages_sent_per_move"] <= 1.0 + 1 / 4
+    ratios = play_many_over_play(load)
+    assert set(ratios) == {"moves_per_second", "server_cpu_us_per_move", "client_cpu_us_per_move",
+                           "messages_per_move", "messages_sent_per_move"}

@@ -102,17 +102,20 @@ def test_a_python_thread_counts_apart_from_the_main_thread_even_once_it_has_ende
 
 
 @pytest.mark.timeout(300)
-def test_one_and_two_shards_are_measured_in_one_run_with_the_moves_spread_over_both_shards(tmp_path: Path) -> None:
+def test_one_and_two_shards_are_measured_in_one_run_with_play_and_play_many_bots_spread_over_both_shards(
+        tmp_path: Path) -> None:
     out = tmp_path / "shards.json"
     report = run(replace(QUICK_SHARDS, load=replace(QUICK_SHARDS.load, load_seconds=1.0)), out)
     assert out.exists()
     (only,) = report["rounds"]
-    assert list(only) == ["1", "2"]
-    one, two = only["1"], only["2"]
-    for entry in (one, two):
-        assert entry["moves_in_window"] > 0 and entry["errors"] == 0 and entry["rejections"] == 0
-        assert entry["cores"]["server"] > 0 and entry["cores"]["bots"] > 0
-    assert set(one["moves_by_shard"]) == {"0"}  # one shard is the plain server: its tables are shard 0's
-    assert set(two["moves_by_shard"]) == {"0", "1"} and len(two["server_cores_by_shard"]) == 2
-    assert report["two_over_one_by_round"] == [round(two["moves_per_second"] / one["moves_per_second"], 2)]
-    assert "2 shards / 1, measured" in render(report)
+    assert list(only) == ["1", "2", "1:many", "2:many"]
+    for transport, ratios in (("", report), (":many", report["many"])):
+        one, two = only["1" + transport], only["2" + transport]
+        for entry in (one, two):
+            assert entry["moves_in_window"] > 0 and entry["errors"] == 0 and entry["rejections"] == 0
+            assert entry["cores"]["server"] > 0 and entry["cores"]["bots"] > 0
+        assert set(one["moves_by_shard"]) == {"0"}  # one shard is the plain server: its tables are shard 0's
+        assert set(two["moves_by_shard"]) == {"0", "1"} and len(two["server_cores_by_shard"]) == 2
+        assert ratios["two_over_one_by_round"] == [round(two["moves_per_second"] / one["moves_per_second"], 2)]
+    assert only["2:many"]["transport"] == ":many" and only["2"]["transport"] == "play"
+    assert "bots on PlayMany: 2 shards / 1, measured" in render(report)
