@@ -499,6 +499,53 @@ def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[su
     }
 
 
+def measure_throughput(folder: Path, sizes: Sizes, rounds: int) -> dict[str, Any]:
+    """Only the throughput rows of ``sizes.load_games``, each measured once per round in alternating order on one
+    server; each figure is the median of its rounds, and PlayMany over Play is taken round by round.
+
+    Why: a quick, bounded before/after of the transports (a Play stream per seat against PlayMany) while the
+    machine is shared, without the latency, memory and journal runs.
+    """
+    runs: dict[str, list[dict[str, Any]]] = {game: [] for game in sizes.load_games}
+    ratios: list[dict[str, float]] = []
+    at_start = machine()
+    with game_server(folder / "throughput", "--join-ms", "600000") as server:
+        for index in range(rounds):
+            order = sizes.load_games if index % 2 == 0 else tuple(reversed(sizes.load_games))
+            load = {game: measure_load(server, sizes, game) for game in order}
+            for game, entry in load.items():
+                runs[game].append(entry)
+            ratios.append(play_many_over_play(load))
+    keys = ("moves_per_second", "server_cpu_us_per_move", "client_cpu_us_per_move", "messages_per_move",
+            "messages_sent_per_move", "server_cpu_cores", "load_average_1min_at_start")
+    rows = {game: {key: round(statistics.median(e[key] for e in entries), 2) for key in keys}
+            | {"errors": sum(e["errors"] for e in entries), "by_round": [{k: e[k] for k in keys} for e in entries]}
+            for game, entries in runs.items()}
+    by_round = {key: [r[key] for r in ratios if key in r] for key in ratios[0]} if ratios and ratios[0] else {}
+    return {"measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": at_start, "rounds": rounds,
+            "tables": sizes.load_tables, "client_processes": sizes.load_clients, "window_seconds": sizes.load_seconds,
+            "rows": rows, "play_many_over_play": {key: round(statistics.median(v), 2) for key, v in by_round.items()},
+            "play_many_over_play_by_round": by_round,
+            "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}
+
+
+def render_throughput(report: dict[str, Any]) -> str:
+    """The table of :func:`measure_throughput`: medians of the rounds, then PlayMany over Play."""
+    lines = [f"throughput only, {report['rounds']} alternating rounds, {report['tables']} tables, "
+             f"{report['client_processes']} client processes, {report['window_seconds']:g} s windows; load average "
+             f"{report['machine']['load_average']} at the start, {report['load_average_at_end']} at the end",
+             "{:<24} {:>8} {:>9} {:>10} {:>10} {:>11} {:>7}".format(
+                 "row (median of rounds)", "moves/s", "srv cores", "srv us/mv", "bots us/mv", "msg in/out", "errors")]
+    for game, row in report["rows"].items():
+        lines.append("{:<24} {:>8} {:>9} {:>10} {:>10} {:>11} {:>7}".format(
+            game, f"{row['moves_per_second']:,.0f}", row["server_cpu_cores"], row["server_cpu_us_per_move"],
+            row["client_cpu_us_per_move"], f"{row['messages_per_move']}/{row['messages_sent_per_move']}",
+            row["errors"]))
+    for key, value in report["play_many_over_play"].items():
+        lines.append(f"PlayMany / Play, {key}: x{value} (rounds {report['play_many_over_play_by_round'][key]})")
+    return "\n".join(lines)
+
+
 def measure_loops(folder: Path, sizes: Sizes) -> dict[str, Any]:
     """The throughput run (Twenty-Five, coalesced) on a fresh server per event loop of ``sizes.loops``.
 
@@ -833,7 +880,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hold-steps", help="comma separated table counts of the memory run")
     parser.add_argument("--against", help="only a before/after: these comma separated commits, then this tree, "
                         "in alternating rounds (JSON to bench/results/server_against.json)")
-    parser.add_argument("--rounds", type=int, default=2, help="rounds of --against")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of --against and --throughput")
+    parser.add_argument("--throughput", action="store_true", help="only the throughput rows (--load-games), in "
+                        "alternating rounds on one server (JSON to bench/results/server_throughput.json)")
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else FULL
     if args.load_tables:
@@ -846,6 +895,14 @@ def main(argv: list[str] | None = None) -> int:
         sizes = replace(sizes, load_games=tuple(args.load_games.split(",")))
     if args.hold_steps:
         sizes = replace(sizes, hold_steps=tuple(int(x) for x in args.hold_steps.split(",")))
+    if args.throughput:
+        with tempfile.TemporaryDirectory(prefix="tricktable-bench-") as tmp:
+            throughput = measure_throughput(Path(tmp), sizes, args.rounds)
+        out = args.out if args.out != RESULTS else RESULTS.with_name("server_throughput.json")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(throughput, indent=2) + "\n")
+        print(render_throughput(throughput))
+        return 0
     if args.against:
         with tempfile.TemporaryDirectory(prefix="tricktable-bench-") as tmp:
             against = measure_against(Path(tmp), sizes, args.against.split(","), args.rounds)

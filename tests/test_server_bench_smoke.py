@@ -11,10 +11,9 @@ from bench import server_bench
 from bench.server_bench import (
     PLAY_MANY,
     Sizes,
-    game_server,
-    measure_load,
-    play_many_over_play,
+    measure_throughput,
     render,
+    render_throughput,
     run,
     summary,
     turnarounds,
@@ -81,15 +80,17 @@ def test_bench_runs_end_to_end_at_tiny_sizes(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(300)
-def test_the_play_many_row_is_measured_beside_the_play_row_of_the_same_run(tmp_path: Path) -> None:
+def test_the_play_many_row_is_measured_beside_the_play_row_in_alternating_rounds_of_one_server(tmp_path: Path) -> None:
     sizes = replace(TINY, load_tables=3, load_games=("twenty_five", "twenty_five" + PLAY_MANY))
-    with game_server(tmp_path / "play", "--join-ms", "600000") as server:
-        load = {game: measure_load(server, sizes, game) for game in sizes.load_games}
-    many = load["twenty_five" + PLAY_MANY]
-    assert many["moves_in_window"] > 0 and many["errors"] == 0 and many["rejections"] == 0
-    assert many["client_cpu_us_per_move"] > 0 and many["messages_per_move"] > 0
+    report = measure_throughput(tmp_path, sizes, rounds=2)
+    play, many = report["rows"]["twenty_five"], report["rows"]["twenty_five" + PLAY_MANY]
+    for row in (play, many):
+        assert row["moves_per_second"] > 0 and row["errors"] == 0 and len(row["by_round"]) == 2
+        assert row["client_cpu_us_per_move"] > 0 and row["messages_per_move"] > 0
     # The joins of a table go as one message, every answer in a message: at most one message written per move.
-    assert 0 < many["messages_sent_per_move"] <= 1.0 + 1 / 4
-    ratios = play_many_over_play(load)
-    assert set(ratios) == {"moves_per_second", "server_cpu_us_per_move", "client_cpu_us_per_move",
-                           "messages_per_move", "messages_sent_per_move"}
+    assert all(0 < r["messages_sent_per_move"] <= 1.0 + 1 / 4 for r in many["by_round"])
+    assert set(report["play_many_over_play"]) == {"moves_per_second", "server_cpu_us_per_move",
+                                                  "client_cpu_us_per_move", "messages_per_move",
+                                                  "messages_sent_per_move"}
+    assert all(len(v) == 2 for v in report["play_many_over_play_by_round"].values())
+    assert "PlayMany / Play, server_cpu_us_per_move: x" in render_throughput(report)
