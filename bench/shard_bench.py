@@ -131,7 +131,7 @@ def measure_round(folder: Path, count: int, sizes: ShardSizes, transport: str = 
                      "--join-ms", "600000") as server:
         account = CoreAccount(server.shard_pids or (server.pid,))
         load = measure_load(server, sizes.load, GOAL_GAME + transport, on_window=account.mark)
-    return {**account_for(load, account, count, os.cpu_count() or 1), "transport": transport or "play"}
+    return {**account_for(load, account, count, os.cpu_count() or 1), "transport": transport.lstrip(":") or "play"}
 
 
 def account_for(load: dict[str, Any], account: CoreAccount, count: int, cores: int) -> dict[str, Any]:

@@ -117,5 +117,5 @@ def test_one_and_two_shards_are_measured_in_one_run_with_play_and_play_many_bots
         assert set(one["moves_by_shard"]) == {"0"}  # one shard is the plain server: its tables are shard 0's
         assert set(two["moves_by_shard"]) == {"0", "1"} and len(two["server_cores_by_shard"]) == 2
         assert ratios["two_over_one_by_round"] == [round(two["moves_per_second"] / one["moves_per_second"], 2)]
-    assert only["2:many"]["transport"] == ":many" and only["2"]["transport"] == "play"
+    assert only["2:many"]["transport"] == "many" and only["2"]["transport"] == "play"
     assert "bots on PlayMany: 2 shards / 1, measured" in render(report)

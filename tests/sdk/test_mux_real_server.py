@@ -10,30 +10,21 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
-from tests.live_server import running_server
-from tests.sdk.test_real_server import _cli, _CuttingBot, _Proxy
+from tests.sdk import test_real_server
+from tests.sdk.test_real_server import FAST, _cli, _CuttingBot, _Proxy
 from tricktable.bots.first_legal import FirstLegalBot
 from tricktable.bots.random_bot import RandomBot
 from tricktable.client_sdk.bot import Bot
 from tricktable.client_sdk.errors import JoinRejected, SdkError
 from tricktable.client_sdk.mux import SeatMultiplexer
-from tricktable.client_sdk.runner import Backoff, create_table, get_record, run_bot_async
+from tricktable.client_sdk.runner import create_table, get_record, run_bot_async
 from tricktable.server.app import GameServer
-from tricktable.server.clocks import TimeControl
 
-FAST = Backoff(initial=0.02, maximum=0.2, attempts=8)
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[GameServer]:
-    clocks = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=5.0, join_seconds=10.0)
-    async with running_server(tmp_path / "data", clocks) as game_server:
-        yield game_server
+#: The fixture of test_real_server.py: the product's server on 127.0.0.1:0 with the same clocks.
+server = test_real_server.server
 
 
 async def test_many_seats_of_several_tables_play_to_the_end_over_one_play_many_call(server: GameServer) -> None:
