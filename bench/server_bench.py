@@ -77,8 +77,11 @@ GOAL_GAME = "twenty_five"
 BATCHES_ONLY = ":batches"
 #: Suffix of a throughput run whose bots play every seat of a client process over one PlayMany call per address.
 PLAY_MANY = ":many"
+#: Suffix of a throughput run whose bots are the SDK's (first-legal bots on its runner, or its multiplexer when
+#: followed by :data:`PLAY_MANY`): the bots' CPU is what an SDK client pays.
+SDK = ":sdk"
 #: The client flag of each suffix.
-_LOAD_FLAGS = {BATCHES_ONLY: "--batches-only", PLAY_MANY: "--many"}
+_LOAD_FLAGS = {BATCHES_ONLY: "--batches-only", PLAY_MANY: "--many", SDK: "--sdk"}
 #: Seconds a child process gets to print its first line.
 START_TIMEOUT = 60.0
 #: Untimed round trips before the timed ones (connection set-up, first allocations).
@@ -439,11 +442,12 @@ def measure_load(server: ServerProcess, sizes: Sizes, game: str, root: Path = RO
 
 
 def load_game(game: str) -> tuple[str, list[str]]:
-    """The game of a throughput run's name and the client flags of its suffix (``twenty_five:many``)."""
-    for suffix, flag in _LOAD_FLAGS.items():
-        if game.endswith(suffix):
-            return game.removesuffix(suffix), [flag]
-    return game, []
+    """The game of a throughput run's name and the client flags of its suffixes (``twenty_five:sdk:many``)."""
+    flags: list[str] = []
+    while suffix := next((x for x in _LOAD_FLAGS if game.endswith(x)), None):
+        game = game.removesuffix(suffix)
+        flags.insert(0, _LOAD_FLAGS[suffix])
+    return game, flags
 
 
 def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[subprocess.Popen[str]],
@@ -484,11 +488,9 @@ def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[su
         "client_cpu_us_per_move": round((sum(client_cpu1) - sum(client_cpu0)) / moves * 1e6, 1) if moves else None,
         "server_threads": server.threads(),
         "tables_finished": sum(r["tables_finished"] for r in results),
-        "messages_per_move": round(sum(r["messages"] for r in results) / max(1, sum(r["moves_total"]
-                                                                                  for r in results)), 2),
+        "messages_per_move": _per_move(results, "messages"),
         # Messages the bots wrote (joins and answers; one PlayMany message carries several seats').
-        "messages_sent_per_move": round(sum(r["messages_sent"] for r in results) / max(1, sum(r["moves_total"]
-                                                                                          for r in results)), 2),
+        "messages_sent_per_move": _per_move(results, "messages_sent"),
         "rejections": sum(r["rejections"] for r in results), "errors": sum(r["errors"] for r in results),
         "turnaround_under_load": summary(samples["all"]),
         # A sharded server's table ids name their shard (an unsharded server is shard 0): how evenly placement
@@ -499,6 +501,15 @@ def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[su
     }
 
 
+def _per_move(results: list[dict[str, Any]], key: str) -> float | None:
+    """A count the clients report, per move they answered (None when a client did not count it)."""
+    if any(r[key] is None for r in results):
+        return None
+    counted: int = sum(r[key] for r in results)
+    moves: int = sum(r["moves_total"] for r in results)
+    return round(counted / max(1, moves), 2)
+
+
 def measure_throughput(folder: Path, sizes: Sizes, rounds: int) -> dict[str, Any]:
     """Only the throughput rows of ``sizes.load_games``, each measured once per round in alternating order on one
     server; each figure is the median of its rounds, and PlayMany over Play is taken round by round.
@@ -507,7 +518,7 @@ def measure_throughput(folder: Path, sizes: Sizes, rounds: int) -> dict[str, Any
     machine is shared, without the latency, memory and journal runs.
     """
     runs: dict[str, list[dict[str, Any]]] = {game: [] for game in sizes.load_games}
-    ratios: list[dict[str, float]] = []
+    ratios: list[dict[str, dict[str, float]]] = []
     at_start = machine()
     with game_server(folder / "throughput", "--join-ms", "600000") as server:
         for index in range(rounds):
@@ -518,15 +529,23 @@ def measure_throughput(folder: Path, sizes: Sizes, rounds: int) -> dict[str, Any
             ratios.append(play_many_over_play(load))
     keys = ("moves_per_second", "server_cpu_us_per_move", "client_cpu_us_per_move", "messages_per_move",
             "messages_sent_per_move", "server_cpu_cores", "load_average_1min_at_start")
-    rows = {game: {key: round(statistics.median(e[key] for e in entries), 2) for key in keys}
+    rows = {game: {key: _median_or_none([e[key] for e in entries]) for key in keys}
             | {"errors": sum(e["errors"] for e in entries), "by_round": [{k: e[k] for k in keys} for e in entries]}
             for game, entries in runs.items()}
-    by_round = {key: [r[key] for r in ratios if key in r] for key in ratios[0]} if ratios and ratios[0] else {}
+    by_round = {base: {key: [r[base][key] for r in ratios if key in r[base]] for key in ratios[0][base]}
+                for base in (ratios[0] if ratios else {})}
     return {"measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": at_start, "rounds": rounds,
             "tables": sizes.load_tables, "client_processes": sizes.load_clients, "window_seconds": sizes.load_seconds,
-            "rows": rows, "play_many_over_play": {key: round(statistics.median(v), 2) for key, v in by_round.items()},
+            "rows": rows,
+            "play_many_over_play": {base: {key: round(statistics.median(v), 2) for key, v in pairs.items()}
+                                    for base, pairs in by_round.items()},
             "play_many_over_play_by_round": by_round,
             "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}
+
+
+def _median_or_none(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return round(statistics.median(known), 2) if known else None
 
 
 def render_throughput(report: dict[str, Any]) -> str:
@@ -541,8 +560,10 @@ def render_throughput(report: dict[str, Any]) -> str:
             game, f"{row['moves_per_second']:,.0f}", row["server_cpu_cores"], row["server_cpu_us_per_move"],
             row["client_cpu_us_per_move"], f"{row['messages_per_move']}/{row['messages_sent_per_move']}",
             row["errors"]))
-    for key, value in report["play_many_over_play"].items():
-        lines.append(f"PlayMany / Play, {key}: x{value} (rounds {report['play_many_over_play_by_round'][key]})")
+    for base, pairs in report["play_many_over_play"].items():
+        for key, value in pairs.items():
+            lines.append(f"PlayMany / Play ({base}), {key}: x{value} "
+                         f"(rounds {report['play_many_over_play_by_round'][base][key]})")
     return "\n".join(lines)
 
 
@@ -749,14 +770,14 @@ def ratios(report: dict[str, Any]) -> dict[str, float]:
     return out
 
 
-def play_many_over_play(load: dict[str, Any]) -> dict[str, float]:
-    """The PlayMany throughput row over the per-seat Play row of the same run (Twenty-Five), figure by figure."""
-    one, many = load.get(GOAL_GAME), load.get(GOAL_GAME + PLAY_MANY)
-    if one is None or many is None:
-        return {}
+def play_many_over_play(load: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """Each PlayMany throughput row over its per-seat Play row of the same run (``twenty_five:many`` over
+    ``twenty_five``, ``twenty_five:sdk:many`` over ``twenty_five:sdk``), figure by figure, by the Play row's name."""
     keys = ("moves_per_second", "server_cpu_us_per_move", "client_cpu_us_per_move", "messages_per_move",
             "messages_sent_per_move")
-    return {key: round(many[key] / one[key], 2) for key in keys if one.get(key) and many.get(key)}
+    return {base: {key: round(load[base + PLAY_MANY][key] / one[key], 2) for key in keys
+                   if one.get(key) and load[base + PLAY_MANY].get(key)}
+            for base, one in load.items() if base + PLAY_MANY in load}
 
 
 def goals(report: dict[str, Any]) -> dict[str, Any]:
@@ -834,9 +855,9 @@ def render(report: dict[str, Any]) -> str:
             f"{entry['projected_moves_per_second_one_core'] or 0:,}", "+".join(map(str, entry["client_cpu_cores"])),
             entry.get("client_cpu_us_per_move") or "-",
             f"{entry['messages_per_move']}/{entry.get('messages_sent_per_move', '-')}"))
-    if report.get("play_many_over_play"):
-        lines.append(f"PlayMany over Play ({GOAL_GAME}, same run): "
-                     + ", ".join(f"{key} x{value}" for key, value in report["play_many_over_play"].items()))
+    for base, pairs in report.get("play_many_over_play", {}).items():
+        lines.append(f"PlayMany over Play ({base}, same run): "
+                     + ", ".join(f"{key} x{value}" for key, value in pairs.items()))
     journal = report["journal"]
     lines.append("")
     lines.append(f"journal (crash survival), {journal['game']}, CPU per move in its writes and commits:")

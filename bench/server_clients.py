@@ -40,7 +40,9 @@ from typing import Any
 
 import grpc
 
-from tricktable.client_sdk.mux import status_error
+from tricktable.client_sdk.errors import SdkError
+from tricktable.client_sdk.mux import SeatMultiplexer, status_error
+from tricktable.client_sdk.runner import play_seat_async, play_target
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
@@ -160,12 +162,14 @@ class _TimedFirstLegal:
 
 
 async def load_mode(address: str, game: str, tables: int, coalesce: bool = True,
-                    many: bool = False) -> dict[str, Any]:
+                    many: bool = False, sdk: bool = False) -> dict[str, Any]:
     """Keep ``tables`` tables playing; count the answers written inside a window.
 
     Handshake on stdin/stdout, so the parent can start the window once every client is up: this prints
     ``ready``, then reads ``go UNTIL START END`` (monotonic ns) and plays until ``UNTIL``. ``many``: every seat
-    over one PlayMany call per address (:class:`ManyCall`) instead of a Play stream each.
+    over one PlayMany call per address (:class:`ManyCall`) instead of a Play stream each. ``sdk``: the seats are
+    the SDK's (first-legal bots on ``play_seat_async``, or with ``many`` on one ``SeatMultiplexer``), so the
+    bots' CPU is what an SDK client pays; messages are counted only on the multiplexer.
     """
     print("ready", flush=True)
     words = (await asyncio.to_thread(sys.stdin.readline)).split()
@@ -175,6 +179,7 @@ async def load_mode(address: str, game: str, tables: int, coalesce: bool = True,
     tally = [0]  # messages received
     sent = [0]  # messages written
     calls: dict[str, ManyCall] = {}  # by address, with ``many``
+    mux = SeatMultiplexer() if sdk and many else None
 
     def many_call(target: str) -> ManyCall:
         if target not in calls or calls[target].ended:
@@ -195,7 +200,10 @@ async def load_mode(address: str, game: str, tables: int, coalesce: bool = True,
                 stats["tables_started"] += 1
                 target = created.play_address or address  # a sharded server names the table's shard
                 try:
-                    if many:
+                    if sdk:
+                        rejections = await _sdk_table(created, play_target(address, created.play_address), records,
+                                                      mux)
+                    elif many:
                         rejections = await many_call(target).play_table(created)
                     else:
                         sent[0] += len(created.seat_tokens)  # the joins (each answer is counted below)
@@ -204,7 +212,7 @@ async def load_mode(address: str, game: str, tables: int, coalesce: bool = True,
                             play_seat(stubs[t.seat % len(stubs)], t.token, created.table_id, records, tally=tally,
                                       coalesce=coalesce) for t in created.seat_tokens))
                         rejections = sum(r for r, _ in counts)
-                except grpc.aio.AioRpcError:
+                except (grpc.aio.AioRpcError, SdkError):
                     stats["errors"] += 1
                     continue
                 stats["rejections"] += rejections
@@ -220,12 +228,30 @@ async def load_mode(address: str, game: str, tables: int, coalesce: bool = True,
     await asyncio.gather(*tasks, return_exceptions=True)
     for call in calls.values():
         await call.close()
+    messages: int | None = tally[0]
+    if mux is not None:
+        await mux.close()
+        messages, sent[0] = mux.traffic.responses_received, mux.traffic.requests_sent
+    elif sdk:
+        messages = None  # the runner's Play streams are not counted
+    elif not many:
+        sent[0] += len(records)  # one Play message per answer
     start, end = window
     in_window = [r for r in records if start <= r[4] < end]
-    if not many:
-        sent[0] += len(records)  # one Play message per answer
-    return {**stats, "messages": tally[0], "messages_sent": sent[0], "moves_total": len(records),
-            "moves_in_window": len(in_window), "records": in_window}
+    return {**stats, "messages": messages, "messages_sent": sent[0] if messages is not None else None,
+            "moves_total": len(records), "moves_in_window": len(in_window), "records": in_window}
+
+
+async def _sdk_table(created: pb.CreateTableResponse, target: str, records: list[Record],
+                     mux: SeatMultiplexer | None) -> int:
+    """Every seat of ``created`` played by the SDK with a timed first-legal bot: a Play stream each
+    (``play_seat_async``), or over ``mux``; the rejections seen."""
+    seats = [(_TimedFirstLegal(created.table_id, records), t.token) for t in created.seat_tokens]
+    if mux is None:
+        played = await asyncio.gather(*(play_seat_async(bot, target, token=token) for bot, token in seats))
+    else:
+        played = await asyncio.gather(*(mux.play(bot, target, token=token) for bot, token in seats))
+    return sum(p.rejections for p in played)
 
 
 class ManyCall:
@@ -403,6 +429,8 @@ def main(argv: list[str] | None = None) -> int:
     ld.add_argument("--tables", type=int, default=20)
     ld.add_argument("--batches-only", action="store_true", help="join without coalesce_events")
     ld.add_argument("--many", action="store_true", help="every seat over one PlayMany call per address")
+    ld.add_argument("--sdk", action="store_true", help="the SDK's seats (play_seat_async, or with --many one "
+                    "SeatMultiplexer) instead of raw stubs")
     h = sub.add_parser("hold")
     h.add_argument("address")
     h.add_argument("--game", default="twenty_five")
@@ -412,7 +440,8 @@ def main(argv: list[str] | None = None) -> int:
         out = asyncio.run(seat_mode(args.address, args.tokens.split(","), args.tables.split(","), args.sdk,
                                     not args.batches_only))
     elif args.mode == "load":
-        out = asyncio.run(load_mode(args.address, args.game, args.tables, not args.batches_only, args.many))
+        out = asyncio.run(load_mode(args.address, args.game, args.tables, not args.batches_only, args.many,
+                                    args.sdk))
     else:
         asyncio.run(hold_mode(args.address, args.game))
         return 0

@@ -25,6 +25,11 @@ runner's behaviour seat by seat and changes only the envelope:
 - with ``serve --shards N`` each seat plays at its table's ``play_address``:
   one call per address.
 
+The server holds at most 1000 conversations on one call (docs/protocol.md):
+a seat beyond that is refused with ``RESOURCE_EXHAUSTED`` and, as on ``Play``,
+retried with backoff (:class:`~tricktable.client_sdk.errors.LimitExceeded` when it
+never gets in), so keep a multiplexer's seats per address below it.
+
 Use :func:`play_seats_async` for a fixed set of seats, or a :class:`SeatMultiplexer`
 (``async with``) and its :meth:`~SeatMultiplexer.play` to add seats as they come
 (one per seek, say).

@@ -50,7 +50,12 @@ async def test_an_authors_bot_file_plays_two_games_in_a_row_with_a_line_per_game
 
 async def test_a_token_with_several_games_is_refused() -> None:
     code, _, err = await bot("random", "--token", "t", "--games", "2")
-    assert code == 2 and "--games and --forever need --seek" in err
+    assert code == 2 and "--games, --forever and --seats need --seek" in err
+
+
+async def test_a_token_with_several_seats_is_refused() -> None:
+    code, _, err = await bot("random", "--token", "t", "--seats", "2")
+    assert code == 2 and err.startswith("error: a token is one seat of one game")
 
 
 async def test_an_unreachable_server_fails_at_once_in_one_line() -> None:

@@ -10,7 +10,9 @@ import pytest
 from bench import server_bench
 from bench.server_bench import (
     PLAY_MANY,
+    SDK,
     Sizes,
+    load_game,
     measure_throughput,
     render,
     render_throughput,
@@ -80,17 +82,29 @@ def test_bench_runs_end_to_end_at_tiny_sizes(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(300)
-def test_the_play_many_row_is_measured_beside_the_play_row_in_alternating_rounds_of_one_server(tmp_path: Path) -> None:
-    sizes = replace(TINY, load_tables=3, load_games=("twenty_five", "twenty_five" + PLAY_MANY))
-    report = measure_throughput(tmp_path, sizes, rounds=2)
-    play, many = report["rows"]["twenty_five"], report["rows"]["twenty_five" + PLAY_MANY]
-    for row in (play, many):
+def test_the_play_many_rows_are_measured_beside_the_play_rows_in_alternating_rounds_of_one_server(
+        tmp_path: Path) -> None:
+    games = ("twenty_five", "twenty_five" + PLAY_MANY, "twenty_five" + SDK, "twenty_five" + SDK + PLAY_MANY)
+    report = measure_throughput(tmp_path, replace(TINY, load_tables=3, load_games=games), rounds=2)
+    for game in games:
+        row = report["rows"][game]
         assert row["moves_per_second"] > 0 and row["errors"] == 0 and len(row["by_round"]) == 2
-        assert row["client_cpu_us_per_move"] > 0 and row["messages_per_move"] > 0
-    # The joins of a table go as one message, every answer in a message: at most one message written per move.
-    assert all(0 < r["messages_sent_per_move"] <= 1.0 + 1 / 4 for r in many["by_round"])
-    assert set(report["play_many_over_play"]) == {"moves_per_second", "server_cpu_us_per_move",
-                                                  "client_cpu_us_per_move", "messages_per_move",
-                                                  "messages_sent_per_move"}
-    assert all(len(v) == 2 for v in report["play_many_over_play_by_round"].values())
-    assert "PlayMany / Play, server_cpu_us_per_move: x" in render_throughput(report)
+        assert row["client_cpu_us_per_move"] > 0
+    assert report["rows"]["twenty_five" + SDK]["messages_per_move"] is None  # the runner's Play streams: not counted
+    # The stubs' joins of a table go as one message, every answer in a message: at most one message per move.
+    assert all(0 < r["messages_sent_per_move"] <= 1.0 + 1 / 4 for r in report["rows"]["twenty_five" + PLAY_MANY]
+               ["by_round"])
+    assert all(r["messages_per_move"] > 0 and r["messages_sent_per_move"] > 0
+               for r in report["rows"]["twenty_five" + SDK + PLAY_MANY]["by_round"])  # counted on the multiplexer
+    stubs, sdk = report["play_many_over_play"]["twenty_five"], report["play_many_over_play"]["twenty_five" + SDK]
+    assert set(stubs) == {"moves_per_second", "server_cpu_us_per_move", "client_cpu_us_per_move",
+                          "messages_per_move", "messages_sent_per_move"}
+    assert set(sdk) == {"moves_per_second", "server_cpu_us_per_move", "client_cpu_us_per_move"}
+    assert all(len(v) == 2 for v in report["play_many_over_play_by_round"]["twenty_five"].values())
+    assert "PlayMany / Play (twenty_five:sdk), client_cpu_us_per_move: x" in render_throughput(report)
+
+
+def test_a_throughput_rows_name_gives_its_game_and_client_flags() -> None:
+    assert load_game("twenty_five") == ("twenty_five", [])
+    assert load_game("all_fives:batches") == ("all_fives", ["--batches-only"])
+    assert load_game("twenty_five:sdk:many") == ("twenty_five", ["--sdk", "--many"])
