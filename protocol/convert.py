@@ -800,14 +800,18 @@ def view_to_proto(view: SeatView, *, legal_actions: Sequence[game_pb2.Action] | 
     out.deal_points.extend(view.deal_points)
     if view.trump is not None:
         out.trump = _SUITS[view.trump]
-    out.no_trump = view.no_trump
+    if view.no_trump:  # what a view mostly lacks is left unwritten: the message's default is the same
+        out.no_trump = True
     if view.turn_up is not None:
         out.turn_up = view.turn_up.code
-    out.exposed.extend([c.code for c in view.exposed])
+    if view.exposed:
+        out.exposed.extend([c.code for c in view.exposed])
     if view.buried is not None:
         out.buried = view.buried.code
-    out.kitty.extend([c.code for c in view.kitty])
-    out.discards.extend([c.code for c in view.discards])
+    if view.kitty:
+        out.kitty.extend([c.code for c in view.kitty])
+    if view.discards:
+        out.discards.extend([c.code for c in view.discards])
     out.hand_sizes.extend(view.hand_sizes)
     if view.to_act is not None:
         out.to_act = view.to_act
