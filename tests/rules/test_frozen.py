@@ -25,6 +25,15 @@ def test_evolve_copies_a_state_equal_to_dataclasses_replace(layout: tuple[str, d
         assert copied is not state and state != copied
 
 
+@dataclass(frozen=True, slots=True)
+class _One:
+    value: int
+
+
+def test_evolve_copies_a_state_of_one_field() -> None:
+    assert evolve(_One(1), value=2) == _One(2) and evolve(_One(3)) == _One(3)
+
+
 def test_evolve_refuses_a_field_the_state_does_not_have() -> None:
     match = new_match("twenty_five", {}, seed="evolve")
     with pytest.raises(TypeError, match="no field 'dael'"):
