@@ -228,8 +228,22 @@ def cards_from_proto(items: Sequence[str]) -> tuple[Card, ...]:
 # how its value is written; every conversion of actions reads it.
 
 
-#: Values converted once kept at most, per kind (far more than the actions, history entries and tricks of a game).
+#: Values converted once kept at most, per kind (far more than the actions, history entries and tricks of a game),
+#: both ways: messages converted from rules values (a server's) and rules values decoded from messages (a client's).
 MAX_CONVERTED_KEPT = 4096
+
+T = TypeVar("T")
+
+
+def _remember(memo: dict[K, T], key: K, value: T, limit: int) -> T:
+    """``value``, kept in ``memo`` under ``key``; the oldest goes first when ``memo`` holds ``limit``.
+
+    The one bounded form of every memo of conversions here, both ways.
+    """
+    if len(memo) >= limit:
+        del memo[next(iter(memo))]
+    memo[key] = value
+    return value
 
 
 class _ConvertedOnce(Generic[K, M]):
@@ -253,9 +267,7 @@ class _ConvertedOnce(Generic[K, M]):
         if message is None:
             message = self._convert(value)
             if self._keep is None or self._keep(value):
-                if len(self.kept) >= self.limit:
-                    del self.kept[next(iter(self.kept))]
-                self.kept[value] = message
+                _remember(self.kept, value, message, self.limit)
         return message
 
 
@@ -329,26 +341,13 @@ def _fill_action(out: game_pb2.Action, action: Action) -> None:
             _put(case, f.wire, f.put(value))
 
 
-# Memos of decoded values by their wire bytes. What the SDK decodes is frozen (actions, tricks, history
-# entries), so one decoding serves every message that spells it: a client gets the same few dozen actions in
-# every decision and history, and a deal's completed tricks in each of its views. Serializing a small message
-# and looking it up costs a fraction of building the rules' objects again.
-
-#: Values kept at most by each memo (Cinq Cents discards alone have thousands); the oldest goes first.
-MAX_DECODED = 4096
+# Memos of decoded values by their wire bytes (``MAX_CONVERTED_KEPT`` each). What the SDK decodes is frozen
+# (actions, tricks, history entries), so one decoding serves every message that spells it: a client gets the same
+# few dozen actions in every decision and history, and a deal's completed tricks in each of its views. Serializing
+# a small message and looking it up costs a fraction of building the rules' objects again.
 _ACTIONS_DECODED: dict[bytes, Action] = {}
 _TRICKS_DECODED: dict[bytes, Trick] = {}
 _SEAT_ACTIONS_DECODED: dict[bytes, ActionEvent] = {}
-
-T = TypeVar("T")
-
-
-def _remember(memo: dict[K, T], key: K, value: T) -> T:
-    """``value``, kept in ``memo`` under ``key`` (the memo's oldest value goes when it holds ``MAX_DECODED``)."""
-    if len(memo) >= MAX_DECODED:
-        del memo[next(iter(memo))]
-    memo[key] = value
-    return value
 
 
 def action_from_proto(message: game_pb2.Action) -> Action:
@@ -359,7 +358,7 @@ def action_from_proto(message: game_pb2.Action) -> Action:
     """
     key = message.SerializeToString()
     action = _ACTIONS_DECODED.get(key)
-    return _remember(_ACTIONS_DECODED, key, _decode_action(message)) if action is None else action
+    return _remember(_ACTIONS_DECODED, key, _decode_action(message), MAX_CONVERTED_KEPT) if action is None else action
 
 
 def _decode_action(message: game_pb2.Action) -> Action:
@@ -433,7 +432,7 @@ def seat_action_from_proto(message: game_pb2.SeatAction, *, turn_up: Card | None
     except ValueError as error:
         raise NotationError(str(error)) from None
     # A rob's event names the deal's turn-up, a gift's its eldest hand: the only entries not told by their bytes.
-    return event if kind in _DEAL_TOLD else _remember(_SEAT_ACTIONS_DECODED, key, event)
+    return event if kind in _DEAL_TOLD else _remember(_SEAT_ACTIONS_DECODED, key, event, MAX_CONVERTED_KEPT)
 
 
 #: The history entries whose event depends on the deal, not only on their wire bytes.
@@ -698,7 +697,7 @@ def trick_from_proto(message: game_pb2.Trick) -> Trick:
     """
     key = message.SerializeToString()
     trick = _TRICKS_DECODED.get(key)
-    return _remember(_TRICKS_DECODED, key, _decode_trick(message)) if trick is None else trick
+    return _remember(_TRICKS_DECODED, key, _decode_trick(message), MAX_CONVERTED_KEPT) if trick is None else trick
 
 
 def _decode_trick(message: game_pb2.Trick) -> Trick:

@@ -414,7 +414,7 @@ def test_a_discard_choice_whose_count_fits_no_card_is_a_notation_error() -> None
 
 def test_an_action_met_before_is_decoded_once_and_a_full_memo_forgets_its_oldest(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(convert, "MAX_DECODED", 2)
+    monkeypatch.setattr(convert, "MAX_CONVERTED_KEPT", 2)
     monkeypatch.setattr(convert, "_ACTIONS_DECODED", {})
     five, six, seven = (convert.action_to_proto(Play(card=Card.parse(code))) for code in ("5H", "6H", "7H"))
     first = convert.action_from_proto(five)
