@@ -16,7 +16,7 @@ import structlog
 from structlog.testing import capture_logs
 
 from tests.live_server import running_server
-from tests.server.clients import PlayMany, PlaySeat, comparable, create, result_of
+from tests.server.clients import PlayMany, PlaySeat, SeatRun, comparable, create, result_of
 from tests.server.conftest import TEST_CLOCKS
 from tests.server.test_hostile_streams import UNDECODABLE, connected, final_code
 from tests.server.test_service import create_game, record_of
@@ -49,15 +49,23 @@ async def small_stub(small_server: GameServer) -> AsyncIterator[table_service_pb
         yield table_service_pb2_grpc.TableServiceStub(channel)
 
 
-def _messages(run: Any) -> list[tuple[str, bytes]]:
+def _messages(run: SeatRun) -> list[tuple[str, bytes]]:
+    """A seat's events and decisions as comparable items."""
     return [c for m in run.responses if (c := comparable(m))]
+
+
+def _opened(run: SeatRun) -> SeatRun:
+    """A seat's messages with its batches opened."""
+    return SeatRun([i for m in run.responses for i in (m.batch.messages if m.WhichOneof("kind") == "batch" else [m])])
 
 
 def _moves(record: dict[str, Any]) -> list[Any]:
     return [(deal["actions"], deal.get("tricks"), deal.get("scores")) for deal in record["deals"]]
 
 
-async def test_seats_of_several_tables_on_one_call_get_exactly_what_their_play_streams_get(stub: Any) -> None:
+@pytest.mark.parametrize("options", [{}, {"accept_batches": True, "coalesce_events": True}], ids=["plain", "coalesced"])
+async def test_seats_of_several_tables_on_one_call_get_exactly_what_their_play_streams_get(
+        stub: Any, options: dict[str, bool]) -> None:
     seeds = ["many-a", "many-b"]
     plain = [await create_game(stub, "twenty_five", seed=s) for s in seeds]
     played = [await asyncio.wait_for(asyncio.gather(*(PlaySeat(stub, t.token).play() for t in c.seat_tokens)), 60)
@@ -66,13 +74,13 @@ async def test_seats_of_several_tables_on_one_call_get_exactly_what_their_play_s
     # Stream numbers unrelated to the seats: each conversation is keyed by its own number only.
     streams = {100 + 7 * i + s: (i, s) for i, c in enumerate(many) for s in range(len(c.seat_tokens))}
     client = PlayMany(stub)
-    await client.join({n: many[i].seat_tokens[s].token for n, (i, s) in streams.items()})
+    await client.join({n: many[i].seat_tokens[s].token for n, (i, s) in streams.items()}, **options)
     run = await client.play(len(streams))
     await client.call.done_writing()
     assert await client.call.code() is grpc.StatusCode.OK  # every conversation closed, the client done: the call ends
     assert all([c.code for c in closes] == [0] for closes in run.closed.values())
     for number, (i, s) in streams.items():
-        seat_run = run.seats[number]
+        seat_run = _opened(run.seats[number])
         joined = seat_run.responses[0].joined
         assert (joined.table_id, joined.seat) == (many[i].table_id, s)
         assert _messages(seat_run) == _messages(played[i][s])  # the same events and decisions, its own seat's only
