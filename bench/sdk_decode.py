@@ -33,7 +33,6 @@ import base64
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,7 +40,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results" / "sdk_decode.json"
 #: The game of the turnaround goal.
 GAME = "twenty_five"
@@ -169,20 +167,16 @@ def _worker(messages: Path) -> None:
 
 
 def _measure(tree: Path, messages: Path) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", str(messages)], cwd=tree,
-                         env=env, check=True, capture_output=True, text=True).stdout
-    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
-    if not Path(result["source"]).resolve().is_relative_to(tree.resolve()):
-        raise RuntimeError(f"measuring {tree} ran the SDK of {result['source']}")
-    return result
+    from bench.trees import run_worker  # here, not at the top: a worker runs with an older tree's bench package
+
+    return run_worker(tree, str(Path(__file__).resolve()), ["--worker", str(messages)])
 
 
 def run(refs: Sequence[str], *, game: str = GAME, games: int = 16, warmup: int = 8, rounds: int = 5,
         seed: str = "sdk-decode") -> dict[str, Any]:
     """CPU us per decision of each ref and of the working tree in ``rounds`` alternating rounds; ratios to the first."""
     from bench.run import machine
-    from bench.table_step import export
+    from bench.trees import commit_titles, trees
 
     tables = asyncio.run(record(game, warmup + games, seed))
     parts = {"warmup": [seat for table in tables[:warmup] for seat in table],
@@ -191,13 +185,12 @@ def run(refs: Sequence[str], *, game: str = GAME, games: int = 16, warmup: int =
         messages = Path(tmp) / "messages.json"
         messages.write_text(json.dumps({part: [[base64.b64encode(m).decode() for m in seat] for seat in seats]
                                         for part, seats in parts.items()}))
-        trees = {ref: export(ref, Path(tmp)) for ref in refs}
-        trees["tree"] = ROOT
-        per_round: dict[str, list[float]] = {name: [] for name in trees}
-        to_choose: dict[str, list[float]] = {name: [] for name in trees}
+        measured_trees = trees(refs, Path(tmp))
+        per_round: dict[str, list[float]] = {name: [] for name in measured_trees}
+        to_choose: dict[str, list[float]] = {name: [] for name in measured_trees}
         decisions = 0
         for _ in range(rounds):
-            for name, tree in trees.items():
+            for name, tree in measured_trees.items():
                 result = _measure(tree, messages)
                 decisions = int(result["decisions"])
                 per_round[name].append(result["cpu_seconds"] / decisions * 1e6)
@@ -214,8 +207,7 @@ def run(refs: Sequence[str], *, game: str = GAME, games: int = 16, warmup: int =
                    "to_choose_us_per_decision_by_round": [round(v, 1) for v in to_choose[name]],
                    f"to_choose_ratio_to_{first}": round(statistics.median(to_choose[name]) / base_to_choose, 3)}
             for name, values in per_round.items()}
-    commits = {ref: subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %s", ref], check=True,
-                                   capture_output=True, text=True).stdout.strip() for ref in refs}
+    commits = commit_titles(refs)
     measured = parts["measured"]
     return {"game": game, "games": games, "warmup_games": warmup, "seats_replayed": len(measured),
             "decisions": decisions, "messages": sum(len(s) for s in measured), "rounds": rounds, "seed": seed,

@@ -592,15 +592,14 @@ def measure_against(folder: Path, sizes: Sizes, refs: Sequence[str], rounds: int
     with SDK bots. Each figure is the median over the rounds, each turnaround also as a ratio to its round's
     raw round trip.
     """
-    from bench.table_step import export
+    from bench.trees import commit_titles, trees
 
-    trees = {ref: export(ref, folder / "trees") for ref in refs}
-    trees["tree"] = ROOT
-    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+    measured = trees(refs, folder / "trees")
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in measured}
     with echo_server() as (address, pid):
         for r in range(rounds):
             raw = statistics.median(ping(address, pid, sizes.ping_sizes[0], max(1, sizes.ping_count // rounds))[0])
-            for name, root in trees.items():
+            for name, root in measured.items():
                 with game_server(folder / f"against-{name.replace('/', '_')}-{r}", "--join-ms", "600000",
                                  root=root) as server:
                     load = measure_load(server, sizes, GOAL_GAME, root=root)
@@ -616,7 +615,7 @@ def measure_against(folder: Path, sizes: Sizes, refs: Sequence[str], rounds: int
                     runs[name].append(entry)
     first = next(iter(runs))
     out: dict[str, Any] = {"rounds": rounds, "tables": sizes.load_tables, "load_average": list(os.getloadavg()),
-                           "commits": {ref: _commit(ref) for ref in refs}, "trees": {}}
+                           "commits": commit_titles(refs), "trees": {}}
     for name, entries in runs.items():
         row = {key: round(statistics.median(e[key] for e in entries), 2) for key in entries[0]}
         row["by_round"] = entries
@@ -626,11 +625,6 @@ def measure_against(folder: Path, sizes: Sizes, refs: Sequence[str], rounds: int
                                      for key in ("cpu_us_per_move", "moves_per_second", "turnaround_over_raw",
                                                  "turnaround_sdk_over_raw") if out["trees"][first][key]}
     return out
-
-
-def _commit(ref: str) -> str:
-    return subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %s", ref], check=True,
-                          capture_output=True, text=True).stdout.strip()
 
 
 def render_against(report: dict[str, Any]) -> str:

@@ -35,7 +35,6 @@ import importlib
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,7 +42,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results" / "table_step.json"
 #: The game of the server's CPU goal.
 GAME = "twenty_five"
@@ -185,38 +183,25 @@ def _worker(game: str, games: int, seed: str) -> None:
     print(json.dumps(result))
 
 
-def export(ref: str, into: Path) -> Path:
-    """The files of commit ``ref`` in ``into``/ref (``git archive``)."""
-    folder = into / ref.replace("/", "_").replace("~", "-")
-    folder.mkdir(parents=True, exist_ok=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", ref], check=True,
-                             capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    return folder
-
-
 def _measure(tree: Path, game: str, games: int, seed: str) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", "--game", game,
-                          "--games", str(games), "--seed", seed], cwd=tree, env=env, check=True,
-                         capture_output=True, text=True).stdout
-    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
-    if not Path(result["source"]).resolve().is_relative_to(tree.resolve()):
-        raise RuntimeError(f"measuring {tree} ran the server code of {result['source']}")
-    return result
+    from bench.trees import run_worker  # here, not at the top: a worker runs with an older tree's bench package
+
+    return run_worker(tree, str(Path(__file__).resolve()), ["--worker", "--game", game, "--games", str(games),
+                                                            "--seed", seed])
 
 
 def run(refs: Sequence[str], *, game: str = GAME, games: int = 10, rounds: int = 5,
         seed: str = "step") -> dict[str, Any]:
     """CPU us per move of each ref and of the working tree, in ``rounds`` alternating rounds; ratios to the first."""
+    from bench.trees import commit_titles, trees
+
     with tempfile.TemporaryDirectory(prefix="tricktable-step-") as tmp:
-        trees = {ref: export(ref, Path(tmp)) for ref in refs}
-        trees["tree"] = ROOT
-        per_round: dict[str, list[float]] = {name: [] for name in trees}
-        full_gc: dict[str, list[float]] = {name: [] for name in trees}
+        measured = trees(refs, Path(tmp))
+        per_round: dict[str, list[float]] = {name: [] for name in measured}
+        full_gc: dict[str, list[float]] = {name: [] for name in measured}
         moves = 0
         for _ in range(rounds):
-            for name, tree in trees.items():
+            for name, tree in measured.items():
                 result = _measure(tree, game, games, seed)
                 moves = int(result["moves"])
                 full_gc[name].append(result["full_gc_seconds"] / moves * 1e6)
@@ -229,8 +214,7 @@ def run(refs: Sequence[str], *, game: str = GAME, games: int = 10, rounds: int =
                    "full_gc_us_per_move_by_round": [round(v, 1) for v in full_gc[name]],
                    f"ratio_to_{first}": round(statistics.median(values) / base, 3)}
             for name, values in per_round.items()}
-    commits = {ref: subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %s", ref], check=True,
-                                   capture_output=True, text=True).stdout.strip() for ref in refs}
+    commits = commit_titles(refs)
     return {"game": game, "games_per_round": games, "moves_per_game_set": moves, "rounds": rounds, "seed": seed,
             "load_average": [round(x, 2) for x in os.getloadavg()], "commits": commits, "rows": rows}
 
