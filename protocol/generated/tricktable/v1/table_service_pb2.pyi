@@ -1202,9 +1202,15 @@ class SeatPlayRequest(_message.Message):
 
     STREAM_FIELD_NUMBER: _builtins.int
     REQUEST_FIELD_NUMBER: _builtins.int
+    LEAVE_FIELD_NUMBER: _builtins.int
     stream: _builtins.int
     """The client's number for this seat's conversation, unique within the call while the conversation
     is open (the server's SeatClosed ends it; the number may then be used again).
+    """
+    leave: _builtins.bool
+    """End this conversation as if its Play stream were cancelled: the seat is disconnected (its grace period and
+    away rule run) and the server closes the number with code 1 (CANCELLED). `request` is ignored when set.
+    A leave for a number with no open conversation changes nothing and is not answered.
     """
     @_builtins.property
     def request(self) -> Global___PlayRequest:
@@ -1215,10 +1221,11 @@ class SeatPlayRequest(_message.Message):
         *,
         stream: _builtins.int = ...,
         request: Global___PlayRequest | None = ...,
+        leave: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["request", b"request"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["request", b"request", "stream", b"stream"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["leave", b"leave", "request", b"request", "stream", b"stream"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
