@@ -21,6 +21,11 @@ How, for one call (:class:`ManyCall`):
 - a conversation that ends puts its ``SeatClosed`` after its last response
   (code 0 after its table's end, else the status its Play call would have
   ended with), and its number may open a new conversation;
+- a ``leave`` for an open conversation cancels it as when its Play stream
+  drops (the seat disconnected, its Play's finally blocks run), then closes
+  it with ``CANCELLED``; a ``leave`` for a number with nothing open (or
+  already closing) changes nothing and is not answered, so that a leave
+  racing the conversation's own close never adds a second close;
 - the call ending (the client cancels, the connection drops) cancels every
   conversation: each seat is disconnected as when its Play stream drops.
 """
@@ -79,6 +84,10 @@ class _Conversation:
     #: Known from its ``joined``: what its log lines name.
     table_id: str = ""
     seat: int | None = None
+    #: Its Play has ended and its own close is on its way: a leave no longer changes anything.
+    closing: bool = False
+    #: The client left it: :meth:`ManyCall._leave` closes it, not its task.
+    left: bool = False
 
     async def read(self) -> AsyncIterator[pb.PlayRequest]:
         """Its requests, as its own Play stream would read them; None in the queue is the end of the client's."""
@@ -162,7 +171,10 @@ class ManyCall:
         try:
             async for message in messages:
                 for seat_request in message.requests:
-                    await self._route(seat_request.stream, seat_request.request)
+                    if seat_request.leave:
+                        await self._leave(seat_request.stream)
+                    else:
+                        await self._route(seat_request.stream, seat_request.request)
         except Exception as error:
             if isinstance(error, UndecodableRequestError | TooManyRejectionsError):
                 event = "undecodable request" if isinstance(error, UndecodableRequestError) else "call flooded"
@@ -191,6 +203,23 @@ class ManyCall:
             conversation.task = asyncio.ensure_future(self._converse(conversation))
             self._opened += 1
         await conversation.requests.put(request)
+
+    async def _leave(self, number: int) -> None:
+        """End ``number``'s conversation as if its Play stream were cancelled; nothing when none is open.
+
+        Why the reader closes it rather than the conversation's task: a task cancelled before its first step
+        runs none of its code, so it could not be trusted to put its close or free its number.
+        """
+        conversation = self._open.get(number)
+        if conversation is None or conversation.task is None or conversation.closing or conversation.left:
+            return
+        conversation.left = True
+        conversation.task.cancel()  # as gRPC cancels a dropped Play stream's handler: the seat disconnects
+        await asyncio.wait([conversation.task])
+        log.info("conversation left", table=conversation.table_id, seat=conversation.seat, stream=number,
+                 client=self._client)
+        await self._close(conversation, pb.SeatClosed(code=grpc.StatusCode.CANCELLED.value[0],
+                                                      message="the client left this conversation"))
 
     async def _refuse(self, number: int, error: TooManyStreamsError) -> None:
         """Close ``number`` at once with ``error``'s status; a client refused too often is a flood."""
@@ -225,7 +254,14 @@ class ManyCall:
                 log.info("conversation closed", table=conversation.table_id, seat=conversation.seat, stream=number,
                          client=self._client, code=code.name, error=text)
             closed = pb.SeatClosed(code=code.value[0], message=text)
+        if conversation.left:
+            return  # its Play did not end with the cancellation it was given: _leave closes it all the same
+        conversation.closing = True
+        await self._close(conversation, closed)
+
+    async def _close(self, conversation: _Conversation, closed: pb.SeatClosed) -> None:
+        """Put ``closed`` after the conversation's last message, then free its number."""
         await self._outbox.room()
-        self._put(number, closed)
-        del self._open[number]  # after its SeatClosed: a new conversation's messages come after it
+        self._put(conversation.number, closed)
+        del self._open[conversation.number]  # after its SeatClosed: a new conversation's messages come after it
         conversation.drop_requests()

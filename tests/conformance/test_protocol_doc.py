@@ -43,3 +43,8 @@ def test_the_guide_shows_a_whole_game_exchange():
                                    for f in m.DESCRIPTOR.fields])
 def test_every_field_of_the_join_and_of_a_decision_is_explained(field):
     assert f"`{field}" in GUIDE or f"{{{field}" in GUIDE or f", {field}" in GUIDE
+
+
+@pytest.mark.parametrize("field", [f.name for m in (pb.SeatPlayRequest, pb.SeatClosed) for f in m.DESCRIPTOR.fields])
+def test_every_field_of_a_play_many_conversation_is_explained(field):
+    assert f"`{field}" in GUIDE or f"{{{field}" in GUIDE or f", {field}" in GUIDE

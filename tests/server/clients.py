@@ -166,13 +166,21 @@ class PlayMany:
         self.call = stub.PlayMany()
         self.choose = choose
         self.run = ManyRun()
+        #: Numbers left and not joined again: their decisions still arriving are not answered.
+        self.left: set[int] = set()
 
     async def send(self, *requests: tuple[int, pb.PlayRequest]) -> None:
         await self.call.write(pb.PlayManyRequest(
             requests=[pb.SeatPlayRequest(stream=n, request=r) for n, r in requests]))
 
+    async def leave(self, *numbers: int) -> None:
+        """Leave each numbered conversation, in one message."""
+        self.left.update(numbers)
+        await self.call.write(pb.PlayManyRequest(requests=[pb.SeatPlayRequest(stream=n, leave=True) for n in numbers]))
+
     async def join(self, tokens: dict[int, str], **options: Any) -> None:
         """Open one conversation per stream number, each with its token's join, in one message."""
+        self.left.difference_update(tokens)
         await self.send(*((n, pb.PlayRequest(join=pb.Join(token=t, **options))) for n, t in tokens.items()))
 
     async def play(self, streams: int = 0, *, until: int | None = None, answer: bool = True) -> ManyRun:
@@ -194,7 +202,7 @@ class PlayMany:
                 items = (entry.response.batch.messages if entry.response.WhichOneof("kind") == "batch"
                          else [entry.response])
                 for item in items:
-                    if answer and item.WhichOneof("kind") == "decision":
+                    if answer and item.WhichOneof("kind") == "decision" and entry.stream not in self.left:
                         decide = self.choose(item.decision)
                         if decide is not None:
                             answers.append((entry.stream, pb.PlayRequest(decide=decide)))

@@ -6,7 +6,7 @@ Real gRPC on 127.0.0.1; the clients are raw protocol clients (tests/server/clien
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ PLAY_MANY = "/tricktable.v1.TableService/PlayMany"
 OPTIONS = {"target": 21}
 UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED.value[0]
 RESOURCE_EXHAUSTED = grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
+CANCELLED = grpc.StatusCode.CANCELLED.value[0]
 
 
 @pytest.fixture
@@ -350,3 +351,72 @@ async def test_the_conformance_relay_forwards_a_play_many_call_unchanged(server:
     assert [c.code for c in run.closed[2]] == [UNAUTHENTICATED]
     assert all((r := result_of(run.seats[n])) is not None and r.status == game_pb2.RESULT_STATUS_FINISHED
                for n in (0, 1))
+
+
+async def _until(check: Callable[[], Awaitable[bool]]) -> bool:
+    """``check()`` once it holds (polled for up to 2 s), else its last answer."""
+    for _ in range(100):
+        if await check():
+            return True
+        await asyncio.sleep(0.02)
+    return bool(await check())
+
+
+async def test_a_leave_disconnects_its_seat_as_a_dropped_play_stream_and_the_others_play_on(
+        server: GameServer, stub: Any) -> None:
+    created = await create(stub, "all_fives", options=OPTIONS)
+    table = created.table_id
+    client = PlayMany(stub)
+    await client.join({0: created.seat_tokens[0].token, 1: created.seat_tokens[1].token})
+    assert await _until(lambda: connected(stub, table, 0)) and await connected(stub, table, 1)
+    held = server.lobby.client_streams.open
+    streams_before = sum(held.values())
+    await client.leave(0)
+    run = await client.play(until=0)  # answering the decisions of both seats meanwhile
+    assert [c.code for c in run.closed[0]] == [CANCELLED] and run.closed[0][0].message
+    assert 1 not in run.closed  # the other conversation plays on
+    assert not await connected(stub, table, 0) and await connected(stub, table, 1)  # disconnected before its close
+    assert sum(held.values()) == streams_before - 1  # its stream freed, the call's and the other's still held
+    # The number is free again: the seat rejoins under it on the same call, and the game plays to its end.
+    await client.join({0: created.seat_tokens[0].token})
+    run = await client.play(2)
+    assert [c.code for c in run.closed[0]] == [CANCELLED, 0] and [c.code for c in run.closed[1]] == [0]
+    assert [joined.seat for joined in run.seats[0].of("joined")] == [0, 0]
+    assert all((r := result_of(run.seats[n])) is not None and r.status == game_pb2.RESULT_STATUS_FINISHED
+               for n in (0, 1))
+    record = await record_of(stub, table)
+    assert record["seats"][0]["disconnects"] >= 1 and record["seats"][1]["disconnects"] == 0
+    client.cancel()
+
+
+async def test_a_leave_in_the_message_that_opens_its_conversation_closes_it_cancelled(stub: Any) -> None:
+    created = await create(stub, "all_fives", options=OPTIONS)
+    client = PlayMany(stub)
+    await client.call.write(pb.PlayManyRequest(requests=[
+        pb.SeatPlayRequest(stream=3, request=pb.PlayRequest(join=pb.Join(token=created.seat_tokens[0].token))),
+        pb.SeatPlayRequest(stream=3, leave=True)]))
+    run = await client.play(until=3)
+    assert [c.code for c in run.closed[3]] == [CANCELLED]
+    assert not await connected(stub, created.table_id, 0)
+    await client.join({3: created.seat_tokens[0].token, 4: created.seat_tokens[1].token})  # the number opens again
+    run = await client.play(2)
+    assert [c.code for c in run.closed[3]] == [CANCELLED, 0] and [c.code for c in run.closed[4]] == [0]
+    client.cancel()
+
+
+async def test_a_leave_for_an_unopened_number_changes_nothing(stub: Any) -> None:
+    """Nothing answered either: not for a number never opened, nor for one whose conversation has closed."""
+    created = await create(stub, "all_fives", options=OPTIONS)
+    client = PlayMany(stub)
+    await client.join({0: created.seat_tokens[0].token, 1: created.seat_tokens[1].token, 2: "not-a-token"})
+    run = await client.play(until=2)
+    assert [c.code for c in run.closed[2]] == [UNAUTHENTICATED]
+    await client.leave(5, 2)
+    run = await client.play(2)
+    assert run.closed == {2: [run.closed[2][0]], 0: [run.closed[0][0]], 1: [run.closed[1][0]]}
+    assert [c.code for c in (run.closed[0] + run.closed[1])] == [0, 0]  # the open ones played to their end
+    assert 5 not in run.seats and 2 not in run.seats  # no conversation opened under the numbers left
+    assert all((r := result_of(run.seats[n])) is not None and r.status == game_pb2.RESULT_STATUS_FINISHED
+               for n in (0, 1))
+    await client.call.done_writing()
+    assert await client.call.code() is grpc.StatusCode.OK  # nothing left open on the call
