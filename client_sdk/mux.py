@@ -19,6 +19,9 @@ runner's behaviour seat by seat and changes only the envelope:
   raised to the seat loop), so the errors and the reconnect policy are the
   runner's (:func:`runner.play_with_reconnects`): a bad token raises
   :class:`~tricktable.client_sdk.errors.JoinRejected`, a retryable status rejoins with backoff;
+- a seat that stops before its conversation closed (its task cancelled, its
+  loop failed) sends ``leave`` for it, so the server disconnects the seat as
+  when a ``Play`` stream is cancelled, while the call and the others go on;
 - the call dropping ends every conversation on it with the call's status:
   each seat rejoins from its last event, on a new call that the first seat
   back opens;
@@ -111,7 +114,7 @@ class _Conversation:
         """Queue ``request`` for the call's next message (raises ``asyncio.InvalidStateError`` once ended)."""
         if self.ended:
             raise asyncio.InvalidStateError(f"conversation {self.number} has ended")
-        self.call.submit(self.number, request)
+        self.call.submit(pb.SeatPlayRequest(stream=self.number, request=request))
 
     async def read(self) -> Any:
         """The next ``PlayResponse``; ``EOF`` once the conversation ended well; raises the status of a failed end."""
@@ -124,9 +127,15 @@ class _Conversation:
         return EOF
 
     def cancel(self) -> bool:
-        """Stop reading this conversation (the server's later messages for its number are dropped)."""
+        """Stop this conversation as cancelling its Play stream would: the server is asked to ``leave`` it.
+
+        Why: the seat loop cancels its stream whenever it stops (its task cancelled, its loop failed, its game
+        over); on Play that disconnects the seat, and without the leave a seat abandoned on a live call would
+        stay joined on the server until the call ended. The server's later messages for the number are dropped.
+        """
         if self.ended:
             return False
+        self.call.submit(pb.SeatPlayRequest(stream=self.number, leave=True))
         self.end(EOF)
         return True
 
@@ -160,9 +169,9 @@ class _ManyCall:
         self.conversations[conversation.number] = conversation
         return conversation
 
-    def submit(self, number: int, request: pb.PlayRequest) -> None:
+    def submit(self, request: pb.SeatPlayRequest) -> None:
         """Queue one seat's request; the writer sends everything queued in this loop turn as one message."""
-        self.pending.append(pb.SeatPlayRequest(stream=number, request=request))
+        self.pending.append(request)
         self.wake.set()
 
     async def _write(self) -> None:

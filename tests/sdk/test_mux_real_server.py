@@ -11,16 +11,21 @@ import asyncio
 import json
 import logging
 
+import grpc
 import pytest
 
 from tests.sdk import test_real_server
 from tests.sdk.test_real_server import FAST, _cli, _CuttingBot, _Proxy
+from tests.server.test_hostile_streams import connected
 from tricktable.bots.first_legal import FirstLegalBot
 from tricktable.bots.random_bot import RandomBot
 from tricktable.client_sdk.bot import Bot
 from tricktable.client_sdk.errors import JoinRejected, SdkError
 from tricktable.client_sdk.mux import SeatMultiplexer
 from tricktable.client_sdk.runner import create_table, get_record, run_bot_async
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
+from tricktable.rules.actions import Action
+from tricktable.rules.game import SeatView
 from tricktable.server.app import GameServer
 
 #: The fixture of test_real_server.py: the product's server on 127.0.0.1:0 with the same clocks.
@@ -86,6 +91,42 @@ async def test_a_dropped_play_many_call_is_resumed_by_every_seat_and_the_games_f
         record = json.loads(await get_record(server.address, table.table_id))
         assert record["result"]["status"] == "finished"
         assert all(seat["disconnects"] >= 1 for seat in record["seats"])
+
+
+class _ThinkingBot:
+    """Never answers: its seat stays joined, its decision pending, until its task is cancelled."""
+
+    def choose_action(self, view: SeatView) -> asyncio.Future[Action]:
+        return asyncio.get_running_loop().create_future()
+
+
+async def test_a_cancelled_seat_leaves_its_conversation_and_is_disconnected_while_the_call_goes_on(
+        server: GameServer) -> None:
+    table = await create_table(server.address, game="all_fives", seed="mux-leave")
+    async with (SeatMultiplexer(backoff=FAST) as mux,
+                grpc.aio.insecure_channel(server.address) as channel):
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+
+        async def seats_connected() -> list[bool]:
+            return [await connected(stub, table.table_id, seat) for seat in range(len(table.tokens))]
+
+        seats = [asyncio.ensure_future(mux.play(_ThinkingBot(), server.address, token=token))
+                 for token in table.tokens]
+        for _ in range(100):
+            if all(await seats_connected()):
+                break
+            await asyncio.sleep(0.02)
+        assert await seats_connected() == [True, True]
+        seats[0].cancel()
+        for _ in range(100):
+            if await seats_connected() == [False, True]:
+                break
+            await asyncio.sleep(0.02)
+        # Disconnected as a cancelled Play stream is, while its call and the other seat's conversation go on.
+        assert await seats_connected() == [False, True]
+        assert mux.traffic.calls == 1 and not seats[1].done()
+        seats[1].cancel()
+        await asyncio.gather(*seats, return_exceptions=True)
 
 
 async def test_cli_bot_with_seats_plays_its_games_over_play_many(server: GameServer) -> None:
