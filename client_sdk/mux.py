@@ -19,8 +19,8 @@ runner's behaviour seat by seat and changes only the envelope:
   raised to the seat loop), so the errors and the reconnect policy are the
   runner's (:func:`runner.play_with_reconnects`): a bad token raises
   :class:`~tricktable.client_sdk.errors.JoinRejected`, a retryable status rejoins with backoff;
-- a seat that stops before its conversation closed (its task cancelled, its
-  loop failed) sends ``leave`` for it, so the server disconnects the seat as
+- a seat that stops before its game's end and its conversation's close (its
+  task cancelled, its loop failed) sends ``leave`` for it, so the server disconnects the seat as
   when a ``Play`` stream is cancelled, while the call and the others go on;
 - the call dropping ends every conversation on it with the call's status:
   each seat rejoins from its last event, on a new call that the first seat
@@ -109,6 +109,8 @@ class _Conversation:
         #: Responses, then the end: ``EOF`` (closed OK, or the call ended) or the error the read raises.
         self.inbox: asyncio.Queue[Any] = asyncio.Queue()
         self.ended = False
+        #: Closed on the server (its ``closed`` arrived, or the call ended) or left: nothing more to send for it.
+        self.closed = False
 
     async def write(self, request: pb.PlayRequest) -> None:
         """Queue ``request`` for the call's next message (raises ``asyncio.InvalidStateError`` once ended)."""
@@ -127,17 +129,27 @@ class _Conversation:
         return EOF
 
     def cancel(self) -> bool:
-        """Stop this conversation as cancelling its Play stream would: the server is asked to ``leave`` it.
-
-        Why: the seat loop cancels its stream whenever it stops (its task cancelled, its loop failed, its game
-        over); on Play that disconnects the seat, and without the leave a seat abandoned on a live call would
-        stay joined on the server until the call ended. The server's later messages for the number are dropped.
-        """
+        """Stop reading this conversation (the server's later messages for its number are dropped)."""
         if self.ended:
             return False
-        self.call.submit(pb.SeatPlayRequest(stream=self.number, leave=True))
         self.end(EOF)
         return True
+
+    def leave(self) -> None:
+        """Ask the server to end this conversation as if its Play stream were cancelled, unless it has ended it.
+
+        Why: a seat that stops before its game's end (its task cancelled, its loop failed) would otherwise stay
+        joined on the server until the call ended; on Play, its cancelled stream disconnects it. A seat whose
+        game ended sends none: the server closes its conversation itself.
+        """
+        if not self.closed:
+            self.closed = True
+            self.call.submit(pb.SeatPlayRequest(stream=self.number, leave=True))
+
+    def close(self, why: object) -> None:
+        """The server closed it, or the call ended: end it with ``why``, and no leave is owed."""
+        self.closed = True
+        self.end(why)
 
     def end(self, why: object) -> None:
         """End the conversation: ``EOF`` or the error its reads raise."""
@@ -201,7 +213,7 @@ class _ManyCall:
                         continue  # a conversation this client stopped reading
                     if item.WhichOneof("kind") == "closed":
                         closed = item.closed
-                        conversation.end(EOF if closed.code == 0 else status_error(closed.code, closed.message))
+                        conversation.close(EOF if closed.code == 0 else status_error(closed.code, closed.message))
                     else:
                         conversation.inbox.put_nowait(item.response)
         except grpc.aio.AioRpcError as exc:
@@ -210,7 +222,7 @@ class _ManyCall:
             self.done = True
             self.writer.cancel()
             for conversation in list(self.conversations.values()):
-                conversation.end(why)
+                conversation.close(why)
 
     async def close(self) -> None:
         """Cancel the call; every open conversation ends as if the connection had dropped."""
@@ -308,7 +320,11 @@ class SeatMultiplexer:
             if self._closed:
                 raise ConnectionLost("the multiplexer was closed before the game ended")
             conversation = await self._endpoint(address).conversation(self.wait_for_server)
-            return await play_stream(conversation, bot, session, max_reasks=self.max_reasks)
+            try:
+                return await play_stream(conversation, bot, session, max_reasks=self.max_reasks)
+            except BaseException:  # stopped before its game's end: disconnected as a cancelled Play stream is
+                conversation.leave()
+                raise
 
         async def refresh() -> None:
             """Nothing per seat: the endpoint replaces a channel whose calls keep failing."""

@@ -26,6 +26,7 @@ from tricktable.client_sdk.runner import create_table, get_record, run_bot_async
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from tricktable.rules.actions import Action
 from tricktable.rules.game import SeatView
+from tricktable.server import play_many
 from tricktable.server.app import GameServer
 
 #: The fixture of test_real_server.py: the product's server on 127.0.0.1:0 with the same clocks.
@@ -127,6 +128,25 @@ async def test_a_cancelled_seat_leaves_its_conversation_and_is_disconnected_whil
         assert mux.traffic.calls == 1 and not seats[1].done()
         seats[1].cancel()
         await asyncio.gather(*seats, return_exceptions=True)
+
+
+async def test_seats_whose_game_ended_send_no_leave(server: GameServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server closes a finished seat's conversation itself: a leave would only cost a message and a cancel."""
+    left: list[int] = []
+    leave = play_many.ManyCall._leave
+
+    async def recorded(call: play_many.ManyCall, number: int) -> None:
+        left.append(number)
+        await leave(call, number)
+
+    monkeypatch.setattr(play_many.ManyCall, "_leave", recorded)
+    table = await create_table(server.address, game="all_fives", seed="mux-no-leave")
+    async with SeatMultiplexer(backoff=FAST) as mux:
+        played = await asyncio.wait_for(asyncio.gather(*(
+            mux.play(FirstLegalBot(), server.address, token=token) for token in table.tokens)), timeout=60)
+        await asyncio.sleep(0.2)  # a leave sent after the game would be read by now
+    assert all(p.result.status == "finished" for p in played)
+    assert left == []
 
 
 async def test_cli_bot_with_seats_plays_its_games_over_play_many(server: GameServer) -> None:
