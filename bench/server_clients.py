@@ -292,7 +292,12 @@ class ManyCall:
             join = pb.Join(token=seat.token, accept_batches=True, coalesce_events=self.coalesce)
             joins.append(pb.SeatPlayRequest(stream=number, request=pb.PlayRequest(join=join)))
         await self._write(joins)
-        return sum(await asyncio.gather(*futures))
+        # Every seat's outcome read (not only the first failure), so a call that ends leaves no exception unread.
+        outcomes = await asyncio.gather(*futures, return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        return sum(o for o in outcomes if isinstance(o, int))
 
     async def _write(self, requests: list[pb.SeatPlayRequest]) -> None:
         async with self.lock:
