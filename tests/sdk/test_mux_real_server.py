@@ -19,14 +19,15 @@ from tests.sdk.test_real_server import FAST, _cli, _CuttingBot, _Proxy
 from tests.server.test_hostile_streams import connected
 from tricktable.bots.first_legal import FirstLegalBot
 from tricktable.bots.random_bot import RandomBot
+from tricktable.client_sdk import mux as mux_module
 from tricktable.client_sdk.bot import Bot
 from tricktable.client_sdk.errors import JoinRejected, SdkError
 from tricktable.client_sdk.mux import SeatMultiplexer
 from tricktable.client_sdk.runner import create_table, get_record, run_bot_async
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from tricktable.rules.actions import Action
 from tricktable.rules.game import SeatView
-from tricktable.server import play_many
 from tricktable.server.app import GameServer
 
 #: The fixture of test_real_server.py: the product's server on 127.0.0.1:0 with the same clocks.
@@ -131,20 +132,24 @@ async def test_a_cancelled_seat_leaves_its_conversation_and_is_disconnected_whil
 
 
 async def test_seats_whose_game_ended_send_no_leave(server: GameServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The server closes a finished seat's conversation itself: a leave would only cost a message and a cancel."""
+    """The server closes a finished seat's conversation itself: a leave would only cost a message and a cancel.
+
+    A seat's leave is submitted on its own path before ``play`` returns, so the requests the multiplexer
+    submitted are complete when the games are: no waiting on the server to tell.
+    """
     left: list[int] = []
-    leave = play_many.ManyCall._leave
+    submit = mux_module._ManyCall.submit
 
-    async def recorded(call: play_many.ManyCall, number: int) -> None:
-        left.append(number)
-        await leave(call, number)
+    def recorded(call: mux_module._ManyCall, request: pb.SeatPlayRequest) -> None:
+        if request.leave:
+            left.append(request.stream)
+        submit(call, request)
 
-    monkeypatch.setattr(play_many.ManyCall, "_leave", recorded)
+    monkeypatch.setattr(mux_module._ManyCall, "submit", recorded)
     table = await create_table(server.address, game="all_fives", seed="mux-no-leave")
     async with SeatMultiplexer(backoff=FAST) as mux:
         played = await asyncio.wait_for(asyncio.gather(*(
             mux.play(FirstLegalBot(), server.address, token=token) for token in table.tokens)), timeout=60)
-        await asyncio.sleep(0.2)  # a leave sent after the game would be read by now
     assert all(p.result.status == "finished" for p in played)
     assert left == []
 
