@@ -1,0 +1,271 @@
+"""A table's life in one process: the server's fixed CPU per game, for this tree and earlier commits in one run.
+
+What a game costs the server besides its moves, without the network, with
+the journal and the record store of a real data directory:
+
+- **open**: ``CreateTable`` on the servicer (lobby, rules' first deal,
+  ``Table``, tokens, the journal's opening), then each seat's stream
+  (``tricktable.server.service._seat_stream`` with batches, its conversions as
+  ``Play`` makes them) up to its ``Joined`` and its first batch: the last join
+  starts the table (its journal step, the first decision);
+- **moves**: each answer through ``decide`` and every seat's stream drained
+  once, as :mod:`bench.table_step` does, except the last;
+- **end**: the last answer (it ends the match and builds the record), every
+  stream drained to its end and closed, and the lobby's store of the record
+  (a worker thread: ``time.process_time`` counts every thread) and the
+  journal's forgetting of the table.
+
+The fixed cost of a game is open + end minus one move (the end's last answer
+is a move too). Every message is serialized, as gRPC does before writing it.
+Bots answer with the first legal action id, so a game plays the same moves on
+every tree. Not measured here: gRPC's own work for the calls (the unary
+``CreateTable`` through the interceptors, the streams' reads and writes):
+``bench.server_bench`` measures the whole server.
+
+Why a separate bench: a game's start and end are a sixth to a quarter of the
+server's CPU per move under the throughput load, and a change to them moves
+the whole server's figure by less than its noise. Each tree runs in its own
+process in alternating rounds (``--refs``, as :mod:`bench.table_step`), each
+figure the median of its rounds with its best beside it. Full collections
+inside a measured part are left out and reported apart, as there.
+
+Run ``python -m bench.table_life --refs main`` (JSON to
+``bench/results/table_life.json`` and a table on stdout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import importlib
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results" / "table_life.json"
+#: The game of the server's CPU goal.
+GAME = "twenty_five"
+#: The parts of a game this bench times, in order.
+PARTS = ("open", "moves", "end")
+
+
+class _Context:
+    """What the servicer reads of a unary call's context: the peer, for the per-client limits."""
+
+    @staticmethod
+    def peer() -> str:
+        return "ipv4:127.0.0.1:40000"
+
+
+class _Clock:
+    """Process CPU (every thread) per part of a game, full collections inside a part timed apart."""
+
+    def __init__(self) -> None:
+        self.seconds = dict.fromkeys(PARTS, 0.0)
+        self.full_gc_seconds = 0.0
+        self.full_gcs = 0
+        self._part: str | None = None
+        self._started = 0.0
+        self._gc_started = 0.0
+
+    def start(self, part: str) -> None:
+        self._part, self._started = part, time.process_time()
+
+    def stop(self, part: str | None = None) -> None:
+        """End the part begun; ``part``: count it as this part instead (a move is the end once it ended the game)."""
+        if self._part is not None:
+            self.seconds[part or self._part] += time.process_time() - self._started
+        self._part = None
+
+    def heard(self, phase: str, info: dict[str, int]) -> None:
+        if self._part is None or info["generation"] != 2:
+            return
+        if phase == "start":
+            self._gc_started = time.process_time()
+        else:
+            spent = time.process_time() - self._gc_started
+            self.seconds[self._part] -= spent
+            self.full_gc_seconds += spent
+            self.full_gcs += 1
+
+
+async def _play_games(game: str, games: int, seed: str, data_dir: Path) -> dict[str, Any]:
+    """Play ``games`` tables from ``CreateTable`` to their stored records; the CPU seconds of each part."""
+    pb: Any = _module("protocol.generated.tricktable.v1.table_service_pb2")
+    convert: Any = _module("protocol.convert")
+    service: Any = _module("server.service")
+    lobby_module: Any = _module("server.lobby")
+    storage = _module("server.storage").Storage(data_dir).open()
+    journal = _module("server.journal").Journal(data_dir).open()
+    Inbox = _module("server.stream_guard").Inbox
+    lobby = lobby_module.Lobby(storage, journal=journal)
+    servicer = service.TableService(lobby)
+    clock = _Clock()
+    gc.callbacks.append(clock.heard)
+    moves = 0
+    try:
+        for number in range(games):
+            clock.start("open")
+            created = await servicer.CreateTable(
+                pb.CreateTableRequest(game=convert.game_to_proto(game), seed=f"{seed}-{number}"), _Context())
+            created.SerializeToString()
+            table, _ = lobby.resolve(created.seat_tokens[0].token)
+            inboxes = [Inbox() for _ in created.seat_tokens]
+            wires = [service._seat_wire(table, False) for _ in created.seat_tokens]
+            streams: list[Any] = [
+                service._seat_stream(table, t.seat, f"bot-{t.seat}", 0, pb.PlayResponse, inboxes[t.seat], None,
+                                     True, wire=wires[t.seat])
+                for t in created.seat_tokens]
+            pending = None
+            for stream in streams:  # Joined; the last join starts the table
+                (await anext(stream)).SerializeToString()
+            for stream in streams:  # the log from the start (from 0: the last to join has news too), a decision in it
+                message = await anext(stream)
+                message.SerializeToString()
+                pending = _decision_in(message) or pending
+            clock.stop()
+            while pending is not None:
+                seat = table.match.to_act
+                decide = pb.Decide(decision_id=pending.decision_id, action_id=pending.legal_actions[0].id)
+                clock.start("moves")
+                outcome = service.decide(table, seat, decide, wires[seat])
+                inboxes[seat].append(service._outcome_response(pb.PlayResponse, decide.decision_id, outcome))
+                table.wake()
+                pending = None
+                if table.is_over:
+                    for stream in streams:
+                        async for message in stream:
+                            message.SerializeToString()
+                    await lobby.drain()
+                    clock.stop("end")
+                else:
+                    for stream in streams:
+                        message = await anext(stream)
+                        message.SerializeToString()
+                        pending = _decision_in(message) or pending
+                    moves += 1
+                clock.stop()
+            for stream in streams:
+                await stream.aclose()
+    finally:
+        gc.callbacks.remove(clock.heard)
+        journal.close()
+        storage.close()
+    return {"games": games, "moves": moves, **{f"{p}_cpu_seconds": s for p, s in clock.seconds.items()},
+            "full_gc_seconds": clock.full_gc_seconds, "full_gcs": clock.full_gcs, "source": service.__file__}
+
+
+
+def _module(name: str) -> Any:
+    """``tricktable.<name>`` from the measured tree."""
+    return importlib.import_module("tricktable." + name)
+
+
+def _decision_in(message: Any) -> Any:
+    """The DecisionRequest a PlayResponse carries (alone or in its batch), or None."""
+    if message.WhichOneof("kind") == "decision":
+        return message.decision
+    if message.WhichOneof("kind") == "batch":
+        for item in message.batch.messages:
+            if item.WhichOneof("kind") == "decision":
+                return item.decision
+    return None
+
+
+def _worker(game: str, games: int, seed: str) -> None:
+    """Measure the tree on ``sys.path`` (the caller's PYTHONPATH) and print one JSON line."""
+    import structlog
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # warnings and up: no log cost
+    with tempfile.TemporaryDirectory(prefix="tricktable-life-") as tmp:
+        # Games first, not counted: first-use imports and compilation, and the store's first pages.
+        asyncio.run(_play_games(game, 3, f"{seed}-warm-up", Path(tmp)))
+        result = asyncio.run(_play_games(game, games, seed, Path(tmp)))
+    print(json.dumps(result))
+
+
+def _measure(tree: Path, game: str, games: int, seed: str) -> dict[str, Any]:
+    from bench.trees import run_worker  # here, not at the top: a worker runs with an older tree's bench package
+
+    return run_worker(tree, str(Path(__file__).resolve()), ["--worker", "--game", game, "--games", str(games),
+                                                            "--seed", seed])
+
+
+def run(refs: Sequence[str], *, game: str = GAME, games: int = 40, rounds: int = 5,
+        seed: str = "life") -> dict[str, Any]:
+    """CPU us per game (open, end, fixed) and per move of each ref and the working tree, in alternating rounds."""
+    from bench.trees import commit_titles, trees
+
+    with tempfile.TemporaryDirectory(prefix="tricktable-life-") as tmp:
+        measured = trees(refs, Path(tmp))
+        per_round: dict[str, list[dict[str, float]]] = {name: [] for name in measured}
+        moves = 0
+        for _ in range(rounds):
+            for name, tree in measured.items():
+                result = _measure(tree, game, games, seed)
+                moves = int(result["moves"])
+                move = result["moves_cpu_seconds"] / moves * 1e6
+                opened = result["open_cpu_seconds"] / games * 1e6
+                ended = result["end_cpu_seconds"] / games * 1e6
+                per_round[name].append({"open": opened, "end": ended, "move": move, "fixed": opened + ended - move,
+                                        "full_gc": result["full_gc_seconds"] / games * 1e6})
+    first = next(iter(per_round))
+    base = statistics.median(r["fixed"] for r in per_round[first])
+    rows = {}
+    for name, found in per_round.items():
+        row: dict[str, Any] = {f"{key}_us_median": round(statistics.median(r[key] for r in found), 1)
+                               for key in ("open", "end", "move", "fixed", "full_gc")}
+        row["fixed_us_best"] = round(min(r["fixed"] for r in found), 1)
+        row["fixed_us_by_round"] = [round(r["fixed"], 1) for r in found]
+        row[f"ratio_to_{first}"] = round(row["fixed_us_median"] / base, 3)
+        rows[name] = row
+    return {"game": game, "games_per_round": games, "moves_per_round": moves, "rounds": rounds, "seed": seed,
+            "load_average": [round(x, 2) for x in os.getloadavg()], "commits": commit_titles(refs), "rows": rows}
+
+
+def render(report: dict[str, Any]) -> str:
+    lines = [f"a table's life in process ({report['game']}, {report['games_per_round']} games "
+             f"({report['moves_per_round']} moves) x {report['rounds']} rounds, load average "
+             f"{report['load_average']}; us of CPU per game, medians of the rounds)",
+             "{:<14} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8}  {}".format(
+                 "tree", "fixed", "ratio", "best", "open", "end", "move", "full gc", "commit")]
+    for name, row in report["rows"].items():
+        ratio = next(v for k, v in row.items() if k.startswith("ratio_to_"))
+        lines.append("{:<14} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8}  {}".format(
+            name, row["fixed_us_median"], ratio, row["fixed_us_best"], row["open_us_median"], row["end_us_median"],
+            row["move_us_median"], row["full_gc_us_median"], report["commits"].get(name, "(working tree)")))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.table_life", description=__doc__.split("\n")[0])
+    parser.add_argument("--refs", default="", help="comma separated commits measured before the working tree")
+    parser.add_argument("--game", default=GAME)
+    parser.add_argument("--games", type=int, default=40, help="tables played per round and tree")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seed", default="life")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        _worker(args.game, args.games, args.seed)
+        return 0
+    report = run([r for r in args.refs.split(",") if r], game=args.game, games=args.games, rounds=args.rounds,
+                 seed=args.seed)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(render(report))
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
+        sys.path.pop(0)  # run by path in a worker: the packages come from PYTHONPATH, not bench/
+    raise SystemExit(main())
