@@ -217,12 +217,18 @@ class Lobby:
         Each is replayed through the rules engine to its pending decision; its
         seats rejoin with their old tokens. A table that can not be rebuilt is
         aborted with the reason (its record stored), never left half-resumed.
+        A table whose record is stored already (the journal forgets in batches,
+        :meth:`Journal.close_table`) is forgotten, not played again.
         """
         if self.journal is None:
             return []
         resumed = []
         for entry in self.journal.tables():
             o = entry.opening
+            if self.storage.meta(o.table_id) is not None:  # ended before the crash; the journal had yet to forget it
+                log.info("journaled table already stored; forgotten", table=o.table_id, game=o.game)
+                self.journal.close_table(o.table_id)
+                continue
             try:
                 match = new_match(o.game, o.options, seed=o.seed)
                 table = Table(table_id=o.table_id, match=match, seed=o.seed,

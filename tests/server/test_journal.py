@@ -17,10 +17,10 @@ from tricktable.rules.shuffle import seed_commitment
 from tricktable.server.clocks import TimeControl
 from tricktable.server.errors import ShuttingDownError
 from tricktable.server.events import DecisionRequested, Event
-from tricktable.server.journal import JOURNAL_NAME, Journal, Opening
+from tricktable.server.journal import FORGET_SECONDS, JOURNAL_NAME, Journal, Opening
 from tricktable.server.lobby import Limits, Lobby
 from tricktable.server.seats import token_digest
-from tricktable.server.storage import Storage
+from tricktable.server.storage import DB_NAME, Storage
 from tricktable.server.tables import Table, TableStatus
 
 CLOCKS = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=5.0, join_seconds=5.0)
@@ -111,6 +111,48 @@ def test_a_closed_table_leaves_no_row_in_the_journal(data_dir: Path) -> None:
     journal.close_table("t-1")
     assert journal.count() == 0 and journal.tables() == []
     journal.close()
+
+
+async def test_finished_tables_leave_the_journal_together_within_the_forget_delay(data_dir: Path) -> None:
+    journal = Journal(data_dir).open()
+    for table_id in ("t-1", "t-2", "t-3"):
+        journal.open_table(opening(table_id))
+        journal.append(table_id, {"k": "start"})
+    journal.close_table("t-1")
+    journal.close_table("t-2")
+
+    def rows() -> int:
+        with sqlite3.connect(data_dir / JOURNAL_NAME) as db:  # another connection: what a crash would leave
+            return int(db.execute("SELECT COUNT(*) FROM openings").fetchone()[0])
+
+    assert rows() == 3  # not one transaction per table: they wait for the batch
+    await asyncio.sleep(FORGET_SECONDS + 0.2)
+    assert rows() == 1 and [e.opening.table_id for e in journal.tables()] == ["t-3"]
+    journal.close_table("t-3")
+    journal.close()  # a clean stop deletes what waits
+    assert rows() == 0
+
+
+async def test_a_table_stored_before_a_crash_the_journal_had_not_yet_forgotten_is_not_played_again(
+        data_dir: Path, tmp_path: Path) -> None:
+    server = Server(data_dir)
+    table, _ = await started_table(server)
+    while not table.is_over:
+        play_moves(table, 1)
+    await server.lobby.drain()  # the record is stored; the table leaves the journal with the next batch
+    stored = server.storage.meta(table.id)
+    left = tmp_path / "left"  # what kill -9 leaves at this moment: every commit so far
+    left.mkdir()
+    for name in (JOURNAL_NAME, DB_NAME):
+        with sqlite3.connect(data_dir / name) as source, sqlite3.connect(left / name) as copy:
+            source.backup(copy)
+    server.crash()
+    again = Server(left)
+    assert [e.opening.table_id for e in again.journal.tables()] == [table.id]
+    assert again.lobby.resume() == []
+    assert again.journal.count() == 0
+    assert stored is not None and again.storage.meta(table.id) == stored  # stored once, not replayed and stored again
+    again.crash()
 
 
 def test_a_failed_journal_write_drops_the_table_rather_than_keep_part_of_it(data_dir: Path) -> None:
@@ -308,8 +350,10 @@ async def test_a_table_cancelled_for_a_missing_seat_stays_cancelled_after_a_rest
     server = Server(data_dir, clocks)
     table, _ = server.lobby.create_table(game="all_fives", seed="cancelled")
     table.connect(0)
+    server.storage.close()  # the crash comes before the record is stored (its store fails), so the journal keeps it
     await asyncio.wait_for(table.ended.wait(), 5)
-    server.crash()  # before the record is stored and the table leaves the journal
+    await server.lobby.drain()
+    server.crash()
     again = Server(data_dir, clocks)
     (resumed,) = again.lobby.resume()
     assert resumed.status is TableStatus.ABORTED and resumed.match.result is not None
