@@ -247,13 +247,13 @@ def _remember(memo: dict[K, T], key: K, value: T, limit: int) -> T:
 
 
 class _ConvertedOnce(Generic[K, M]):
-    """Messages converted from frozen rules values, kept by the value.
+    """Conversions of frozen rules values (their wire bytes, :func:`wire_entry`), kept by the value.
 
     Why: a server sends the same few dozen actions, history entries and
-    tricks to every seat in every decision; each is converted once and then
-    copied (in C) into every message that holds it. At most ``limit`` are
-    kept, the oldest forgotten first; a value ``keep`` refuses is converted
-    every time. A kept message is shared: copy it, never change it.
+    tricks to every seat in every decision; each is converted once and its
+    bytes are joined into every message that holds it. At most ``limit``
+    are kept, the oldest forgotten first; a value ``keep`` refuses is
+    converted every time.
     """
 
     def __init__(self, convert: Callable[[K], M], limit: int, keep: Callable[[K], bool] | None = None) -> None:
@@ -269,6 +269,32 @@ class _ConvertedOnce(Generic[K, M]):
             if self._keep is None or self._keep(value):
                 _remember(self.kept, value, message, self.limit)
         return message
+
+
+def _varint(number: int) -> bytes:
+    """A non-negative integer as a protobuf varint (a length or a field's tag)."""
+    out = bytearray()
+    while number > 0x7F:
+        out.append((number & 0x7F) | 0x80)
+        number >>= 7
+    out.append(number)
+    return bytes(out)
+
+
+def field_tag(message: type[Message], name: str) -> bytes:
+    """The wire tag of ``message``'s message field ``name`` (wire type 2: a length follows), as bytes."""
+    return _varint(message.DESCRIPTOR.fields_by_name[name].number << 3 | 2)
+
+
+def wire_entry(tag: bytes, message: Message) -> bytes:
+    """``message`` as one entry of the field whose ``tag`` is given (:func:`field_tag`): tag, length, bytes.
+
+    Why bytes: protobuf fields concatenate. A message whose repeated parts
+    are kept as their entries' bytes is built by joining them and parsing
+    once (in C), instead of copying every kept message into it.
+    """
+    body = message.SerializeToString()
+    return tag + _varint(len(body)) + body
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,8 +430,14 @@ def _seat_action_message(event: ActionEvent) -> game_pb2.SeatAction:
     return out
 
 
-#: A history entry's ``SeatAction``: a public entry is one object in every seat's history.
-seat_action_converted = _ConvertedOnce(_seat_action_message, MAX_CONVERTED_KEPT)
+#: The tag of a view's history entries and of its completed tricks.
+_HISTORY_TAG = field_tag(game_pb2.SeatView, "history")
+_TRICKS_TAG = field_tag(game_pb2.SeatView, "tricks")
+
+#: A history entry as a ``SeatView.history`` entry's wire bytes (:func:`wire_entry`): a public entry is one object
+#: in every seat's history, converted once for all of them.
+seat_action_converted: _ConvertedOnce[ActionEvent, bytes] = _ConvertedOnce(
+    lambda event: wire_entry(_HISTORY_TAG, _seat_action_message(event)), MAX_CONVERTED_KEPT)
 
 
 def seat_action_from_proto(message: game_pb2.SeatAction, *, turn_up: Card | None, dealer: Seat,
@@ -478,15 +510,30 @@ def legal_actions_to_proto(actions: Iterable[Action]) -> list[table_service_pb2.
     return out
 
 
-def _legal_action_message(action: Action) -> tuple[str, table_service_pb2.LegalAction]:
+@dataclass(frozen=True, slots=True)
+class LegalActionWire:
+    """A legal action as a decision sends it: its id and its two entries' wire bytes (:func:`wire_entry`)."""
+
+    id: str
+    #: A ``DecisionRequest.legal_actions`` entry: the ``LegalAction`` (id, name, action).
+    in_request: bytes
+    #: A ``SeatView.legal_actions`` entry: the ``Action``.
+    in_view: bytes
+
+
+_REQUEST_LEGAL_TAG = field_tag(table_service_pb2.DecisionRequest, "legal_actions")
+_VIEW_LEGAL_TAG = field_tag(game_pb2.SeatView, "legal_actions")
+
+
+def _legal_action_wire(action: Action) -> LegalActionWire:
     item = table_service_pb2.LegalAction()
     fill_legal_action(item, action)
-    return item.id, item
+    return LegalActionWire(item.id, wire_entry(_REQUEST_LEGAL_TAG, item), wire_entry(_VIEW_LEGAL_TAG, item.action))
 
 
-#: A legal action's id and ``LegalAction``: a table offers the same few dozen actions in every decision. Discards are
-#: not kept (thousands; they go as a ``DiscardChoice``).
-legal_action_converted = _ConvertedOnce(_legal_action_message, MAX_CONVERTED_KEPT,
+#: A legal action's id and entries: a table offers the same few dozen actions in every decision. Discards are not
+#: kept (thousands; they go as a ``DiscardChoice``).
+legal_action_converted = _ConvertedOnce(_legal_action_wire, MAX_CONVERTED_KEPT,
                                         lambda action: not isinstance(action, Discard))
 
 
@@ -685,8 +732,10 @@ def fill_trick(out: game_pb2.Trick, trick: Trick) -> None:
         out.winner = trick.winner
 
 
-#: A trick's ``Trick``: a completed trick is one object in every seat's view.
-trick_converted = _ConvertedOnce(trick_to_proto, MAX_CONVERTED_KEPT)
+#: A completed trick as a ``SeatView.tricks`` entry's wire bytes (:func:`wire_entry`): one object in every seat's
+#: view, converted once for all of them.
+trick_converted: _ConvertedOnce[Trick, bytes] = _ConvertedOnce(
+    lambda trick: wire_entry(_TRICKS_TAG, trick_to_proto(trick)), MAX_CONVERTED_KEPT)
 
 
 def trick_from_proto(message: game_pb2.Trick) -> Trick:
@@ -755,20 +804,22 @@ def result_from_proto(message: game_pb2.Result) -> Result:
 
 def view_to_proto(view: SeatView, *, legal_actions: Sequence[game_pb2.Action] | None = None,
                   options: game_pb2.TableOptions | None = None,
-                  enumerate_discards: bool = False, kept: game_pb2.SeatView | None = None,
+                  enumerate_discards: bool = False, kept: bytes | None = None,
                   into: game_pb2.SeatView | None = None) -> game_pb2.SeatView:
     """A seat's view (or a spectator's, ``seat`` < 0) as a ``SeatView`` message, written into ``into`` when given.
 
     ``legal_actions`` and ``options``, when given, are those of ``view``
-    already converted (a server converts a decision's legal actions once and
-    a table's options once). ``kept``, when given, is a message that holds
-    what a seat's views share, already converted (:func:`fill_view_shared`:
-    game, options, players, sides, seat) and this deal's tricks and history
-    so far: a server's stream keeps it from one decision to the next and
-    adds only what is new, and it is copied in whole (in C). Legal discards
-    go as ``discard_choice`` unless ``enumerate_discards``. Every part is
-    built inside the message (``into``: inside its parent), so nothing is
-    converted to a message and then copied.
+    already converted (a server converts a table's options once).
+    ``kept``, when given, is the wire form of the view's parts a seat's
+    stream keeps from one decision to the next (:func:`fill_view_shared`:
+    game, options, players, sides, seat; this deal's tricks and history so
+    far, each entry's bytes converted once for every seat), and of any other
+    part the caller wrote there (a decision's legal actions, then given here
+    as ``legal_actions=()``): parsed once into ``into`` (in C), which must be
+    empty. Legal discards go as ``discard_choice`` unless
+    ``enumerate_discards``. Every other part is built inside the message
+    (``into``: inside its parent), so nothing is converted to a message and
+    then copied.
 
     Raises:
         OptionsError: for an unknown game or options of the wrong type.
@@ -776,7 +827,7 @@ def view_to_proto(view: SeatView, *, legal_actions: Sequence[game_pb2.Action] | 
     out = game_pb2.SeatView() if into is None else into
     choice = None if legal_actions is not None or enumerate_discards else discard_choice(view.legal_actions)
     if kept is not None:
-        out.CopyFrom(kept)
+        out.MergeFromString(kept)
     else:
         fill_view_shared(out, view, options_to_proto(view.game, view.options) if options is None else options)
         for trick in view.tricks:

@@ -104,16 +104,21 @@ class SeatWire:
 
     - what every view of the seat shares (game, the table's options,
       players, sides, seat) and, within a deal, its completed tricks and its
-      history, which only grow: one kept ``SeatView`` holds them, a decision
-      adds only the tricks and entries new since the stream's last decision
-      (each converted once for every seat: ``convert.trick_converted``,
-      ``convert.seat_action_converted``), and the view starts as a copy of
-      it (in C);
+      history, which only grow: kept as wire bytes, the shared fields once
+      and each trick and history entry as its entry's bytes, converted once
+      for every seat (``convert.trick_converted``,
+      ``convert.seat_action_converted``); a decision adds only the tricks and
+      entries new since the stream's last decision;
     - the legal actions, each converted once for every decision that offers
-      it (:func:`tricktable.protocol.convert.legal_action_converted`), copied
-      into the request and its view, and their ids kept, so the answer that
-      names one is found without converting the actions again
-      (:meth:`action_named`).
+      it, as its entries' bytes in the request and in its view
+      (:func:`tricktable.protocol.convert.legal_action_converted`), and their
+      ids kept, so the answer that names one is found without converting
+      the actions again (:meth:`action_named`).
+
+    Why bytes: protobuf fields concatenate, so a decision's request and view
+    start as one parse (in C) of these joined bytes instead of a copy of
+    every kept message (a history entry, a legal action twice) into them;
+    the view's other fields are written on top (:func:`convert.view_to_proto`).
 
     A Cinq Cents discard goes as a ``DiscardChoice`` (in the request and its
     view) unless the stream asked to enumerate discards (``Join.enumerate_discards``).
@@ -122,7 +127,9 @@ class SeatWire:
     def __init__(self, options: game_pb2.TableOptions, *, enumerate_discards: bool = False) -> None:
         self.options = options
         self.enumerate_discards = enumerate_discards
-        self._kept = game_pb2.SeatView()
+        self._shared = b""
+        self._tricks: list[bytes] = []
+        self._history: list[bytes] = []
         self._kept_for: tuple[str, int] | None = None
         self._kept_deal = -1
         self._history_last: ActionEvent | None = None
@@ -133,48 +140,51 @@ class SeatWire:
     def decision(self, decision: DecisionRequested, into: table_service_pb2.DecisionRequest) -> None:
         """Write ``decision`` into ``into`` (a new or cleared ``DecisionRequest``, inside its response)."""
         view = decision.view
-        into.decision_id = str(decision.decision_id)
-        into.deadline_unix_ms = ms(decision.deadline)
-        into.time_bank_ms = ms(decision.bank_seconds)
         choice = None if self.enumerate_discards else convert.discard_choice_to_proto(decision.legal_actions)
         ids: dict[str, Action] = {}
-        offered: list[game_pb2.Action] | None = None
+        kept = self._kept_of(view)
+        offered: tuple[()] | None = None
         if choice is not None:
             into.discard_choice.CopyFrom(choice)
         else:
-            converted = [convert.legal_action_converted(action) for action in decision.legal_actions]
-            into.legal_actions.extend([item for _, item in converted])
-            ids = {action_id: action for (action_id, _), action in zip(converted, decision.legal_actions, strict=True)}
-            offered = [item.action for _, item in converted]
-        same = view.legal_actions is decision.legal_actions or view.legal_actions == decision.legal_actions
-        convert.view_to_proto(view, enumerate_discards=self.enumerate_discards, kept=self._kept_of(view),
-                              legal_actions=offered if same else None, into=into.view)
+            legal = [convert.legal_action_converted(action) for action in decision.legal_actions]
+            into.MergeFromString(b"".join([item.in_request for item in legal]))
+            ids = {item.id: action for item, action in zip(legal, decision.legal_actions, strict=True)}
+            if view.legal_actions is decision.legal_actions or view.legal_actions == decision.legal_actions:
+                kept = b"".join([kept, *[item.in_view for item in legal]])
+                offered = ()  # in ``kept``
+        into.decision_id = str(decision.decision_id)
+        into.deadline_unix_ms = ms(decision.deadline)
+        into.time_bank_ms = ms(decision.bank_seconds)
+        convert.view_to_proto(view, enumerate_discards=self.enumerate_discards, kept=kept, legal_actions=offered,
+                              into=into.view)
         self._decision_id, self._ids = decision.decision_id, ids
 
     def action_named(self, decision_id: int, action_id: str) -> Action | None:
         """The legal action of the stream's last decision with ``action_id``; None if it is not that decision's."""
         return self._ids.get(action_id) if decision_id == self._decision_id else None
 
-    def _kept_of(self, view: SeatView) -> game_pb2.SeatView:
-        """The kept ``SeatView`` brought up to ``view``: the shared parts, this deal's tricks and history."""
-        kept = self._kept
+    def _kept_of(self, view: SeatView) -> bytes:
+        """The seat's kept view parts brought up to ``view``, as wire bytes: shared, this deal's tricks and history."""
         if self._kept_for != (view.game, view.seat):  # the first decision (a stream serves one seat of one table)
-            kept.Clear()
-            convert.fill_view_shared(kept, view, self.options)
+            shared = game_pb2.SeatView()
+            convert.fill_view_shared(shared, view, self.options)
+            self._shared = shared.SerializeToString()
             self._kept_for, self._kept_deal = (view.game, view.seat), -1
         history, tricks = view.history, view.tricks
-        if (view.deal_number != self._kept_deal or not _continues(history, len(kept.history), self._history_last)
-                or not _continues(tricks, len(kept.tricks), self._trick_last)):
-            del kept.history[:]  # another deal (or a view that does not continue the last one): start again
-            del kept.tricks[:]
+        kept_history, kept_tricks = self._history, self._tricks
+        if (view.deal_number != self._kept_deal or not _continues(history, len(kept_history), self._history_last)
+                or not _continues(tricks, len(kept_tricks), self._trick_last)):
+            kept_history.clear()  # another deal (or a view that does not continue the last one): start again
+            kept_tricks.clear()
             self._kept_deal = view.deal_number
-        if len(history) > len(kept.history):
-            kept.history.extend([convert.seat_action_converted(event) for event in history[len(kept.history):]])
-        if len(tricks) > len(kept.tricks):
-            kept.tricks.extend([convert.trick_converted(trick) for trick in tricks[len(kept.tricks):]])
+        if len(history) > len(kept_history):
+            kept_history.extend([convert.seat_action_converted(event) for event in history[len(kept_history):]])
+        if len(tricks) > len(kept_tricks):
+            kept_tricks.extend([convert.trick_converted(trick) for trick in tricks[len(kept_tricks):]])
         self._history_last = history[-1] if history else None
         self._trick_last = tricks[-1] if tricks else None
-        return kept
+        return b"".join([self._shared, *kept_tricks, *kept_history])
 
 
 def _continues(items: Sequence[T], known: int, last: T | None) -> bool:
