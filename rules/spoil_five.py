@@ -62,7 +62,7 @@ from operator import attrgetter
 from typing import Any
 
 from tricktable.rules.actions import Action, Jink, PassJink, PassRob, Play, Rob, action_sort_key
-from tricktable.rules.cards import Card, Suit, codes
+from tricktable.rules.cards import Card, Suit, codes, standard_deck
 from tricktable.rules.dealing import deal as deal_cards
 from tricktable.rules.errors import ErrorCode, RuleError
 from tricktable.rules.events import ActionEvent, DealScored, Event, TrickWon, TrumpSet, event_of
@@ -79,6 +79,9 @@ __all__ = ["FORTY_FIVE", "RULES", "TWENTY_FIVE", "Phase", "SpoilFiveConfig", "Sp
 TRICKS_PER_DEAL = 5
 #: A card's place in the deck: the order of cards in a hand as a view shows it, and of the plays among legal actions.
 _by_index = attrgetter("index")
+#: The play of each card: a decision's legal plays are these frozen values, not new ones for every view (the acting
+#: seat's view lists them at every move).
+_PLAY_OF: dict[Card, Action] = {card: Play(card=card) for card in standard_deck()}
 
 
 class Phase(StrEnum):
@@ -204,7 +207,7 @@ class SpoilFiveDeal:
             return sorted([Jink(), PassJink()], key=action_sort_key)
         hand = self.hands[actor]
         # In action_sort_key's order without sorting the actions: the plays, then a holder's robs, each by card.
-        out: list[Action] = [Play(card=c) for c in sorted(self._legal_cards(hand), key=_by_index)]
+        out = [_PLAY_OF[c] for c in sorted(self._legal_cards(hand), key=_by_index)]
         if self._may_rob(actor):
             out.extend(Rob(card=c) for c in sorted(hand, key=_by_index))
         return out
@@ -421,7 +424,7 @@ class SpoilFiveDeal:
             robbed_by=self.robbed_by,
             buried=self.buried if seat == self.robbed_by else None,
             jinked_by=self.jinked_by,
-            hand_sizes=tuple(len(h) for h in self.hands),
+            hand_sizes=tuple(map(len, self.hands)),
             extras=extras,
         )
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.games_support import LAYOUTS, layout_id
 from tests.rules.spoil_five_helpers import deck_for, do, play_cards, start
-from tricktable.rules.actions import Rob, action_sort_key
+from tricktable.rules.actions import Play, Rob, action_sort_key
 from tricktable.rules.cards import card, codes
 from tricktable.rules.events import Jinked, JinkPassed, Robbed, history_seen_by
 from tricktable.rules.match import Match
@@ -179,3 +179,16 @@ def test_legal_actions_listed_plays_then_robs_by_card_are_in_action_sort_key_ord
         assert legal == sorted(legal, key=action_sort_key)
         robs += any(isinstance(action, Rob) for action in legal)
     assert robs  # the robs' place after the plays was checked
+
+
+@pytest.mark.parametrize("layout", SPOIL_FIVE_LAYOUTS, ids=layout_id)
+def test_a_card_is_offered_as_one_play_object_in_every_state(layout: tuple[str, dict[str, object]]) -> None:
+    """A legal play is a frozen value built once per card, not a new one for every view that lists it."""
+    offered: dict[str, object] = {}
+    again = 0
+    for match in _random_states(layout, "one-play"):
+        for action in match.legal_actions():
+            if isinstance(action, Play):
+                again += action.card.code in offered
+                assert offered.setdefault(action.card.code, action) is action
+    assert again  # a card was offered in more than one state
