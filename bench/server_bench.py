@@ -584,11 +584,13 @@ def measure_loops(folder: Path, sizes: Sizes) -> dict[str, Any]:
     return out
 
 
-def measure_against(folder: Path, sizes: Sizes, refs: Sequence[str], rounds: int = 2) -> dict[str, Any]:
+def measure_against(folder: Path, sizes: Sizes, refs: Sequence[str], rounds: int = 2,
+                    game: str = GOAL_GAME) -> dict[str, Any]:
     """Before and after in one run: each commit of ``refs`` (``git archive``) and this tree, in alternating rounds.
 
     Each round measures the raw round trip, then for each tree a fresh server of that tree with that tree's bots
-    (so an SDK change counts too): the throughput run (Twenty-Five, coalesced) and the turnaround with raw and
+    (so an SDK change counts too): the throughput run (``game``, a throughput run's name such as
+    ``twenty_five:many``; Twenty-Five on Play, coalesced, by default) and the turnaround with raw and
     with SDK bots. Each figure is the median over the rounds, each turnaround also as a ratio to its round's
     raw round trip.
     """
@@ -602,7 +604,7 @@ def measure_against(folder: Path, sizes: Sizes, refs: Sequence[str], rounds: int
             for name, root in measured.items():
                 with game_server(folder / f"against-{name.replace('/', '_')}-{r}", "--join-ms", "600000",
                                  root=root) as server:
-                    load = measure_load(server, sizes, GOAL_GAME, root=root)
+                    load = measure_load(server, sizes, game, root=root)
                     entry: dict[str, Any] = {"raw_us": raw, "cpu_us_per_move": load["server_cpu_us_per_move"],
                                              "moves_per_second": load["moves_per_second"],
                                              "messages_per_move": load["messages_per_move"]}
@@ -614,7 +616,8 @@ def measure_against(folder: Path, sizes: Sizes, refs: Sequence[str], rounds: int
                         entry[f"{key}_over_raw"] = round(median / raw, 2)
                     runs[name].append(entry)
     first = next(iter(runs))
-    out: dict[str, Any] = {"rounds": rounds, "tables": sizes.load_tables, "load_average": list(os.getloadavg()),
+    out: dict[str, Any] = {"game": game, "rounds": rounds, "tables": sizes.load_tables,
+                           "load_average": list(os.getloadavg()),
                            "commits": commit_titles(refs), "trees": {}}
     for name, entries in runs.items():
         row = {key: round(statistics.median(e[key] for e in entries), 2) for key in entries[0]}
@@ -629,7 +632,8 @@ def measure_against(folder: Path, sizes: Sizes, refs: Sequence[str], rounds: int
 
 def render_against(report: dict[str, Any]) -> str:
     """The before/after table of :func:`measure_against`."""
-    lines = [f"before/after, {report['rounds']} alternating rounds, {report['tables']} tables, load average "
+    lines = [f"before/after, {report['rounds']} alternating rounds, {report['tables']} tables of "
+             f"{report.get('game', GOAL_GAME)}, load average "
              f"{[round(x, 1) for x in report['load_average']]}",
              "{:<10} {:>8} {:>8} {:>9} {:>11} {:>11}  {}".format(
                  "tree", "us/move", "moves/s", "msg/move", "raw bots x", "SDK bots x", "commit")]
@@ -891,7 +895,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--load-tables", type=int, help="concurrent tables in the throughput run")
     parser.add_argument("--load-clients", type=int, help="client processes in the throughput run")
     parser.add_argument("--load-seconds", type=float, help="measured seconds of the throughput run")
-    parser.add_argument("--load-games", help="comma separated games of the throughput run")
+    parser.add_argument("--load-games", help="comma separated games of the throughput run (with --against: "
+                        "its first, e.g. twenty_five:many for PlayMany clients)")
     parser.add_argument("--hold-steps", help="comma separated table counts of the memory run")
     parser.add_argument("--against", help="only a before/after: these comma separated commits, then this tree, "
                         "in alternating rounds (JSON to bench/results/server_against.json)")
@@ -920,7 +925,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.against:
         with tempfile.TemporaryDirectory(prefix="tricktable-bench-") as tmp:
-            against = measure_against(Path(tmp), sizes, args.against.split(","), args.rounds)
+            against = measure_against(Path(tmp), sizes, args.against.split(","), args.rounds,
+                                      sizes.load_games[0] if args.load_games else GOAL_GAME)
         out = args.out if args.out != RESULTS else RESULTS.with_name("server_against.json")
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(against, indent=2) + "\n")

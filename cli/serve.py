@@ -103,7 +103,7 @@ def serve_command(
         for shard in shards or ():
             typer.echo(f"shard {shard.index} pid {shard.pid} listening on {shard.address}")
         _ready(server, notes)
-        runtime.freeze_startup_heap()
+        runtime.settle_collector()
 
     try:
         if count == 1:

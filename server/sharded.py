@@ -72,7 +72,7 @@ async def _serve_child(config: ServerConfig, pipe: Connection) -> None:
     pipe.send(server.address)
     addresses = await asyncio.to_thread(pipe.recv)
     _shards_of(server).set_addresses(addresses)
-    runtime.freeze_startup_heap()
+    runtime.settle_collector()
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []
 

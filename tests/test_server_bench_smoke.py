@@ -108,3 +108,19 @@ def test_a_throughput_rows_name_gives_its_game_and_client_flags() -> None:
     assert load_game("twenty_five") == ("twenty_five", [])
     assert load_game("all_fives:batches") == ("all_fives", ["--batches-only"])
     assert load_game("twenty_five:sdk:many") == ("twenty_five", ["--sdk", "--many"])
+
+
+def test_a_before_after_plays_the_first_throughput_row_given_so_play_many_clients_can_be_compared(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    asked: list[str] = []
+
+    def measured(folder: Path, sizes: Sizes, refs: list[str], rounds: int, game: str) -> dict[str, object]:
+        asked.append(game)
+        return {"game": game, "rounds": rounds, "tables": sizes.load_tables, "load_average": [0.0], "commits": {},
+                "trees": {}}
+
+    monkeypatch.setattr(server_bench, "measure_against", measured)
+    out = tmp_path / "against.json"
+    server_bench.main(["--against", "main", "--load-games", "twenty_five" + PLAY_MANY, "--out", str(out)])
+    server_bench.main(["--against", "main", "--out", str(out)])
+    assert asked == ["twenty_five" + PLAY_MANY, "twenty_five"]

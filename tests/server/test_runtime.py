@@ -1,4 +1,5 @@
-"""The server's event loop runner: uvloop when installed unless turned off, asyncio otherwise; the frozen heap."""
+"""The server's event loop runner: uvloop when installed unless turned off, asyncio otherwise; the collector's
+frozen heap and thresholds."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import asyncio
 import gc
 import importlib.util
 import sys
+import weakref
 
 import pytest
 
@@ -39,8 +41,41 @@ def test_uvloop_runs_the_server_when_installed(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_the_start_up_heap_is_frozen_out_of_collections() -> None:
+    thresholds = gc.get_threshold()
     try:
-        runtime.freeze_startup_heap()
+        runtime.settle_collector()
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
+
+
+def test_a_settled_server_collects_at_its_own_thresholds() -> None:
+    thresholds = gc.get_threshold()
+    try:
+        runtime.settle_collector()
+        assert gc.get_threshold() == runtime.COLLECTOR_THRESHOLDS != (700, 10, 10)
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+
+
+class _Node:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_garbage_cycles_are_still_reclaimed_without_an_explicit_collection_at_the_servers_thresholds() -> None:
+    thresholds = gc.get_threshold()
+    try:
+        runtime.settle_collector()
+        first = _Node()
+        gone = weakref.ref(first)
+        del first
+        young, middle, _ = runtime.COLLECTOR_THRESHOLDS
+        for _ in range(young * (middle + 2)):  # new cycles enough for young collections and a middle one after them
+            _Node()
+        assert gone() is None
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
