@@ -466,9 +466,11 @@ def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[su
     cpu0 = server.cpu_seconds()
     client_cpu0 = [_cpu_seconds(c.pid) for c in clients]
     load0 = os.getloadavg()[0]
+    rss0 = server.rss_kib()
     time.sleep(max(0.0, (end - time.monotonic_ns()) / 1e9))
     cpu1 = server.cpu_seconds()
     client_cpu1 = [_cpu_seconds(c.pid) for c in clients]
+    rss1 = server.rss_kib()
     on_window(False)
     results = [_result_of(c) for c in clients]
     moves = sum(r["moves_in_window"] for r in results)
@@ -498,6 +500,9 @@ def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[su
         "moves_by_shard": dict(sorted(Counter(str(shard_of_table(r[0]) or 0) for rec in results
                                               for r in rec["records"]).items())),
         "load_average_1min_at_start": round(load0, 2),
+        # The (first) server process's resident memory as the window opens and closes: tables are created and
+        # finished all the time, so over rounds on one server (--throughput) it must level off, not grow.
+        "server_rss_mib_at_start": round(rss0 / 1024, 1), "server_rss_mib_at_end": round(rss1 / 1024, 1),
     }
 
 
@@ -528,7 +533,7 @@ def measure_throughput(folder: Path, sizes: Sizes, rounds: int) -> dict[str, Any
                 runs[game].append(entry)
             ratios.append(play_many_over_play(load))
     keys = ("moves_per_second", "server_cpu_us_per_move", "client_cpu_us_per_move", "messages_per_move",
-            "messages_sent_per_move", "server_cpu_cores", "load_average_1min_at_start")
+            "messages_sent_per_move", "server_cpu_cores", "load_average_1min_at_start", "server_rss_mib_at_end")
     rows = {game: {key: _median_or_none([e[key] for e in entries]) for key in keys}
             | {"errors": sum(e["errors"] for e in entries), "by_round": [{k: e[k] for k in keys} for e in entries]}
             for game, entries in runs.items()}
@@ -560,6 +565,9 @@ def render_throughput(report: dict[str, Any]) -> str:
             game, f"{row['moves_per_second']:,.0f}", row["server_cpu_cores"], row["server_cpu_us_per_move"],
             row["client_cpu_us_per_move"], f"{row['messages_per_move']}/{row['messages_sent_per_move']}",
             row["errors"]))
+    for game, row in report["rows"].items():
+        lines.append(f"server RSS at the end of each round's {game} window (one server): "
+                     f"{[r['server_rss_mib_at_end'] for r in row['by_round']]} MiB")
     for base, pairs in report["play_many_over_play"].items():
         for key, value in pairs.items():
             lines.append(f"PlayMany / Play ({base}), {key}: x{value} "

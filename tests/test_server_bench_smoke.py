@@ -90,6 +90,7 @@ def test_the_play_many_rows_are_measured_beside_the_play_rows_in_alternating_rou
         row = report["rows"][game]
         assert row["moves_per_second"] > 0 and row["errors"] == 0 and len(row["by_round"]) == 2
         assert row["client_cpu_us_per_move"] > 0
+        assert all(r["server_rss_mib_at_end"] > 0 for r in row["by_round"])  # one server's memory, round by round
     assert report["rows"]["twenty_five" + SDK]["messages_per_move"] is None  # the runner's Play streams: not counted
     # The stubs' joins of a table go as one message, every answer in a message: at most one message per move.
     assert all(0 < r["messages_sent_per_move"] <= 1.0 + 1 / 4 for r in report["rows"]["twenty_five" + PLAY_MANY]
@@ -102,6 +103,7 @@ def test_the_play_many_rows_are_measured_beside_the_play_rows_in_alternating_rou
     assert set(sdk) == {"moves_per_second", "server_cpu_us_per_move", "client_cpu_us_per_move"}
     assert all(len(v) == 2 for v in report["play_many_over_play_by_round"]["twenty_five"].values())
     assert "PlayMany / Play (twenty_five:sdk), client_cpu_us_per_move: x" in render_throughput(report)
+    assert "server RSS at the end of each round's twenty_five:many window (one server): [" in render_throughput(report)
 
 
 def test_a_throughput_rows_name_gives_its_game_and_client_flags() -> None:
