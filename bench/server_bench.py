@@ -18,7 +18,9 @@ Measures, in one run (every server and every bot in its own process, all on 127.
    window after a warm-up, the server's CPU use over it and the messages
    per move (goals: <= 350 us of server CPU and <= 1.5 messages per
    Twenty-Five move at 40 tables); a game named ``GAME:batches`` is played
-   by bots with batches only, for the before/after in one run;
+   by bots with batches only, for the before/after in one run, ``GAME:many``
+   over PlayMany, ``GAME:native`` by the native client (:mod:`bench.native_load`,
+   PlayMany bots in C++; left out, with the reason, where it can not be built);
 4. **open tables held**: first tables nobody joined, then tables with every
    seat joined and idle on its decision (4 open Play streams per table, up to
    5,000 tables by default); the server process's resident memory (``VmRSS``)
@@ -63,7 +65,7 @@ from typing import IO, Any
 
 import grpc
 
-from bench import journal_cost
+from bench import journal_cost, native_load
 from tricktable.server.shard_ids import shard_of_table
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,8 +82,11 @@ PLAY_MANY = ":many"
 #: Suffix of a throughput run whose bots are the SDK's (first-legal bots on its runner, or its multiplexer when
 #: followed by :data:`PLAY_MANY`): the bots' CPU is what an SDK client pays.
 SDK = ":sdk"
-#: The client flag of each suffix.
-_LOAD_FLAGS = {BATCHES_ONLY: "--batches-only", PLAY_MANY: "--many", SDK: "--sdk"}
+#: Suffix of a throughput run whose bots are the native client (:mod:`bench.native_load`, C++ on grpc++): every
+#: seat of a client process over one PlayMany call per address, as with :data:`PLAY_MANY`, at a few us of CPU a move.
+NATIVE = ":native"
+#: The client flag of each suffix (``--native`` picks the client program: see :func:`_load_client`).
+_LOAD_FLAGS = {BATCHES_ONLY: "--batches-only", PLAY_MANY: "--many", SDK: "--sdk", NATIVE: "--native"}
 #: Seconds a child process gets to print its first line.
 START_TIMEOUT = 60.0
 #: Untimed round trips before the timed ones (connection set-up, first allocations).
@@ -104,8 +109,8 @@ class Sizes:
     sdk_turnaround_tables: int = 4
     batched_turnaround_tables: int = 4
     #: Throughput: games, concurrent tables, client processes, warm-up and measured seconds.
-    load_games: tuple[str, ...] = ("twenty_five", "twenty_five" + PLAY_MANY, "twenty_five" + BATCHES_ONLY,
-                                   "all_fives")
+    load_games: tuple[str, ...] = ("twenty_five", "twenty_five" + PLAY_MANY, "twenty_five" + NATIVE,
+                                   "twenty_five" + BATCHES_ONLY, "all_fives")
     load_tables: int = 40
     load_clients: int = 2
     load_warmup: float = 3.0
@@ -435,10 +440,31 @@ def measure_load(server: ServerProcess, sizes: Sizes, game: str, root: Path = RO
     per_client = [sizes.load_tables // sizes.load_clients + (1 if i < sizes.load_tables % sizes.load_clients else 0)
                   for i in range(sizes.load_clients)]
     name, flags = load_game(game)
-    clients = [_client("load", server.address, "--game", name, "--tables", str(n), *flags, stdin=subprocess.PIPE,
-                       root=root) for n in per_client]
+    clients = [_load_client(root, server.address, "--game", name, "--tables", str(n), *flags) for n in per_client]
     with _reaped(clients):
         return _drive_load(server, sizes, game, clients, on_window or (lambda opening: None))
+
+
+def _load_client(root: Path, *args: str) -> subprocess.Popen[str]:
+    """A throughput client process: ``bench.server_clients load ARGS``, or with ``--native`` among them the native
+    client (:mod:`bench.native_load`, built if needed), which takes the same arguments, handshake and result.
+
+    Raises:
+        bench.native_load.NativeLoadUnavailableError: a native run on a machine that can not build the client
+            (:func:`runnable_load_games` leaves such runs out first).
+    """
+    if _LOAD_FLAGS[NATIVE] in args:
+        program = [str(native_load.build()), *(a for a in args if a != _LOAD_FLAGS[NATIVE])]
+        return subprocess.Popen(program, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    return _client("load", *args, stdin=subprocess.PIPE, root=root)
+
+
+def runnable_load_games(games: Sequence[str]) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The throughput runs of ``games`` this machine can drive, and why each other one is left out (a
+    :data:`NATIVE` run where the native client can not be built: its reason, said once per run of the bench)."""
+    why = native_load.unavailable() if any(NATIVE in game for game in games) else None
+    skipped = {game: why for game in games if why is not None and NATIVE in game}
+    return tuple(game for game in games if game not in skipped), skipped
 
 
 def load_game(game: str) -> tuple[str, list[str]]:
@@ -520,8 +546,11 @@ def measure_throughput(folder: Path, sizes: Sizes, rounds: int) -> dict[str, Any
     server; each figure is the median of its rounds, and PlayMany over Play is taken round by round.
 
     Why: a quick, bounded before/after of the transports (a Play stream per seat against PlayMany) while the
-    machine is shared, without the latency, memory and journal runs.
+    machine is shared, without the latency, memory and journal runs. A run this machine can not drive is left
+    out with its reason (``skipped``).
     """
+    games, skipped = runnable_load_games(sizes.load_games)
+    sizes = replace(sizes, load_games=games)
     runs: dict[str, list[dict[str, Any]]] = {game: [] for game in sizes.load_games}
     ratios: list[dict[str, dict[str, float]]] = []
     at_start = machine()
@@ -541,7 +570,7 @@ def measure_throughput(folder: Path, sizes: Sizes, rounds: int) -> dict[str, Any
                 for base in (ratios[0] if ratios else {})}
     return {"measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": at_start, "rounds": rounds,
             "tables": sizes.load_tables, "client_processes": sizes.load_clients, "window_seconds": sizes.load_seconds,
-            "rows": rows,
+            "rows": rows, "skipped": skipped,
             "play_many_over_play": {base: {key: round(statistics.median(v), 2) for key, v in pairs.items()}
                                     for base, pairs in by_round.items()},
             "play_many_over_play_by_round": by_round,
@@ -568,6 +597,7 @@ def render_throughput(report: dict[str, Any]) -> str:
     for game, row in report["rows"].items():
         lines.append(f"server RSS at the end of each round's {game} window (one server): "
                      f"{[r['server_rss_mib_at_end'] for r in row['by_round']]} MiB")
+    lines += [f"skipped {game}: {why}" for game, why in report.get("skipped", {}).items()]
     for base, pairs in report["play_many_over_play"].items():
         for key, value in pairs.items():
             lines.append(f"PlayMany / Play ({base}), {key}: x{value} "
@@ -725,8 +755,14 @@ def run(*, quick: bool = False, sizes: Sizes | None = None, out: Path | None = R
     """Run every measurement; write ``out`` (unless None) and return the report."""
     sizes = sizes or (QUICK if quick else FULL)
     say = print if echo else (lambda *a, **k: None)
+    games, skipped = runnable_load_games(sizes.load_games)
+    if not games:
+        raise RuntimeError(f"no throughput run can be driven here: {skipped}")
+    for game, why in skipped.items():
+        say(f"skipping {game}: {why}", flush=True)
+    sizes = replace(sizes, load_games=games)
     report: dict[str, Any] = {"measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
-                              "machine": machine(), "sizes": asdict(sizes)}
+                              "machine": machine(), "sizes": asdict(sizes), "load_skipped": skipped}
     with tempfile.TemporaryDirectory(prefix="tricktable-bench-") as tmp:
         folder = Path(tmp)
         # One server for the latency and throughput runs (a fresh one for the memory run below).
@@ -861,6 +897,7 @@ def render(report: dict[str, Any]) -> str:
             f"{entry['projected_moves_per_second_one_core'] or 0:,}", "+".join(map(str, entry["client_cpu_cores"])),
             entry.get("client_cpu_us_per_move") or "-",
             f"{entry['messages_per_move']}/{entry.get('messages_sent_per_move', '-')}"))
+    lines += [f"skipped {game}: {why}" for game, why in report.get("load_skipped", {}).items()]
     for base, pairs in report.get("play_many_over_play", {}).items():
         lines.append(f"PlayMany over Play ({base}, same run): "
                      + ", ".join(f"{key} x{value}" for key, value in pairs.items()))

@@ -7,8 +7,11 @@ both figures come from the same minutes and the CPU behind them is known. So:
   alternating order (1, 2 then 2, 1), each on a fresh ``tricktable serve
   --shards N`` with the throughput load of :func:`bench.server_bench.measure_load`
   (Twenty-Five, coalesced events, 40 tables, first-legal bots in 2 client
-  processes that open each table's streams at its ``play_address``); the ratio
-  is taken within each round, and its median and spread are reported;
+  processes that open each table's streams at its ``play_address``), once per
+  kind of bots (``--bots``: Python on Play, Python on PlayMany, and the native
+  C++ client of :mod:`bench.native_load` on PlayMany, whose few us of CPU a
+  move leave the cores to the server); the ratio is taken within each round,
+  and its median and spread are reported;
 - **every core accounted for** over each measured window: each shard process
   split into its event-loop thread, gRPC core's own threads (``event_engine``
   and the like) and the rest (Python threads: grpc.aio's completion-queue
@@ -42,7 +45,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.server_bench import FULL, GOAL_GAME, PLAY_MANY, Sizes, game_server, machine, measure_load, stat_cpu_seconds
+from bench.server_bench import (
+    FULL,
+    GOAL_GAME,
+    NATIVE,
+    PLAY_MANY,
+    Sizes,
+    game_server,
+    machine,
+    measure_load,
+    runnable_load_games,
+    stat_cpu_seconds,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results" / "shards.json"
 #: Issue 12's goal: 2 shards make at least this many times the moves/s of one, on two cores.
@@ -53,6 +67,13 @@ QUIET_OTHERS_CORES = 0.25
 _TICK = os.sysconf("SC_CLK_TCK")
 #: Thread groups of a shard process (see :func:`thread_cpu`).
 LOOP, GRPC, PYTHON = "event_loop", "grpc_core_threads", "other_python_threads"
+#: The bots' kinds (``--bots``), each the suffix of its throughput run: a Play stream per seat, every seat of a client
+#: process over one PlayMany call per shard, and the same in C++ (:mod:`bench.native_load`: the bots then cost a
+#: few us of CPU a move, so nearly every core is the server's).
+BOTS = {"play": "", "many": PLAY_MANY, "native": NATIVE}
+#: What the report and the table call the bots of each suffix.
+_BOTS_NAMES = {suffix: name for name, suffix in BOTS.items()}
+_BOTS_LABELS = {"play": "bots on Play", "many": "bots on PlayMany", "native": "native bots (C++, PlayMany)"}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -61,15 +82,15 @@ class ShardSizes:
 
     counts: tuple[int, ...] = (1, 2)
     rounds: int = 4
-    #: How the bots play: a Play stream per seat (""), and every seat of a client process over one PlayMany
-    #: call per shard (:data:`bench.server_bench.PLAY_MANY`); each is measured with every shard count.
-    transports: tuple[str, ...] = ("", PLAY_MANY)
+    #: How the bots play (suffixes of :data:`BOTS`); each is measured with every shard count. The native bots are
+    #: left out, with the reason, where their client can not be built.
+    transports: tuple[str, ...] = tuple(BOTS.values())
     load: Sizes = FULL  # its throughput run: 40 tables, 2 client processes, 3 s warm-up, 10 s measured
 
 
 FULL_SHARDS = ShardSizes()
-QUICK_SHARDS = ShardSizes(rounds=1, load=replace(FULL, load_tables=4, load_clients=1, load_warmup=0.5,
-                                                 load_seconds=1.5))
+QUICK_SHARDS = ShardSizes(rounds=1, transports=("", PLAY_MANY),
+                          load=replace(FULL, load_tables=4, load_clients=1, load_warmup=0.5, load_seconds=1.5))
 
 
 def thread_cpu(pid: int) -> dict[str, float]:
@@ -131,7 +152,7 @@ def measure_round(folder: Path, count: int, sizes: ShardSizes, transport: str = 
                      "--join-ms", "600000") as server:
         account = CoreAccount(server.shard_pids or (server.pid,))
         load = measure_load(server, sizes.load, GOAL_GAME + transport, on_window=account.mark)
-    return {**account_for(load, account, count, os.cpu_count() or 1), "transport": transport.lstrip(":") or "play"}
+    return {**account_for(load, account, count, os.cpu_count() or 1), "transport": _BOTS_NAMES[transport]}
 
 
 def account_for(load: dict[str, Any], account: CoreAccount, count: int, cores: int) -> dict[str, Any]:
@@ -165,15 +186,16 @@ def account_for(load: dict[str, Any], account: CoreAccount, count: int, cores: i
 
 def measure(folder: Path, sizes: ShardSizes) -> dict[str, Any]:
     """Every shard count once per round and transport, in alternating order; ratios of 2 shards over 1 within each
-    round, for each transport (Play at the top level, PlayMany under ``"many"``)."""
+    round, for each transport (Play at the top level, the others under their name: ``"many"``, ``"native"``)."""
     rounds: list[dict[str, dict[str, Any]]] = []
     for index in range(sizes.rounds):
         order = sizes.counts if index % 2 == 0 else tuple(reversed(sizes.counts))
         rounds.append({f"{count}{transport}": measure_round(folder / f"round-{index}", count, sizes, transport)
                        for transport in sizes.transports for count in order})
     out: dict[str, Any] = {"rounds": rounds, **compare(rounds)}
-    if PLAY_MANY in sizes.transports:
-        out["many"] = compare(rounds, PLAY_MANY)
+    for transport in sizes.transports:
+        if transport:
+            out[_BOTS_NAMES[transport]] = compare(rounds, transport)
     return out
 
 
@@ -213,8 +235,11 @@ def compare(rounds: list[dict[str, dict[str, Any]]], transport: str = "") -> dic
 
 def run(sizes: ShardSizes = FULL_SHARDS, out: Path | None = RESULTS) -> dict[str, Any]:
     """Measure; write ``out`` (unless None) and return the report."""
-    report: dict[str, Any] = {"measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine(),
-                              "sizes": asdict(sizes)}
+    runnable, skipped = runnable_load_games([GOAL_GAME + t for t in sizes.transports])
+    sizes = replace(sizes, transports=tuple(t for t in sizes.transports if GOAL_GAME + t in runnable))
+    report: dict[str, Any] = {
+        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine(), "sizes": asdict(sizes),
+        "bots_skipped": {_BOTS_NAMES[game.removeprefix(GOAL_GAME)]: why for game, why in skipped.items()}}
     with tempfile.TemporaryDirectory(prefix="tricktable-shards-") as tmp:
         report.update(measure(Path(tmp), sizes))
     report["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
@@ -243,7 +268,9 @@ def render(report: dict[str, Any]) -> str:
     if "two_over_one" in report:
         lines += ["", f"(cores over each {report['sizes']['load']['load_seconds']:g} s window: server = loop + grpc + "
                   "py threads of every shard; others = the rest of the machine's busy time)"]
-    for label, ratios in (("bots on Play", report), ("bots on PlayMany", report.get("many") or {})):
+    lines += [f"{_BOTS_LABELS[name]} not measured: {why}" for name, why in report.get("bots_skipped", {}).items()]
+    for name, label in _BOTS_LABELS.items():
+        ratios = report if name == "play" else report.get(name) or {}
         if "two_over_one" not in ratios:
             continue
         lines += [f"{label}: 2 shards / 1, measured: {ratios['two_over_one']} "
@@ -270,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, help="alternating rounds (each measures every shard count once)")
     parser.add_argument("--seconds", type=float, help="measured seconds of each throughput run")
     parser.add_argument("--tables", type=int, help="concurrent tables of each throughput run")
+    parser.add_argument("--bots", help=f"comma separated bots' kinds of {', '.join(BOTS)} (default: all)")
     parser.add_argument("--out", type=Path, default=RESULTS, help=f"JSON output (default {RESULTS})")
     args = parser.parse_args(argv)
     sizes = QUICK_SHARDS if args.quick else FULL_SHARDS
@@ -279,6 +307,11 @@ def main(argv: list[str] | None = None) -> int:
         sizes = replace(sizes, load=replace(sizes.load, load_seconds=args.seconds))
     if args.tables:
         sizes = replace(sizes, load=replace(sizes.load, load_tables=args.tables))
+    if args.bots:
+        unknown = set(args.bots.split(",")) - set(BOTS)
+        if unknown:
+            parser.error(f"unknown bots' kind {', '.join(sorted(unknown))} (known: {', '.join(BOTS)})")
+        sizes = replace(sizes, transports=tuple(BOTS[name] for name in args.bots.split(",")))
     print(f"shards {', '.join(map(str, sizes.counts))}, {sizes.rounds} alternating rounds ...", file=sys.stderr)
     report = run(sizes, args.out)
     print(render(report))
