@@ -102,9 +102,14 @@ def candidates(legal: Sequence[Action]) -> list[Action]:
     return [a for a in legal if isinstance(a, Rob)] or list(legal)
 
 
-def action_totals(view: SeatView, actions: Sequence[Action], worlds: WorldStream, playout: FastPlayout,
+def action_totals(view: SeatView, actions: Sequence[Action], worlds: WorldStream, playouts: Sequence[FastPlayout],
                   bonus: float, solve_at: int = 0) -> list[float]:
     """Each action's value summed over ``worlds`` (the search's comparison; divide by ``worlds.drawn``).
+
+    An action's value in a world is the mean of its deal values over
+    ``playouts``, each playing out its own copy of the world after the action
+    (one playout: the plain rollout value; several: an ensemble, each
+    evaluator's bias diluted by the others').
 
     With ``solve_at`` (cards left in all hands), a world's value is exact
     from that point: the greedy policy plays down to it, then
@@ -118,6 +123,7 @@ def action_totals(view: SeatView, actions: Sequence[Action], worlds: WorldStream
     side = sides[view.seat]
     totals = [0.0] * len(codes)
     rng = worlds.rng
+    *copied, last = playouts
     for state in worlds:
         before = list(state.scores)
         solver = DealSolver(sides, side, before, bonus) if solve_at else None
@@ -127,8 +133,14 @@ def action_totals(view: SeatView, actions: Sequence[Action], worlds: WorldStream
             if solver is not None:
                 totals[i] += solved_value(child, rng, solver, solve_at)
                 continue
-            playout(child, rng, sides)
-            totals[i] += deal_value(before, child, side, bonus)
+            value = 0.0
+            for playout in copied:
+                copy = child.clone()
+                playout(copy, rng, sides)
+                value += deal_value(before, copy, side, bonus)
+            last(child, rng, sides)
+            value += deal_value(before, child, side, bonus)
+            totals[i] += value / len(playouts)
     return totals
 
 
@@ -188,14 +200,14 @@ class WorldSearcher:
         self.last_worlds, self.last_rejected = worlds.drawn, worlds.failed
         self.total_worlds += worlds.drawn
 
-    def _decide(self, view: SeatView, rng: random.Random, playout: FastPlayout, bonus: float,
+    def _decide(self, view: SeatView, rng: random.Random, playouts: Sequence[FastPlayout], bonus: float,
                 fit: Fit | None = None, solve_at: int = 0) -> Action:
         """The best candidate over fast-path worlds of ``view`` (the heuristic's choice if none could be drawn)."""
         actions = candidates(view.legal_actions)
         if len(actions) == 1:
             return actions[0]
         worlds = self._worlds(view, rng, self.simulations, fit=fit)
-        totals = action_totals(view, actions, worlds, playout, bonus, solve_at)
+        totals = action_totals(view, actions, worlds, playouts, bonus, solve_at)
         best = best_index(totals)
         if worlds.drawn:
             self.last_values = {a: total / worlds.drawn for a, total in zip(actions, totals, strict=True)}

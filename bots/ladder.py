@@ -55,7 +55,8 @@ class BotSpec:
     name: str
     simulations: int | None = None
     budget: float = DEFAULT_BUDGET
-    playout: str = "greedy"
+    #: Search: how a world is played out (None: the game's own, :data:`tricktable.bots.search.PLAYOUT`).
+    playout: str | None = None
     bid_search: bool = True
     #: Search: cards left in all hands from which a world is solved exactly (None: the game's default).
     solve_at: int | None = None

@@ -46,7 +46,7 @@ class PimcBot(WorldSearcher):
         legal = self._start(view)
         if any(isinstance(a, Bid | Pass | Discard) for a in legal):
             return heuristic.choose_action(view)
-        return self._decide(view, decision_rng(self.seed, view), random_playout, win_bonus(view.game))
+        return self._decide(view, decision_rng(self.seed, view), (random_playout,), win_bonus(view.game))
 
 
 __all__ = ["PimcBot"]

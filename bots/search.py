@@ -10,7 +10,12 @@ For each decision the bot
 2. tries every candidate action in each world and plays the deal out with
    the greedy policy (:mod:`tricktable.bots.playout`: lead high, win cheaply, play low
    under a partner) instead of the plain PIMC bot's random cards, at
-   nearly the same cost; or, with ``solve_at``, down to that many cards
+   nearly the same cost; in Twenty-Five (:data:`PLAYOUT`) each candidate's
+   value in a world is the mean of a greedy and a uniformly random playout
+   of it (an ensemble: the greedy opponents answer every high card as well
+   as they can, random ones never do; the mean of the two chose better than
+   the greedy playouts alone, which plain PIMC's random ones only equal);
+   or, with ``solve_at``, down to that many cards
    left in the hands, the rest of the deal then solved exactly
    (:mod:`tricktable.bots.solver`: alpha-beta with a transposition table, every seat
    playing its best with the world's cards in view; off by default, see
@@ -79,8 +84,17 @@ MIN_BID_WORLDS = 12
 SOLVE_AT: dict[str, int] = {"twenty_five": 0, "forty_five": 0, "all_fives": 0, "cinq_cents": 0}
 
 
-#: Playouts on the fast path by name.
-POLICIES: dict[str, FastPlayout] = {"greedy": greedy_playout, "random": random_playout}
+#: Evaluations of a candidate in a world by name: the playouts on the fast path whose deal values are averaged.
+#: The first also plays out Cinq Cents bids and discards.
+POLICIES: dict[str, tuple[FastPlayout, ...]] = {
+    "greedy": (greedy_playout,),
+    "random": (random_playout,),
+    "ensemble": (greedy_playout, random_playout),
+}
+#: The evaluation of each game's card decisions (others: ``"greedy"``). Twenty-Five, 30 worlds, against plain PIMC
+#: on the same 2,000 duplicate pairs (seed ``tf5``): the ensemble took +0.62 points of share more than greedy
+#: playouts alone [+0.25, +0.98] (50.9% of the points, 51.9% of the games), at about 1.3 times the CPU a decision.
+PLAYOUT: dict[str, str] = {"twenty_five": "ensemble"}
 
 
 class SearchBot(WorldSearcher):
@@ -90,8 +104,9 @@ class SearchBot(WorldSearcher):
         seed: seeds the bot's generators (with the decision's public context).
         simulations: worlds per decision; ``None`` to search for ``budget`` seconds instead.
         budget: seconds per decision when ``simulations`` is None.
-        playout: ``"greedy"`` (:mod:`tricktable.bots.playout`) or ``"random"``: how worlds are played out when
-            ``solve_at`` is 0 (with ``solve_at``, the greedy policy plays down to it).
+        playout: ``"greedy"`` (:mod:`tricktable.bots.playout`), ``"random"`` or ``"ensemble"`` (the mean of both):
+            how worlds are played out when ``solve_at`` is 0 (with ``solve_at``, the greedy policy plays down to
+            it); None for the game's :data:`PLAYOUT`.
         win_bonus: value of ending the match as a winner, in deal points (a loss counts the negative).
         bid_search: Cinq Cents bids by simulation (:mod:`tricktable.bots.search_bids`); off: the heuristic's bids.
         bid_worlds: worlds per Cinq Cents bid decision when ``simulations`` is set.
@@ -102,15 +117,15 @@ class SearchBot(WorldSearcher):
     name = "search"
 
     def __init__(self, seed: int | str | None = None, *, simulations: int | None = None,
-                 budget: float = DEFAULT_BUDGET, playout: str = "greedy",
+                 budget: float = DEFAULT_BUDGET, playout: str | None = None,
                  win_bonus: float | None = None, bid_search: bool = True, bid_worlds: int = BID_WORLDS,
                  solve_at: int | None = None) -> None:
-        if playout not in POLICIES:
+        if playout is not None and playout not in POLICIES:
             raise ValueError(f"unknown playout policy {playout!r} (policies: {', '.join(POLICIES)})")
         if bid_worlds < 2:
             raise ValueError("bid_worlds must be at least 2 (a bid is judged on the spread of its gains)")
         super().__init__(seed, simulations, budget)
-        self.policy = POLICIES[playout]
+        self.playout = playout
         self.win_bonus = win_bonus
         self.bid_search = bid_search
         self.bid_worlds = bid_worlds
@@ -137,20 +152,20 @@ class SearchBot(WorldSearcher):
         if self.bid_search and any(isinstance(a, Pass) for a in legal):
             timed = self.simulations is None
             worlds = self._worlds(view, rng, None if timed else self.bid_worlds, fit=bid_fit(view))
-            bid = choose_bid(view, worlds, self.policy, min_worlds=MIN_BID_WORLDS if timed else 1)
+            bid = choose_bid(view, worlds, self._playouts(view)[0], min_worlds=MIN_BID_WORLDS if timed else 1)
             self._count(worlds)
             return self._searched(view, bid, "bid search")
         if any(isinstance(a, Discard) for a in legal):
             discards = discard_actions(view)
             worlds = self._worlds(view, rng, self.simulations, fit=bid_fit(view),
                                   must_allow=[encode(view.game, d) for d in discards])
-            discard = choose_discard(view, discards, worlds, self.policy, rng)
+            discard = choose_discard(view, discards, worlds, self._playouts(view)[0], rng)
             self._count(worlds)
             return self._searched(view, discard, "discard search")
         if any(isinstance(a, Pass) for a in legal):
             return heuristic.choose_action(view)
         bonus = self.win_bonus if self.win_bonus is not None else win_bonus(view.game)
-        return self._noted(self._decide(view, rng, self.policy, bonus, fit=bid_fit(view),
+        return self._noted(self._decide(view, rng, self._playouts(view), bonus, fit=bid_fit(view),
                                         solve_at=self._solve_at(view)), "search")
 
     def _searched(self, view: SeatView, searched: Searched | None, what: str) -> Choice:
@@ -190,15 +205,19 @@ class SearchBot(WorldSearcher):
             return None
         worlds = self._worlds(view, decision_rng(self.seed, view), self.simulations, fit=bid_fit(view))
         bonus = self.win_bonus if self.win_bonus is not None else win_bonus(view.game)
-        totals = action_totals(view, legal, worlds, self.policy, bonus, self._solve_at(view))
+        totals = action_totals(view, legal, worlds, self._playouts(view), bonus, self._solve_at(view))
         self._count(worlds)
         if not worlds.drawn:
             return None
         return {action: total / worlds.drawn for action, total in zip(legal, totals, strict=True)}
+
+    def _playouts(self, view: SeatView) -> tuple[FastPlayout, ...]:
+        """The playouts whose mean values a candidate in a world: the bot's ``playout``, else the game's."""
+        return POLICIES[self.playout or PLAYOUT.get(view.game, "greedy")]
 
     def _solve_at(self, view: SeatView) -> int:
         """Cards left in all hands from which a world is solved exactly (0: played out to the end)."""
         return self.solve_at if self.solve_at is not None else SOLVE_AT.get(view.game, 0)
 
 
-__all__ = ["DEFAULT_BUDGET", "POLICIES", "SOLVE_AT", "SearchBot"]
+__all__ = ["DEFAULT_BUDGET", "PLAYOUT", "POLICIES", "SOLVE_AT", "SearchBot"]

@@ -38,8 +38,9 @@ def ladder_command(
                     ] = DEFAULT_SIMS,
     budget: Annotated[float, typer.Option("--budget", help="PIMC and search: seconds per decision when --sims 0.")
                       ] = 0.1,
-    playout: Annotated[str, typer.Option("--playout", help="Search playout policy: greedy or random.")
-                       ] = "greedy",
+    playout: Annotated[str | None, typer.Option(
+        "--playout", help="Search playout policy: greedy, random or ensemble (the mean of both; "
+        "default: the game's own).")] = None,
     bid_search: Annotated[bool, typer.Option("--bid-search/--no-bid-search",
                                              help="Search: Cinq Cents bids by simulation, or by the heuristic.")
                           ] = True,

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator, Sequence
 
 import pytest
 
 from tests.bots.support import GAMES, advance, first_deck, replay
+from tricktable.bots.fast_worlds import FastPlayout, WorldStream, action_totals
 from tricktable.bots.search import SearchBot
 from tricktable.client_sdk.bot import AnnotatedAction, action_of
-from tricktable.rules.actions import Play
+from tricktable.rules.actions import Action, Play
 from tricktable.rules.cards import Card
 from tricktable.rules.cinq_cents_play import suit_of as cinq_suit_of
+from tricktable.rules.fast import FastState
 from tricktable.rules.game import SeatView
 from tricktable.rules.spoil_five_ranking import RANKINGS
 
@@ -142,3 +145,57 @@ def test_search_discards_in_cinq_cents_are_legal_and_among_the_candidates() -> N
     assert choice.cards in candidates
     assert isinstance(noted, AnnotatedAction) and noted.annotation.note == "discard search: 3 worlds"
     assert len(noted.annotation.values) == len(candidates), "every candidate discard's mean is in the note"
+
+
+def _first_legal_playout(state: FastState, rng: random.Random, sides: Sequence[int]) -> None:
+    """The rest of the deal with every seat's lowest legal action (takes nothing from the generator)."""
+    start = state.deal_index
+    while not state.over and state.deal_index == start:
+        state.apply(state.legal_actions()[0])
+
+
+def _last_legal_playout(state: FastState, rng: random.Random, sides: Sequence[int]) -> None:
+    """The rest of the deal with every seat's highest legal card (takes nothing from the generator)."""
+    start = state.deal_index
+    while not state.over and state.deal_index == start:
+        acts = state.legal_actions()
+        cards = [a for a in acts if a < state.PLAYS_BELOW]
+        state.apply(cards[-1] if cards else acts[0])
+
+
+class _FixedWorlds(WorldStream):
+    """The same fast states every time it is iterated (a world's end deals the next deal from the generator)."""
+
+    def __init__(self, view: SeatView, states: Sequence[FastState]) -> None:
+        super().__init__(view, random.Random(0), len(states))
+        self.states = states
+
+    def __iter__(self) -> Iterator[FastState]:
+        for state in self.states:
+            self.drawn += 1
+            yield state.clone()
+
+
+def test_an_ensemble_values_each_candidate_by_the_mean_of_its_playouts() -> None:
+    _, _, view = _decision("twenty_five", "ensemble-mean", STEPS["twenty_five"][1])
+    legal = view.legal_actions
+    states = list(WorldStream(view, random.Random(3), 8))
+
+    def totals(playouts: Sequence[FastPlayout]) -> list[float]:
+        return action_totals(view, legal, _FixedWorlds(view, states), playouts, 10.0)
+
+    low, high = totals([_first_legal_playout]), totals([_last_legal_playout])
+    assert low != high, "the two playouts must disagree for the mean to mean anything"
+    both = totals([_first_legal_playout, _last_legal_playout])
+    assert both == pytest.approx([(a + b) / 2 for a, b in zip(low, high, strict=True)])
+
+
+def test_twenty_five_cards_are_searched_with_the_ensemble_and_forty_five_with_greedy_playouts() -> None:
+    def values(game: str, playout: str | None) -> dict[Action, float]:
+        _, _, view = _decision(game, f"default-playout-{game}", STEPS[game][1])
+        bot = SearchBot("p", simulations=12, playout=playout)
+        bot.choose_action(view)
+        return bot.last_values
+
+    assert values("twenty_five", None) == values("twenty_five", "ensemble") != values("twenty_five", "greedy")
+    assert values("forty_five", None) == values("forty_five", "greedy") != values("forty_five", "ensemble")
