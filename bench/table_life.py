@@ -1,24 +1,27 @@
 """A table's life in one process: the server's fixed CPU per game, for this tree and earlier commits in one run.
 
 What a game costs the server besides its moves, without the network, with
-the journal and the record store of a real data directory:
+the journal and the record store of a real data directory. A run plays its
+games one after the other and times, with ``time.process_time`` (every
+thread: records are stored in a worker thread):
 
-- **open**: ``CreateTable`` on the servicer (lobby, rules' first deal,
-  ``Table``, tokens, the journal's opening), then each seat's stream
-  (``tricktable.server.service._seat_stream`` with batches, its conversions as
-  ``Play`` makes them) up to its ``Joined`` and its first batch: the last join
-  starts the table (its journal step, the first decision);
-- **moves**: each answer through ``decide`` and every seat's stream drained
-  once, as :mod:`bench.table_step` does, except the last;
-- **end**: the last answer (it ends the match and builds the record), every
-  stream drained to its end and closed, and the lobby's store of the record
-  (a worker thread: ``time.process_time`` counts every thread) and the
-  journal's forgetting of the table.
+- **total**: everything from the first ``CreateTable`` to the last record
+  stored and the journal closed, divided by the games;
+- **move**: each answer but the last through ``decide`` and every seat's
+  stream drained once, as :mod:`bench.table_step` does;
+- **fixed** = total - the game's moves x move: what a game costs besides its
+  moves, wherever it is spent (a tree may store records or forget journaled
+  tables in batches, on a timer or at the end);
+- for a look inside: **open**, ``CreateTable`` on the servicer (lobby,
+  rules' first deal, ``Table``, tokens, the journal's opening) then each
+  seat's stream (``tricktable.server.service._seat_stream`` with batches,
+  its conversions as ``Play`` makes them) to its ``Joined`` and its first
+  batch (the last join starts the table); and **end**, the last answer (it
+  ends the match and builds the record) and every stream drained to its end.
 
-The fixed cost of a game is open + end minus one move (the end's last answer
-is a move too). Every message is serialized, as gRPC does before writing it.
-Bots answer with the first legal action id, so a game plays the same moves on
-every tree. Not measured here: gRPC's own work for the calls (the unary
+Every message is serialized, as gRPC does before writing it. Bots answer
+with the first legal action id, so a game plays the same moves on every
+tree. Not measured here: gRPC's own work for the calls (the unary
 ``CreateTable`` through the interceptors, the streams' reads and writes):
 ``bench.server_bench`` measures the whole server.
 
@@ -27,7 +30,7 @@ server's CPU per move under the throughput load, and a change to them moves
 the whole server's figure by less than its noise. Each tree runs in its own
 process in alternating rounds (``--refs``, as :mod:`bench.table_step`), each
 figure the median of its rounds with its best beside it. Full collections
-inside a measured part are left out and reported apart, as there.
+are left out and reported apart, as there.
 
 Run ``python -m bench.table_life --refs main`` (JSON to
 ``bench/results/table_life.json`` and a table on stdout).
@@ -65,7 +68,7 @@ class _Context:
 
 
 class _Clock:
-    """Process CPU (every thread) per part of a game, full collections inside a part timed apart."""
+    """Process CPU (every thread) per part of a game; full collections timed apart, inside a part or not."""
 
     def __init__(self) -> None:
         self.seconds = dict.fromkeys(PARTS, 0.0)
@@ -85,15 +88,16 @@ class _Clock:
         self._part = None
 
     def heard(self, phase: str, info: dict[str, int]) -> None:
-        if self._part is None or info["generation"] != 2:
+        if info["generation"] != 2:
             return
         if phase == "start":
             self._gc_started = time.process_time()
-        else:
-            spent = time.process_time() - self._gc_started
+            return
+        spent = time.process_time() - self._gc_started
+        if self._part is not None:
             self.seconds[self._part] -= spent
-            self.full_gc_seconds += spent
-            self.full_gcs += 1
+        self.full_gc_seconds += spent
+        self.full_gcs += 1
 
 
 async def _play_games(game: str, games: int, seed: str, data_dir: Path) -> dict[str, Any]:
@@ -110,6 +114,7 @@ async def _play_games(game: str, games: int, seed: str, data_dir: Path) -> dict[
     clock = _Clock()
     gc.callbacks.append(clock.heard)
     moves = 0
+    started = time.process_time()
     try:
         for number in range(games):
             clock.start("open")
@@ -143,7 +148,6 @@ async def _play_games(game: str, games: int, seed: str, data_dir: Path) -> dict[
                     for stream in streams:
                         async for message in stream:
                             message.SerializeToString()
-                    await lobby.drain()
                     clock.stop("end")
                 else:
                     for stream in streams:
@@ -154,12 +158,16 @@ async def _play_games(game: str, games: int, seed: str, data_dir: Path) -> dict[
                 clock.stop()
             for stream in streams:
                 await stream.aclose()
+        await lobby.drain()  # the records not stored yet (a tree may store them in batches), then the journal's
+        journal.close()
+        total = time.process_time() - started - clock.full_gc_seconds
     finally:
         gc.callbacks.remove(clock.heard)
         journal.close()
         storage.close()
     return {"games": games, "moves": moves, **{f"{p}_cpu_seconds": s for p, s in clock.seconds.items()},
-            "full_gc_seconds": clock.full_gc_seconds, "full_gcs": clock.full_gcs, "source": service.__file__}
+            "total_cpu_seconds": total, "full_gc_seconds": clock.full_gc_seconds, "full_gcs": clock.full_gcs,
+            "source": service.__file__}
 
 
 
@@ -212,16 +220,17 @@ def run(refs: Sequence[str], *, game: str = GAME, games: int = 40, rounds: int =
                 result = _measure(tree, game, games, seed)
                 moves = int(result["moves"])
                 move = result["moves_cpu_seconds"] / moves * 1e6
-                opened = result["open_cpu_seconds"] / games * 1e6
-                ended = result["end_cpu_seconds"] / games * 1e6
-                per_round[name].append({"open": opened, "end": ended, "move": move, "fixed": opened + ended - move,
+                total = result["total_cpu_seconds"] / games * 1e6
+                per_round[name].append({"open": result["open_cpu_seconds"] / games * 1e6,
+                                        "end": result["end_cpu_seconds"] / games * 1e6, "move": move, "total": total,
+                                        "fixed": total - (moves / games) * move,
                                         "full_gc": result["full_gc_seconds"] / games * 1e6})
     first = next(iter(per_round))
     base = statistics.median(r["fixed"] for r in per_round[first])
     rows = {}
     for name, found in per_round.items():
         row: dict[str, Any] = {f"{key}_us_median": round(statistics.median(r[key] for r in found), 1)
-                               for key in ("open", "end", "move", "fixed", "full_gc")}
+                               for key in ("open", "end", "move", "total", "fixed", "full_gc")}
         row["fixed_us_best"] = round(min(r["fixed"] for r in found), 1)
         row["fixed_us_by_round"] = [round(r["fixed"], 1) for r in found]
         row[f"ratio_to_{first}"] = round(row["fixed_us_median"] / base, 3)
@@ -234,12 +243,13 @@ def render(report: dict[str, Any]) -> str:
     lines = [f"a table's life in process ({report['game']}, {report['games_per_round']} games "
              f"({report['moves_per_round']} moves) x {report['rounds']} rounds, load average "
              f"{report['load_average']}; us of CPU per game, medians of the rounds)",
-             "{:<14} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8}  {}".format(
-                 "tree", "fixed", "ratio", "best", "open", "end", "move", "full gc", "commit")]
+             "{:<14} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8}  {}".format(
+                 "tree", "fixed", "ratio", "best", "total", "open", "end", "move", "full gc", "commit")]
     for name, row in report["rows"].items():
         ratio = next(v for k, v in row.items() if k.startswith("ratio_to_"))
-        lines.append("{:<14} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8}  {}".format(
-            name, row["fixed_us_median"], ratio, row["fixed_us_best"], row["open_us_median"], row["end_us_median"],
+        lines.append("{:<14} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8}  {}".format(
+            name, row["fixed_us_median"], ratio, row["fixed_us_best"], row["total_us_median"], row["open_us_median"],
+            row["end_us_median"],
             row["move_us_median"], row["full_gc_us_median"], report["commits"].get(name, "(working tree)")))
     return "\n".join(lines)
 
