@@ -57,6 +57,10 @@ from tricktable.server.tables import Table, TableStatus
 log = structlog.get_logger("tricktable.lobby")
 
 MAX_SEED = 256
+#: Longest an ended table's record waits to be stored with the others ended meanwhile (one transaction and one
+#: worker-thread hop a batch instead of a table). The table keeps its record in memory until then and after, and
+#: the journal keeps the table until its record is stored, so a crash meanwhile loses nothing.
+STORE_SECONDS = 0.5
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -133,6 +137,11 @@ class Lobby:
         #: Per (game, players): an event set when the number of waiting seekers changes.
         self._seek_changed: dict[tuple[str, int], asyncio.Event] = {}
         self._storing: set[asyncio.Task[None]] = set()
+        #: Ended tables whose records wait to be stored together (:data:`STORE_SECONDS`), the timer that will
+        #: start storing them, and the task storing them.
+        self._unstored: list[Table] = []
+        self._store_timer: asyncio.TimerHandle | None = None
+        self._storer: asyncio.Task[None] | None = None
         #: The seed of every table with a creator-chosen seed this process created (its twins are found by seed).
         self._seed_of: dict[str, str] = {}
         #: Chosen seed -> ids of its tables not over yet: while there are two, each withholds its cards.
@@ -387,20 +396,48 @@ class Lobby:
             twins.discard(table.id)
             if not twins:
                 del self._open_seeds[self._seed_of[table.id]]
-        task = asyncio.get_running_loop().create_task(self._store(table))
-        self._storing.add(task)
-        task.add_done_callback(self._storing.discard)
+        self._unstored.append(table)
+        if self._store_timer is None and self._storer is None:
+            self._store_timer = asyncio.get_running_loop().call_later(STORE_SECONDS, self._store_waiting)
 
-    async def _store(self, table: Table) -> None:
-        meta = meta_of(table)
+    def _store_waiting(self) -> None:
+        """Start storing the records of the ended tables waiting, unless a store running already takes them."""
+        if self._store_timer is not None:
+            self._store_timer.cancel()
+            self._store_timer = None
+        if self._storer is not None or not self._unstored:
+            return
+        task = self._storer = asyncio.get_running_loop().create_task(self._store_batches())
+        self._storing.add(task)
+        task.add_done_callback(self._stored)
+
+    def _stored(self, task: asyncio.Task[None]) -> None:
+        self._storing.discard(task)
+        self._storer = None
+
+    async def _store_batches(self) -> None:
+        """Store the waiting records, a batch at a time (one transaction each), until none waits."""
+        while self._unstored:
+            batch, self._unstored = self._unstored, []
+            await self._store(batch)
+
+    async def _store(self, tables: list[Table]) -> None:
+        ended = [(meta_of(table), table.record or {}) for table in tables]
         try:
-            await self.storage.save_async(meta, table.record or {})
-            log.info("record stored", table=table.id, game=table.game, status=meta.status)
-            if self.journal is not None:
-                self.journal.close_table(table.id)
-        except Exception:
-            log.exception("record store failed", table=table.id, game=table.game)
-        asyncio.get_running_loop().call_later(self.limits.retain_seconds, self._forget, table.id)
+            failed = await self.storage.save_all_async(ended)
+        except Exception as refused:
+            log.exception("record store failed", tables=[t.id for t in tables])
+            failed = dict.fromkeys((t.id for t in tables), refused)
+        loop = asyncio.get_running_loop()
+        for (meta, _), table in zip(ended, tables, strict=True):
+            lost = failed.get(table.id)
+            if lost is not None:  # the journal keeps the table: the next start plays it to its end and stores it
+                log.error("record store failed", table=table.id, game=table.game, error=repr(lost))
+            else:
+                log.info("record stored", table=table.id, game=table.game, status=meta.status)
+                if self.journal is not None:
+                    self.journal.close_table(table.id)
+            loop.call_later(self.limits.retain_seconds, self._forget, table.id)
 
     def _forget(self, table_id: str) -> None:
         table = self._tables.pop(table_id, None)
@@ -482,9 +519,11 @@ class Lobby:
         return meta
 
     async def drain(self) -> None:
-        """Wait until every ended table's record is stored."""
+        """Wait until every ended table's record is stored (those waiting for their batch are stored now)."""
+        self._store_waiting()
         while self._storing:
             await asyncio.gather(*list(self._storing), return_exceptions=True)
+            self._store_waiting()
 
     async def shutdown(self, reason: str = "server shutdown", *, drain_seconds: float = 0.0) -> None:
         """Stop accepting tables and seekers; let open tables play for up to ``drain_seconds``; store every record.

@@ -13,6 +13,7 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,14 @@ class TableMeta:
     owner_sha256: str = ""
 
 
+def _row(meta: TableMeta, record: dict[str, Any]) -> tuple[Any, ...]:
+    """The ``tables`` row of an ended table (its JSON columns encoded)."""
+    return (meta.id, meta.game, meta.players, meta.status, meta.reason, json.dumps(meta.options),
+            json.dumps(meta.names), json.dumps(meta.time_control), meta.seed_sha256, json.dumps(meta.winners),
+            json.dumps(meta.scores), meta.actions, meta.created_at, meta.started_at, meta.ended_at,
+            json.dumps(record, separators=(",", ":")), int(meta.seed_chosen), int(meta.sealed), meta.owner_sha256)
+
+
 class Storage:
     """The SQLite store of ended tables. Open with :meth:`open`; every call after is safe from any thread."""
 
@@ -138,20 +147,45 @@ class Storage:
 
     def save(self, meta: TableMeta, record: dict[str, Any]) -> None:
         """Store (or replace) an ended table and its record."""
-        row = (meta.id, meta.game, meta.players, meta.status, meta.reason, json.dumps(meta.options),
-               json.dumps(meta.names), json.dumps(meta.time_control), meta.seed_sha256,
-               json.dumps(meta.winners), json.dumps(meta.scores), meta.actions, meta.created_at,
-               meta.started_at, meta.ended_at, json.dumps(record, separators=(",", ":")), int(meta.seed_chosen),
-               int(meta.sealed), meta.owner_sha256)
-        with self._lock:
-            self._conn().execute(
-                "INSERT OR REPLACE INTO tables (id, game, players, status, reason, options, names, time_control,"
-                " seed_sha256, winners, scores, actions, created_at, started_at, ended_at, record, seed_chosen,"
-                " sealed, owner_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+        failed = self.save_all([(meta, record)])
+        if failed:
+            raise failed[meta.id]
 
-    async def save_async(self, meta: TableMeta, record: dict[str, Any]) -> None:
-        """:meth:`save` in a worker thread."""
-        await asyncio.to_thread(self.save, meta, record)
+    def save_all(self, ended: Sequence[tuple[TableMeta, dict[str, Any]]]) -> dict[str, Exception]:
+        """Store (or replace) ended tables and their records in one transaction; those that can not be encoded, by id.
+
+        Why one transaction: each commit rewrites the index pages it
+        touched, so a batch of records costs less a record than one by one.
+        A record that can not be encoded is left out alone; a failure of the
+        database raises (nothing of the batch is stored).
+        """
+        rows: list[tuple[Any, ...]] = []
+        failed: dict[str, Exception] = {}
+        for meta, record in ended:
+            try:
+                rows.append(_row(meta, record))
+            except (TypeError, ValueError) as error:
+                failed[meta.id] = error
+        if rows:
+            with self._lock:
+                db = self._conn()
+                db.execute("BEGIN")
+                try:
+                    db.executemany(
+                        "INSERT OR REPLACE INTO tables (id, game, players, status, reason, options, names,"
+                        " time_control, seed_sha256, winners, scores, actions, created_at, started_at, ended_at,"
+                        " record, seed_chosen, sealed, owner_sha256)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                    db.execute("COMMIT")
+                except BaseException:
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    raise
+        return failed
+
+    async def save_all_async(self, ended: Sequence[tuple[TableMeta, dict[str, Any]]]) -> dict[str, Exception]:
+        """:meth:`save_all` in a worker thread."""
+        return await asyncio.to_thread(self.save_all, ended)
 
     # --- reads -----------------------------------------------------------
 

@@ -10,6 +10,7 @@ import pytest
 
 from tricktable.rules import registry
 from tricktable.rules.errors import OptionsError
+from tricktable.server import lobby as lobby_module
 from tricktable.server.clocks import TimeControl
 from tricktable.server.errors import (
     BadTokenError,
@@ -19,7 +20,7 @@ from tricktable.server.errors import (
     TooManyTablesError,
 )
 from tricktable.server.lobby import Limits, Lobby
-from tricktable.server.storage import Storage
+from tricktable.server.storage import Storage, TableMeta
 from tricktable.server.tables import TableStatus
 
 CLOCKS = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=5.0, join_seconds=5.0)
@@ -99,3 +100,37 @@ async def test_shutdown_aborts_open_tables_and_stores_their_records(lobby: Lobby
         lobby.create_table(game="toy")
     [meta] = await lobby.stored()
     assert meta.id == table.id and meta.status == "aborted" and meta.reason == "server shutdown"
+
+
+async def test_records_of_tables_ended_together_are_stored_in_one_batch_after_the_store_delay(
+        lobby: Lobby, monkeypatch: pytest.MonkeyPatch) -> None:
+    batches: list[list[str]] = []
+    save_all = lobby.storage.save_all
+
+    def noted(ended: list[tuple[TableMeta, dict[str, object]]]) -> dict[str, Exception]:
+        batches.append([meta.id for meta, _ in ended])
+        return save_all(ended)
+
+    monkeypatch.setattr(lobby.storage, "save_all", noted)
+    tables = [lobby.create_table(game="toy")[0] for _ in range(3)]
+    for table in tables:
+        table.abort("ended by the test")
+    assert lobby.storage.count() == 0  # they wait for the batch ...
+    assert (await lobby.record(tables[0].id))["result"]["reason"] == "ended by the test"  # ... served from memory
+
+    async def stored() -> None:
+        while lobby.storage.count() < len(tables):
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(stored(), 30)
+    assert batches == [[t.id for t in tables]]
+
+
+async def test_draining_stores_the_waiting_records_without_waiting_for_their_batch(
+        lobby: Lobby, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lobby_module, "STORE_SECONDS", 3600.0)
+    table, _ = lobby.create_table(game="toy")
+    table.abort("ended by the test")
+    await asyncio.wait_for(lobby.drain(), 30)
+    meta = lobby.storage.meta(table.id)
+    assert meta is not None and meta.reason == "ended by the test"

@@ -120,6 +120,17 @@ async def _record_listed(stub: Any, table_ids: set[str]) -> set[str]:
     return found
 
 
+async def _stored(data_dir: Path, table_ids: set[str]) -> set[str]:
+    """The ids of ``table_ids`` in the one store, once all are (records are stored in batches, lobby.STORE_SECONDS)."""
+    for _ in range(200):
+        with sqlite3.connect(data_dir / DB_NAME) as db:
+            found = {row[0] for row in db.execute("SELECT id FROM tables")} & table_ids
+        if found == table_ids:
+            break
+        await asyncio.sleep(0.05)
+    return found
+
+
 async def test_tables_are_placed_on_every_shard_and_answered_with_their_shards_address(sharded: ShardedServer) -> None:
     assert sorted(sharded.shards) == [0, 1] and sharded.shards[0][1] == sharded.address
     assert sharded.shards[1][0] != sharded.process.pid  # shard 1 is another process
@@ -210,9 +221,7 @@ async def test_the_records_of_every_shard_are_in_one_store(sharded: ShardedServe
         assert await _record_listed(stub, ids) == ids
     async with grpc.aio.insecure_channel(sharded.shards[1][1]) as channel:  # any shard lists them all
         assert await _record_listed(table_service_pb2_grpc.TableServiceStub(channel), ids) == ids
-    with sqlite3.connect(sharded.data_dir / DB_NAME) as db:
-        stored = {row[0] for row in db.execute("SELECT id FROM tables")}
-    assert ids <= stored and {shard_of_table(i) for i in ids} == {0, 1}
+    assert await _stored(sharded.data_dir, ids) == ids and {shard_of_table(i) for i in ids} == {0, 1}
 
 
 async def test_sigterm_stops_every_shard_and_each_resumes_its_own_tables(sharded: ShardedServer) -> None:

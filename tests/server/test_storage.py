@@ -40,8 +40,30 @@ def test_list_is_newest_first_and_filters_by_game(tmp_path: Path) -> None:
 
 async def test_async_save_runs_in_a_thread(tmp_path: Path) -> None:
     storage = Storage(tmp_path).open()
-    await storage.save_async(meta("t-9"), {"x": 1})
+    assert await storage.save_all_async([(meta("t-9"), {"x": 1})]) == {}
     assert storage.record("t-9") == {"x": 1}
+
+
+def test_a_batch_stores_every_record_but_one_that_can_not_be_encoded(tmp_path: Path) -> None:
+    storage = Storage(tmp_path).open()
+    failed = storage.save_all([(meta("t-1"), {"x": 1}), (meta("t-2"), {"x": {1, 2}}), (meta("t-3"), {"x": 3})])
+    assert list(failed) == ["t-2"] and isinstance(failed["t-2"], TypeError)
+    assert storage.record("t-1") == {"x": 1} and storage.record("t-3") == {"x": 3}
+    assert storage.record("t-2") is None
+    with pytest.raises(TypeError):
+        storage.save(meta("t-4"), {"x": {4}})
+
+
+def test_a_batch_the_database_refuses_stores_none_of_its_records(tmp_path: Path) -> None:
+    storage = Storage(tmp_path).open()
+    with sqlite3.connect(tmp_path / DB_NAME) as db:  # a write that fails, as a full disk would
+        db.execute("CREATE TRIGGER fail BEFORE INSERT ON tables WHEN NEW.id = 't-2'"
+                   " BEGIN SELECT RAISE(ABORT, 'boom'); END")
+    with pytest.raises(sqlite3.Error):
+        storage.save_all([(meta("t-1"), {}), (meta("t-2"), {})])
+    assert storage.count() == 0
+    storage.save(meta("t-3"), {})  # the connection is usable after it
+    assert storage.count() == 1
 
 
 def test_data_dir_comes_from_the_flag_then_the_environment_then_data(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -110,6 +110,7 @@ def test_a_given_server_address_is_used(tmp_path):
             store = TournamentStore(tmp_path / "tournament.sqlite3")
             dispatcher = await ServerDispatcher.open(cfg, address=server.address, data_dir=tmp_path)
             await Tournament(cfg, store, dispatcher, concurrency=2).run()
+            await server.lobby.drain()  # records are stored in batches (lobby.STORE_SECONDS)
             return store, {t.id for t in server.storage.list_tables()}
         finally:
             await server.stop()
