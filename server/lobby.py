@@ -130,8 +130,9 @@ class Lobby:
         self.placer: Placer | None = None
         self.tokens = TokenBook(token_prefix(shard))
         self._tables: dict[str, Table] = {}
-        #: The tables not over yet: the limits count them without scanning the ended ones still retained.
+        #: The tables not over yet, and how many of them each client address created: what the limits count.
         self._open: dict[str, Table] = {}
+        self._open_by_client: Counter[str] = Counter()
         self._owners: dict[str, str] = {}
         self._seekers: dict[tuple[str, int], list[_Seeker]] = {}
         #: Per (game, players): an event set when the number of waiting seekers changes.
@@ -175,9 +176,9 @@ class Lobby:
         """
         if self.closing:
             raise ShuttingDownError("the server is shutting down and accepts no new tables")
-        if len(self.open_tables()) >= self.limits.max_tables:
+        if len(self._open) >= self.limits.max_tables:
             raise TooManyTablesError(f"the server holds its limit of {self.limits.max_tables} open tables")
-        if client and len(self.open_tables(client)) >= self.limits.max_tables_per_client:
+        if client and self._open_by_client[client] >= self.limits.max_tables_per_client:
             raise TooManyTablesError(
                 f"this client holds its limit of {self.limits.max_tables_per_client} open tables")
         if seed is not None and not 1 <= len(seed) <= MAX_SEED:
@@ -216,6 +217,7 @@ class Lobby:
         self._tables[table.id] = table
         self._open[table.id] = table
         self._owners[table.id] = client
+        self._open_by_client[client] += 1
         if table.seed_chosen:
             self._seed_of[table.id] = seed
             self._open_seeds.setdefault(seed, set()).add(table.id)
@@ -390,7 +392,11 @@ class Lobby:
     # --- ended tables ----------------------------------------------------
 
     def _table_ended(self, table: Table) -> None:
-        self._open.pop(table.id, None)
+        if self._open.pop(table.id, None) is not None:
+            client = self._owners.get(table.id, "")
+            self._open_by_client[client] -= 1
+            if not self._open_by_client[client]:
+                del self._open_by_client[client]
         twins = self._open_seeds.get(self._seed_of.get(table.id, ""))
         if twins is not None:
             twins.discard(table.id)
