@@ -42,7 +42,7 @@ import asyncio
 import json
 import sqlite3
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -107,13 +107,16 @@ class Opening:
     owner_digest: str = ""
 
     def to_json(self) -> str:
-        """The stored form."""
-        return json.dumps(asdict(self), separators=(",", ":"))
+        """The stored form (the fields read as they are: ``asdict`` would deep-copy every list first)."""
+        return json.dumps({name: getattr(self, name) for name in _OPENING_FIELDS}, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> Opening:
         """The opening stored as ``text``."""
         return cls(**json.loads(text))
+
+
+_OPENING_FIELDS = tuple(f.name for f in fields(Opening))
 
 
 @dataclass(frozen=True, slots=True)
