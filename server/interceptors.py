@@ -48,7 +48,17 @@ def _rewrap(handler: Any, unary: Callable[[Unary], Unary], streaming: Callable[[
 
 
 class _Wrapping(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
-    """Base: wraps our service's handlers; subclasses give ``unary`` and ``streaming``."""
+    """Base: wraps our service's handlers; subclasses give ``unary`` and ``streaming``.
+
+    Each method's handler is wrapped once and the wrapped one kept for as
+    long as the handler under it is the same object (it is: the server
+    registers one handler a method): a call no longer builds three
+    handlers and their closures, once per interceptor.
+    """
+
+    def __init__(self) -> None:
+        #: Method -> the handler below this interceptor and its wrapped form.
+        self._wrapped: dict[str, tuple[Any, Any]] = {}
 
     async def intercept_service(
         self, continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Any]],
@@ -58,7 +68,12 @@ class _Wrapping(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         method = handler_call_details.method
         if handler is None or not method.startswith(OUR_PREFIX):
             return handler
-        return _rewrap(handler, lambda f: self.unary(method, f), lambda f: self.streaming(method, f))
+        kept = self._wrapped.get(method)
+        if kept is not None and kept[0] is handler:
+            return kept[1]
+        wrapped = _rewrap(handler, lambda f: self.unary(method, f), lambda f: self.streaming(method, f))
+        self._wrapped[method] = (handler, wrapped)
+        return wrapped
 
     def unary(self, method: str, inner: Unary) -> Unary:
         raise NotImplementedError
@@ -142,6 +157,7 @@ class StreamLimitInterceptor(_Wrapping):
     """
 
     def __init__(self, streams: ClientStreams) -> None:
+        super().__init__()
         self.streams = streams
 
     def unary(self, method: str, inner: Unary) -> Unary:
