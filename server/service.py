@@ -138,7 +138,8 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         join: pb.Join | None = None
         while join is None:
             try:
-                request = await asyncio.wait_for(anext(requests, None), max(0.0, deadline - loop.time()))
+                async with asyncio.timeout_at(deadline):  # in this task: no task of its own per join, as wait_for made
+                    request = await anext(requests, None)
             except TimeoutError:
                 raise JoinDeadlineError(f"no join within {limits.join_deadline_seconds:g} s of opening the stream; "
                                         "send join first") from None
