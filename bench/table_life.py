@@ -2,8 +2,10 @@
 
 What a game costs the server besides its moves, without the network, with
 the journal and the record store of a real data directory. A run plays its
-games one after the other and times, with ``time.process_time`` (every
-thread: records are stored in a worker thread):
+games 40 at a time, a move of each in turn as the server's tables play side
+by side (with one table at a time its journal steps would lie together and
+leave the journal cheaper than they do in a server), and times, with
+``time.process_time`` (every thread: records are stored in a worker thread):
 
 - **total**: everything from the first ``CreateTable`` to the last record
   stored and the journal closed, divided by the games;
@@ -42,13 +44,14 @@ import argparse
 import asyncio
 import gc
 import importlib
+import itertools
 import json
 import os
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -100,8 +103,12 @@ class _Clock:
         self.full_gcs += 1
 
 
-async def _play_games(game: str, games: int, seed: str, data_dir: Path) -> dict[str, Any]:
-    """Play ``games`` tables from ``CreateTable`` to their stored records; the CPU seconds of each part."""
+async def _play_games(game: str, games: int, seed: str, data_dir: Path, tables: int = 40) -> dict[str, Any]:
+    """Play ``games`` tables, ``tables`` at a time, from ``CreateTable`` to their stored records; CPU seconds by part.
+
+    Why at a time: with one table at a time its journal steps lie together and deleting them is cheap; the
+    server's tables play side by side, one move of each in turn, and so do these.
+    """
     pb: Any = _module("protocol.generated.tricktable.v1.table_service_pb2")
     convert: Any = _module("protocol.convert")
     service: Any = _module("server.service")
@@ -112,52 +119,69 @@ async def _play_games(game: str, games: int, seed: str, data_dir: Path) -> dict[
     lobby = lobby_module.Lobby(storage, journal=journal)
     servicer = service.TableService(lobby)
     clock = _Clock()
+    moves = [0]
+
+    async def one_table(number: int) -> AsyncIterator[None]:
+        """A table's life, a step at a time (its opening, each move, its end): it yields after each."""
+        clock.start("open")
+        created = await servicer.CreateTable(
+            pb.CreateTableRequest(game=convert.game_to_proto(game), seed=f"{seed}-{number}"), _Context())
+        created.SerializeToString()
+        table, _ = lobby.resolve(created.seat_tokens[0].token)
+        inboxes = [Inbox() for _ in created.seat_tokens]
+        wires = [service._seat_wire(table, False) for _ in created.seat_tokens]
+        streams: list[Any] = [
+            service._seat_stream(table, t.seat, f"bot-{t.seat}", 0, pb.PlayResponse, inboxes[t.seat], None,
+                                 True, wire=wires[t.seat])
+            for t in created.seat_tokens]
+        pending = None
+        for stream in streams:  # Joined; the last join starts the table
+            (await anext(stream)).SerializeToString()
+        for stream in streams:  # the log from the start (from 0: the last to join has news too), a decision in it
+            message = await anext(stream)
+            message.SerializeToString()
+            pending = _decision_in(message) or pending
+        clock.stop()
+        while pending is not None:
+            yield
+            seat = table.match.to_act
+            decide = pb.Decide(decision_id=pending.decision_id, action_id=pending.legal_actions[0].id)
+            clock.start("moves")
+            outcome = service.decide(table, seat, decide, wires[seat])
+            inboxes[seat].append(service._outcome_response(pb.PlayResponse, decide.decision_id, outcome))
+            table.wake()
+            pending = None
+            if table.is_over:
+                for stream in streams:
+                    async for message in stream:
+                        message.SerializeToString()
+                clock.stop("end")
+            else:
+                for stream in streams:
+                    message = await anext(stream)
+                    message.SerializeToString()
+                    pending = _decision_in(message) or pending
+                moves[0] += 1
+                clock.stop()
+        for stream in streams:
+            await stream.aclose()
+
     gc.callbacks.append(clock.heard)
-    moves = 0
     started = time.process_time()
     try:
-        for number in range(games):
-            clock.start("open")
-            created = await servicer.CreateTable(
-                pb.CreateTableRequest(game=convert.game_to_proto(game), seed=f"{seed}-{number}"), _Context())
-            created.SerializeToString()
-            table, _ = lobby.resolve(created.seat_tokens[0].token)
-            inboxes = [Inbox() for _ in created.seat_tokens]
-            wires = [service._seat_wire(table, False) for _ in created.seat_tokens]
-            streams: list[Any] = [
-                service._seat_stream(table, t.seat, f"bot-{t.seat}", 0, pb.PlayResponse, inboxes[t.seat], None,
-                                     True, wire=wires[t.seat])
-                for t in created.seat_tokens]
-            pending = None
-            for stream in streams:  # Joined; the last join starts the table
-                (await anext(stream)).SerializeToString()
-            for stream in streams:  # the log from the start (from 0: the last to join has news too), a decision in it
-                message = await anext(stream)
-                message.SerializeToString()
-                pending = _decision_in(message) or pending
-            clock.stop()
-            while pending is not None:
-                seat = table.match.to_act
-                decide = pb.Decide(decision_id=pending.decision_id, action_id=pending.legal_actions[0].id)
-                clock.start("moves")
-                outcome = service.decide(table, seat, decide, wires[seat])
-                inboxes[seat].append(service._outcome_response(pb.PlayResponse, decide.decision_id, outcome))
-                table.wake()
-                pending = None
-                if table.is_over:
-                    for stream in streams:
-                        async for message in stream:
-                            message.SerializeToString()
-                    clock.stop("end")
-                else:
-                    for stream in streams:
-                        message = await anext(stream)
-                        message.SerializeToString()
-                        pending = _decision_in(message) or pending
-                    moves += 1
-                clock.stop()
-            for stream in streams:
-                await stream.aclose()
+        numbers = iter(range(games))
+        playing = [one_table(n) for n in itertools.islice(numbers, tables)]
+        while playing:  # one step of each table in turn; an ended table's place goes to the next
+            still = []
+            for steps in playing:
+                try:
+                    await anext(steps)
+                    still.append(steps)
+                except StopAsyncIteration:
+                    number = next(numbers, None)
+                    if number is not None:
+                        still.append(one_table(number))
+            playing = still
         await lobby.drain()  # the records not stored yet (a tree may store them in batches), then the journal's
         journal.close()
         total = time.process_time() - started - clock.full_gc_seconds
@@ -165,10 +189,9 @@ async def _play_games(game: str, games: int, seed: str, data_dir: Path) -> dict[
         gc.callbacks.remove(clock.heard)
         journal.close()
         storage.close()
-    return {"games": games, "moves": moves, **{f"{p}_cpu_seconds": s for p, s in clock.seconds.items()},
+    return {"games": games, "moves": moves[0], **{f"{p}_cpu_seconds": s for p, s in clock.seconds.items()},
             "total_cpu_seconds": total, "full_gc_seconds": clock.full_gc_seconds, "full_gcs": clock.full_gcs,
             "source": service.__file__}
-
 
 
 def _module(name: str) -> Any:
@@ -187,7 +210,7 @@ def _decision_in(message: Any) -> Any:
     return None
 
 
-def _worker(game: str, games: int, seed: str) -> None:
+def _worker(game: str, games: int, tables: int, seed: str) -> None:
     """Measure the tree on ``sys.path`` (the caller's PYTHONPATH) and print one JSON line."""
     import structlog
 
@@ -195,18 +218,19 @@ def _worker(game: str, games: int, seed: str) -> None:
     with tempfile.TemporaryDirectory(prefix="tricktable-life-") as tmp:
         # Games first, not counted: first-use imports and compilation, and the store's first pages.
         asyncio.run(_play_games(game, 3, f"{seed}-warm-up", Path(tmp)))
-        result = asyncio.run(_play_games(game, games, seed, Path(tmp)))
+        result = asyncio.run(_play_games(game, games, seed, Path(tmp), tables))
     print(json.dumps(result))
 
 
-def _measure(tree: Path, game: str, games: int, seed: str) -> dict[str, Any]:
+def _measure(tree: Path, game: str, games: int, tables: int, seed: str) -> dict[str, Any]:
     from bench.trees import run_worker  # here, not at the top: a worker runs with an older tree's bench package
 
     return run_worker(tree, str(Path(__file__).resolve()), ["--worker", "--game", game, "--games", str(games),
+                                                            "--tables", str(tables),
                                                             "--seed", seed])
 
 
-def run(refs: Sequence[str], *, game: str = GAME, games: int = 40, rounds: int = 5,
+def run(refs: Sequence[str], *, game: str = GAME, games: int = 120, tables: int = 40, rounds: int = 5,
         seed: str = "life") -> dict[str, Any]:
     """CPU us per game (open, end, fixed) and per move of each ref and the working tree, in alternating rounds."""
     from bench.trees import commit_titles, trees
@@ -217,7 +241,7 @@ def run(refs: Sequence[str], *, game: str = GAME, games: int = 40, rounds: int =
         moves = 0
         for _ in range(rounds):
             for name, tree in measured.items():
-                result = _measure(tree, game, games, seed)
+                result = _measure(tree, game, games, tables, seed)
                 moves = int(result["moves"])
                 move = result["moves_cpu_seconds"] / moves * 1e6
                 total = result["total_cpu_seconds"] / games * 1e6
@@ -235,12 +259,14 @@ def run(refs: Sequence[str], *, game: str = GAME, games: int = 40, rounds: int =
         row["fixed_us_by_round"] = [round(r["fixed"], 1) for r in found]
         row[f"ratio_to_{first}"] = round(row["fixed_us_median"] / base, 3)
         rows[name] = row
-    return {"game": game, "games_per_round": games, "moves_per_round": moves, "rounds": rounds, "seed": seed,
+    return {"game": game, "games_per_round": games, "tables_at_once": tables, "moves_per_round": moves,
+            "rounds": rounds, "seed": seed,
             "load_average": [round(x, 2) for x in os.getloadavg()], "commits": commit_titles(refs), "rows": rows}
 
 
 def render(report: dict[str, Any]) -> str:
-    lines = [f"a table's life in process ({report['game']}, {report['games_per_round']} games "
+    lines = [f"a table's life in process ({report['game']}, {report['games_per_round']} games, "
+             f"{report['tables_at_once']} at once "
              f"({report['moves_per_round']} moves) x {report['rounds']} rounds, load average "
              f"{report['load_average']}; us of CPU per game, medians of the rounds)",
              "{:<14} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8}  {}".format(
@@ -258,17 +284,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.table_life", description=__doc__.split("\n")[0])
     parser.add_argument("--refs", default="", help="comma separated commits measured before the working tree")
     parser.add_argument("--game", default=GAME)
-    parser.add_argument("--games", type=int, default=40, help="tables played per round and tree")
+    parser.add_argument("--games", type=int, default=120, help="tables played per round and tree")
+    parser.add_argument("--tables", type=int, default=40, help="tables played at once, a move of each in turn")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seed", default="life")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        _worker(args.game, args.games, args.seed)
+        _worker(args.game, args.games, args.tables, args.seed)
         return 0
-    report = run([r for r in args.refs.split(",") if r], game=args.game, games=args.games, rounds=args.rounds,
-                 seed=args.seed)
+    report = run([r for r in args.refs.split(",") if r], game=args.game, games=args.games, tables=args.tables,
+                 rounds=args.rounds, seed=args.seed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(render(report))

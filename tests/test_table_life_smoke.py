@@ -6,7 +6,7 @@ from bench import table_life
 
 
 def test_the_table_life_bench_plays_whole_tables_on_a_commit_and_on_the_working_tree() -> None:
-    report = table_life.run(["HEAD"], games=1, rounds=1, seed="smoke")
+    report = table_life.run(["HEAD"], games=3, tables=2, rounds=1, seed="smoke")
     assert set(report["rows"]) == {"HEAD", "tree"}
     assert report["moves_per_round"] > 5
     for row in report["rows"].values():
