@@ -41,7 +41,7 @@ from tricktable.server.play_many import ManyCall
 from tricktable.server.storage import TableMeta as StoredMeta
 from tricktable.server.stream_guard import Inbox, RejectionBudget, StreamFailure, decoded
 from tricktable.server.tables import Outcome, Table
-from tricktable.server.wire import SeatWire, event_to_proto, stored_table_info, table_info
+from tricktable.server.wire import SeatWire, event_to_proto, options_message, stored_table_info, table_info
 
 Context = grpc.aio.ServicerContext[Any, Any]
 log = structlog.get_logger("tricktable.service")
@@ -424,7 +424,8 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
     reading = None if reader is None else asyncio.ensure_future(reader)
     try:
         yield kind(joined=pb.Joined(table_id=table.id, seat=seat,
-                                    view=convert.view_to_proto(snap.view, enumerate_discards=enumerate_discards),
+                                    view=convert.view_to_proto(snap.view, options=wire.options,
+                                                               enumerate_discards=enumerate_discards),
                                     sequence=snap.seq, table=table_info(table)))
         if batches:
             async for batch in table.follow_batches(seat, after, inbox, _is_accepted if coalesce else None):
@@ -456,7 +457,7 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
 
 def _seat_wire(table: Table, enumerate_discards: bool) -> SeatWire:
     """A seat stream's conversions, with the table's options converted once (the same for every decision)."""
-    return SeatWire(convert.options_to_proto(table.game, table.options), enumerate_discards=enumerate_discards)
+    return SeatWire(options_message(table.game, table.options), enumerate_discards=enumerate_discards)
 
 
 def _is_accepted(message: Any) -> bool:

@@ -8,8 +8,8 @@ server-specific messages around them.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
-from typing import TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
 
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
@@ -47,6 +47,31 @@ def ms(seconds: float) -> int:
     return round(seconds * 1000)
 
 
+#: Table options converted lately, by game and option values (with their types: 1 is not True).
+_OPTIONS: OrderedDict[tuple[str, tuple[tuple[str, type, Any], ...]], game_pb2.TableOptions] = OrderedDict()
+#: Option sets kept at most: a server's tables share a few (the default options, one per first dealer).
+MAX_OPTIONS = 256
+
+
+def options_message(game: str, options: Mapping[str, Any]) -> game_pb2.TableOptions:
+    """``convert.options_to_proto``, converted once for each option set seen lately: shared, copy it, never change it.
+
+    Why: each game converts its table's options for ``CreateTable``'s
+    answer, every seat's ``Joined`` (its table and its view), every seat
+    stream's decisions and the table's start, about fourteen times.
+    """
+    key = (game, tuple((name, type(value), value) for name, value in options.items()))
+    try:
+        message = _OPTIONS.get(key)
+    except TypeError:  # a value that can not be a key (a list of bid values): converted each time
+        return convert.options_to_proto(game, options)
+    if message is None:
+        message = _OPTIONS[key] = convert.options_to_proto(game, options)
+        if len(_OPTIONS) > MAX_OPTIONS:
+            _OPTIONS.popitem(last=False)
+    return message
+
+
 #: Log entries converted lately, by identity (each with its entry, so an id is not reused while it is here).
 _ENTRIES: OrderedDict[int, tuple[Event, events_pb2.Event]] = OrderedDict()
 #: Entries kept at most: far more than the events of one step of every table of a loop turn.
@@ -81,7 +106,7 @@ def _body_to_proto(body: EventBody) -> events_pb2.Event:
     if isinstance(body, TableStarted):
         out.table_started.CopyFrom(events_pb2.TableStarted(
             table_id=body.table_id, game=convert.game_to_proto(body.game),
-            options=convert.options_to_proto(body.game, body.options), seat_names=list(body.names),
+            options=options_message(body.game, body.options), seat_names=list(body.names),
             seed_sha256=body.seed_sha256))
     elif isinstance(body, SeatJoined):
         out.seat_joined.CopyFrom(events_pb2.SeatJoined(seat=body.seat, name=body.name, rejoined=body.rejoined))
@@ -208,7 +233,7 @@ def table_info(table: Table) -> table_service_pb2.TableInfo:
     match = table.match
     info = table_service_pb2.TableInfo(
         table_id=table.id, game=convert.game_to_proto(table.game),
-        options=convert.options_to_proto(table.game, table.options), status=status_to_proto(table.status.value),
+        options=options_message(table.game, table.options), status=status_to_proto(table.status.value),
         seats=[table_service_pb2.SeatInfo(seat=s.seat, name=s.name, joined=s.joined, connected=s.connected)
                for s in table.seats],
         time_control=table_service_pb2.TimeControl(decision_ms=ms(table.time_control.decision_seconds),
