@@ -47,28 +47,28 @@ def ms(seconds: float) -> int:
     return round(seconds * 1000)
 
 
-#: Table options converted lately, by game and option values (with their types: 1 is not True).
-_OPTIONS: OrderedDict[tuple[str, tuple[tuple[str, type, Any], ...]], game_pb2.TableOptions] = OrderedDict()
-#: Option sets kept at most: a server's tables share a few (the default options, one per first dealer).
-MAX_OPTIONS = 256
+#: Table options converted lately, by the identity of their dict (each with its dict, so an id is not reused
+#: while it is here): a table's options are one dict, read by everything that sends them.
+_OPTIONS: OrderedDict[int, tuple[Mapping[str, Any], game_pb2.TableOptions]] = OrderedDict()
+#: Option dicts kept at most: more than the tables a server holds open at once is not needed.
+MAX_OPTIONS = 4096
 
 
 def options_message(game: str, options: Mapping[str, Any]) -> game_pb2.TableOptions:
-    """``convert.options_to_proto``, converted once for each option set seen lately: shared, copy it, never change it.
+    """``convert.options_to_proto`` of a table's options dict, converted once: shared, copy it, never change it.
 
-    Why: each game converts its table's options for ``CreateTable``'s
-    answer, every seat's ``Joined`` (its table and its view), every seat
-    stream's decisions and the table's start, about fourteen times.
+    Why: a game sends its table's options in ``CreateTable``'s answer,
+    every seat's ``Joined`` (its table and its view), every seat stream's
+    decisions and the table's start: about fourteen conversions of one dict,
+    which never changes (``Table.options``).
     """
-    key = (game, tuple((name, type(value), value) for name, value in options.items()))
-    try:
-        message = _OPTIONS.get(key)
-    except TypeError:  # a value that can not be a key (a list of bid values): converted each time
-        return convert.options_to_proto(game, options)
-    if message is None:
-        message = _OPTIONS[key] = convert.options_to_proto(game, options)
-        if len(_OPTIONS) > MAX_OPTIONS:
-            _OPTIONS.popitem(last=False)
+    kept = _OPTIONS.get(id(options))
+    if kept is not None and kept[0] is options:
+        return kept[1]
+    message = convert.options_to_proto(game, options)
+    _OPTIONS[id(options)] = (options, message)
+    if len(_OPTIONS) > MAX_OPTIONS:
+        _OPTIONS.popitem(last=False)
     return message
 
 
