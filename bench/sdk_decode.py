@@ -245,12 +245,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker is not None:
         _worker(args.worker)
         return 0
-    report = run([r for r in args.refs.split(",") if r], game=args.game, games=args.games, rounds=args.rounds,
+    from bench.trees import refs_of, save_report  # after the worker's return: see run()
+
+    report = run(refs_of(args.refs), game=args.game, games=args.games, rounds=args.rounds,
                  warmup=args.warmup, seed=args.seed)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(render(report))
-    return 0
+    return save_report(report, args.out, render(report))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ The before/after benches (:mod:`bench.table_step`, :mod:`bench.sdk_decode`,
 and this tree in alternating rounds of one run: on shared cores only a ratio
 inside one run means anything. This module is what they share: the trees,
 a worker run inside one of them (with a check that the code it ran is that
-tree's), and the commits' titles for the report.
+tree's), the commits' titles, and writing the report.
 """
 
 from __future__ import annotations
@@ -53,6 +53,19 @@ def run_worker(tree: Path, script: str, args: Sequence[str]) -> dict[str, Any]:
     if not Path(result["source"]).resolve().is_relative_to(tree.resolve()):
         raise RuntimeError(f"measuring {tree} ran the code of {result['source']}")
     return result
+
+
+def refs_of(text: str) -> list[str]:
+    """The commits of a ``--refs`` argument (comma separated; empty: none, only the working tree)."""
+    return [r for r in text.split(",") if r]
+
+
+def save_report(report: dict[str, Any], out: Path, rendered: str) -> int:
+    """Write ``report`` as JSON to ``out`` and print its table: how every before/after bench ends (exit 0)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(rendered)
+    return 0
 
 
 def commit_titles(refs: Sequence[str]) -> dict[str, str]:
