@@ -144,6 +144,12 @@ def action_totals(view: SeatView, actions: Sequence[Action], worlds: WorldStream
     return totals
 
 
+#: The clocks a time budget can run on. ``wall`` is what a live game's clock runs on; ``cpu`` is the
+#: thread's own CPU time, so a budget buys the same worlds on a loaded machine as on an idle core: what a
+#: ladder in time mode needs to be comparable across machines and runs (the two agree on an idle core).
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.monotonic, "cpu": time.thread_time}
+
+
 class WorldSearcher:
     """What the searching bots share: a seed, a budget, world counts, and the search of one decision.
 
@@ -151,16 +157,19 @@ class WorldSearcher:
         seed: seeds the bot's generators (with the decision's public context).
         simulations: worlds per decision; ``None`` to search for ``budget`` seconds instead.
         budget: seconds per decision when ``simulations`` is None.
+        clock: what the budget is measured on, a key of :data:`CLOCKS`.
     """
 
-    def __init__(self, seed: int | str | None, simulations: int | None, budget: float) -> None:
+    def __init__(self, seed: int | str | None, simulations: int | None, budget: float, clock: str = "wall") -> None:
         if simulations is not None and simulations < 1:
             raise ValueError("simulations must be at least 1")
         self.seed = seed
         self.simulations = simulations
         self.budget = budget
-        #: The wall clock a time budget runs on (tests put a fake one here).
-        self.clock: Callable[[], float] = time.monotonic
+        if clock not in CLOCKS:
+            raise ValueError(f"unknown clock {clock!r} (clocks: {', '.join(CLOCKS)})")
+        #: The clock a time budget runs on (tests put a fake one here).
+        self.clock: Callable[[], float] = CLOCKS[clock]
         #: When the current decision's time is up: ``budget`` seconds after it started (see :meth:`_start`).
         self._deadline = 0.0
         #: Worlds searched and draws rejected at the last decision (for tests and tuning).
@@ -226,6 +235,7 @@ def best_index(totals: Sequence[float]) -> int:
 
 
 __all__ = [
+    "CLOCKS",
     "DEFAULT_BUDGET",
     "MAX_FAILED_DRAWS",
     "FastPlayout",

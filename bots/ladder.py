@@ -60,6 +60,8 @@ class BotSpec:
     bid_search: bool = True
     #: Search: cards left in all hands from which a world is solved exactly (None: the game's default).
     solve_at: int | None = None
+    #: PIMC and search in time mode: the clock the budget runs on (``"cpu"``: the same worlds under any load).
+    clock: str = "wall"
 
     def build(self, seed: str) -> Chooser:
         """A fresh bot seeded with ``seed``.
@@ -73,10 +75,10 @@ class BotSpec:
         elif self.name == "heuristic":
             bot = HeuristicBot()
         elif self.name == "pimc":
-            bot = PimcBot(seed, simulations=self.simulations, budget=self.budget)
+            bot = PimcBot(seed, simulations=self.simulations, budget=self.budget, clock=self.clock)
         elif self.name == "search":
             bot = SearchBot(seed, simulations=self.simulations, budget=self.budget, playout=self.playout,
-                            bid_search=self.bid_search, solve_at=self.solve_at)
+                            bid_search=self.bid_search, solve_at=self.solve_at, clock=self.clock)
         else:  # any other bot spec (built-in or the author's own), through the one resolver
             from tricktable.bots import make_bot
 
@@ -97,9 +99,10 @@ class Effort:
     """Decisions a bot made, the CPU and wall seconds they took, and the worlds a searching bot drew for them.
 
     CPU time is ``time.process_time`` (this process only), wall time
-    ``time.perf_counter``: in time mode a bot's budget is wall time, so on a
-    loaded machine its CPU per decision falls below the budget and the two
-    side by side show how much of it the bot got. Worlds are the bot's
+    ``time.perf_counter``: in time mode a bot's budget is wall time (unless
+    its spec's clock is ``"cpu"``), so on a loaded machine its CPU per
+    decision falls below the budget and the two side by side show how much
+    of it the bot got. Worlds are the bot's
     ``last_worlds`` after each decision (0 for bots that draw none). These
     are measurements, not outcomes: two runs of the same ladder compare equal
     without them.

@@ -29,13 +29,14 @@ class PimcBot(WorldSearcher):
         seed: seeds the bot's generators (with the decision's public context).
         simulations: worlds per decision; ``None`` to search for ``budget`` seconds instead.
         budget: seconds per decision when ``simulations`` is None.
+        clock: what the budget is measured on: ``"wall"`` or ``"cpu"`` (:data:`fast_worlds.CLOCKS`).
     """
 
     name = "pimc"
 
     def __init__(self, seed: int | str | None = None, *, simulations: int | None = None,
-                 budget: float = DEFAULT_BUDGET) -> None:
-        super().__init__(seed, simulations, budget)
+                 budget: float = DEFAULT_BUDGET, clock: str = "wall") -> None:
+        super().__init__(seed, simulations, budget, clock)
 
     def choose_action(self, view: SeatView) -> Action:
         """The candidate action with the best mean value over random playouts of sampled worlds.

@@ -112,6 +112,7 @@ class SearchBot(WorldSearcher):
         bid_worlds: worlds per Cinq Cents bid decision when ``simulations`` is set.
         solve_at: cards left in all hands from which a world is solved exactly (0: never);
             None for the game's :data:`SOLVE_AT`.
+        clock: what the budget is measured on: ``"wall"`` or ``"cpu"`` (:data:`fast_worlds.CLOCKS`).
     """
 
     name = "search"
@@ -119,12 +120,12 @@ class SearchBot(WorldSearcher):
     def __init__(self, seed: int | str | None = None, *, simulations: int | None = None,
                  budget: float = DEFAULT_BUDGET, playout: str | None = None,
                  win_bonus: float | None = None, bid_search: bool = True, bid_worlds: int = BID_WORLDS,
-                 solve_at: int | None = None) -> None:
+                 solve_at: int | None = None, clock: str = "wall") -> None:
         if playout is not None and playout not in POLICIES:
             raise ValueError(f"unknown playout policy {playout!r} (policies: {', '.join(POLICIES)})")
         if bid_worlds < 2:
             raise ValueError("bid_worlds must be at least 2 (a bid is judged on the spread of its gains)")
-        super().__init__(seed, simulations, budget)
+        super().__init__(seed, simulations, budget, clock)
         self.playout = playout
         self.win_bonus = win_bonus
         self.bid_search = bid_search

@@ -6,7 +6,9 @@ table: for each pair the stronger bot's share of the points and of the
 games won, each with a 95% confidence interval, the CPU time per decision
 of each bot, and how long it took. The PIMC and search bots run with a
 fixed number of worlds per decision (``--sims``), so a ladder is
-reproducible; ``--sims 0`` gives them their time budget instead.
+reproducible; ``--sims 0`` gives them their time budget instead, on the wall clock or
+(``--clock cpu``) on each bot's own CPU time, which a loaded machine does
+not shrink.
 ``--pair STRONGER,WEAKER`` measures any two bots instead, the author's own
 included (``module:Class``, ``path/to/file.py:Class``).
 """
@@ -20,6 +22,7 @@ from typing import Annotated
 import typer
 
 from tricktable.bots import SPEC_HELP, BotSpecError, bot_factory
+from tricktable.bots.fast_worlds import CLOCKS
 from tricktable.bots.ladder import STEPS, BotSpec, PairResult, run_pair, table
 from tricktable.cli import checks
 from tricktable.cli.selfplay import parse_options
@@ -38,6 +41,9 @@ def ladder_command(
                     ] = DEFAULT_SIMS,
     budget: Annotated[float, typer.Option("--budget", help="PIMC and search: seconds per decision when --sims 0.")
                       ] = 0.1,
+    clock: Annotated[str, typer.Option(
+        "--clock", help="PIMC and search with --sims 0: the budget on the wall clock, or on each bot's own CPU "
+        "time (cpu: the worlds an idle core gives, whatever the machine's load).")] = "wall",
     playout: Annotated[str | None, typer.Option(
         "--playout", help="Search playout policy: greedy, random or ensemble (the mean of both; "
         "default: the game's own).")] = None,
@@ -63,6 +69,8 @@ def ladder_command(
         raise typer.Exit(2)
     if budget <= 0:
         checks.fail(f"--budget must be a positive number of seconds, not {budget:g}")
+    if clock not in CLOCKS:
+        checks.fail(f"--clock must be one of {', '.join(CLOCKS)}, not {clock!r}")
     steps = list(STEPS) + ([("random", "search")] if all_pairs else [])
     if pair is not None:
         named = [p.strip() for p in pair.split(",")]
@@ -75,9 +83,9 @@ def ladder_command(
             checks.fail(str(exc))
         steps = [(named[1], named[0])]
     specs = {name: BotSpec(name) for step in steps for name in step}
-    specs["pimc"] = BotSpec("pimc", simulations=sims or None, budget=budget)
+    specs["pimc"] = BotSpec("pimc", simulations=sims or None, budget=budget, clock=clock)
     specs["search"] = BotSpec("search", simulations=sims or None, budget=budget, playout=playout,
-                              bid_search=bid_search, solve_at=solve_at)
+                              bid_search=bid_search, solve_at=solve_at, clock=clock)
     results: list[PairResult] = []
     try:
         options = parse_options(option or [])

@@ -71,3 +71,9 @@ def test_demo_seats_the_bots_given() -> None:
     result = runner.invoke(app, ["demo", "--game", "all_fives", "--bots", "heuristic,first-legal"])
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1].startswith("Result: finished")
+
+
+def test_ladder_refuses_an_unknown_clock() -> None:
+    result = runner.invoke(app, ["ladder", "--game", "all_fives", "--games", "1", "--sims", "0", "--clock", "sundial"])
+    assert result.exit_code == 2
+    assert "--clock" in result.output

@@ -119,3 +119,41 @@ def test_stand_beg_and_the_jink_are_searched(game: str, kind: type[Action], opti
     bot = SearchBot(2, simulations=4)
     assert action_of(bot.choose_action(view)) in view.legal_actions
     assert bot.last_worlds == 4
+
+
+def test_a_cpu_clock_budget_does_not_count_time_the_bot_spends_off_the_cpu(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each playout here sleeps 2 ms, as if the machine gave the bot's thread no CPU for that long.
+
+    A world plays out each of the decision's (two or more) candidates, so on
+    the wall clock a 10 ms budget fits at most three such worlds; on the
+    thread's CPU clock the sleeps cost nothing, so the bot draws the worlds
+    its CPU share buys: what makes a time-mode ladder on a loaded machine
+    comparable to one on an idle core.
+    """
+    import time
+
+    from tricktable.bots import pimc
+    from tricktable.bots.ladder import BotSpec
+
+    real = pimc.random_playout  # type: ignore[attr-defined]
+
+    def slow_playout(*args: object) -> None:
+        time.sleep(0.002)
+        real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pimc, "random_playout", slow_playout)
+    view = _first_view("twenty_five", _card_choice)
+    worlds = {}
+    for clock in ("wall", "cpu"):
+        bot = BotSpec("pimc", simulations=None, budget=0.01, clock=clock).build("clocks")
+        assert isinstance(bot, PimcBot)
+        bot.choose_action(view)
+        worlds[clock] = bot.last_worlds
+    assert worlds["wall"] <= 3
+    assert worlds["cpu"] >= 10, worlds
+
+
+def test_a_searching_bot_refuses_an_unknown_clock() -> None:
+    with pytest.raises(ValueError, match="unknown clock"):
+        SearchBot(clock="sundial")
