@@ -438,13 +438,13 @@ class _SeatLoop:
             legal = convert.legal_actions_from_proto(decision.legal_actions)
             wire = decision.view
             table = session.view  # the seat's last view: the table's options and sides, kept
-            view = convert.view_from_proto(wire, options=None if table is None else table.options,
-                                           sides=None if table is None else table.sides,
-                                           legal_actions=tuple(legal.values()) if legal else None,
-                                           history=self.history.of(wire))
+            view = convert.view_on_read(wire, options=None if table is None else table.options,
+                                        sides=None if table is None else table.sides,
+                                        legal_actions=tuple(legal.values()) if legal else None, history=self.history)
+            offered = view.legal_actions  # decoded now when a discard choice stands for them: the rest when read
         except (TricktableError, ValueError) as exc:
             raise ProtocolError(f"the server sent a decision request that does not decode: {exc}") from exc
-        if not view.legal_actions:
+        if not offered:
             raise ProtocolError(f"decision request {decision_id} has no legal action")
         session.view = view
         deadline, bank = decision.deadline_unix_ms, decision.time_bank_ms

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -908,55 +908,127 @@ def view_from_proto(
     """A ``SeatView`` message as a :class:`rules.game.SeatView` (a spectator's has ``seat == SPECTATOR_SEAT``).
 
     ``options``, ``sides``, ``legal_actions`` and ``history``, when given,
-    are used instead of decoding the message's: the SDK already holds the
-    table's options and sides (the same in every view of a table), has
-    decoded the decision's legal actions and the history up to its last
-    decision (:class:`KeptHistory`), and a decision is on the hot path of a
-    move. A ``discard_choice`` is expanded into the legal discards
-    it stands for.
+    are used instead of decoding the message's (the SDK already holds the
+    table's options and sides, the same in every view of a table). A
+    ``discard_choice`` is expanded into the legal discards it stands for.
+    Every field is decoded now; :func:`view_on_read` decodes each when read.
 
     Raises:
         OptionsError: for an unset game or options of another game.
         NotationError: for a bad card or action.
         ValueError: for a result without a status.
     """
-    # On the hot path of every decision: fields read once, parts a game does not use skipped when empty.
     game = game_from_proto(message.game)
-    has = message.HasField
-    bids = message.bids
-    extras = message.extras_json
-    return SeatView(
-        game=game,
-        options=options_from_proto(game, message.options) if options is None else options,
-        seat=message.seat if has("seat") else SPECTATOR_SEAT,
-        players=message.players,
-        sides=tuple([tuple(side.seats) for side in message.sides]) if sides is None else sides,
-        deal_number=message.deal_number,
-        dealer=message.dealer,
-        hand=cards_from_proto(message.hand),
-        to_act=message.to_act if has("to_act") else None,
-        legal_actions=_legal_actions_of(message) if legal_actions is None else legal_actions,
-        scores=tuple(message.scores),
-        deal_points=tuple(message.deal_points),
-        trump=suit_from_proto(message.trump),
-        no_trump=message.no_trump,
-        turn_up=card_from_proto(message.turn_up),
-        exposed=cards_from_proto(message.exposed),
-        # A trick in progress is new in each view (a card more): decoded, not kept.
-        current_trick=_decode_trick(message.current_trick) if has("current_trick") else None,
-        tricks=tuple(map(trick_from_proto, message.tricks)),
-        history=_history_from_proto(message, message.history) if history is None else history,
-        robbed_by=message.robbed_by if has("robbed_by") else None,
-        buried=card_from_proto(message.buried),
-        jinked_by=message.jinked_by if has("jinked_by") else None,
-        bids=tuple([_bid_from_proto(entry) for entry in bids]) if bids else (),
-        contract=contract_from_proto(message.contract) if has("contract") else None,
-        kitty=cards_from_proto(message.kitty),
-        discards=cards_from_proto(message.discards),
-        hand_sizes=tuple(message.hand_sizes),
-        result=result_from_proto(message.result) if has("result") else None,
-        extras={name: json.loads(text) for name, text in sorted(extras.items())} if extras else {},
-    )
+    given: dict[str, Any] = {"sides": sides, "legal_actions": legal_actions, "history": history}
+    return SeatView(game=game, options=options_from_proto(game, message.options) if options is None else options,
+                    **{name: decode(message) if given.get(name) is None else given[name]
+                       for name, decode in _VIEW_FIELDS.items()})
+
+
+def view_on_read(
+    message: game_pb2.SeatView,
+    *,
+    options: Mapping[str, Any] | None,
+    sides: tuple[tuple[Seat, ...], ...] | None,
+    legal_actions: tuple[Action, ...] | None,
+    history: KeptHistory,
+) -> SeatView:
+    """:func:`view_from_proto` of a decision's view, each field but the game, options, sides, legal actions and
+    plain numbers decoded when it is first read (``history`` through the seat's :class:`KeptHistory`).
+
+    Why: a decision's view is on the critical path of every move, between
+    the bot's process reading the message and its bot being asked; a bot
+    that reads a few fields (its hand, the trick, its legal actions) no
+    longer waits for the decoding of the rest, and a field is decoded at
+    most once. The view is equal to the one :func:`view_from_proto` decodes.
+
+    Raises:
+        OptionsError: for an unset game or options of another game (the rest raises when read, as
+            :func:`view_from_proto` would).
+    """
+    game = game_from_proto(message.game)
+    view = _ViewOnRead.__new__(_ViewOnRead)
+    setter = object.__setattr__
+    setter(view, "game", game)
+    setter(view, "options", options_from_proto(game, message.options) if options is None else options)
+    for name in _READ_AT_ONCE:
+        setter(view, name, _VIEW_FIELDS[name](message))
+    if sides is not None:
+        setter(view, "sides", sides)
+    if legal_actions is not None:
+        setter(view, "legal_actions", legal_actions)
+    setter(view, "_message", message)
+    setter(view, "_history", history)
+    return view
+
+
+class _ViewOnRead(SeatView):
+    """A :class:`rules.game.SeatView` whose fields are decoded from its message when first read (:func:`view_on_read`).
+
+    A field not decoded yet is an unset slot: reading it falls through to
+    :meth:`__getattr__`, which decodes it and sets the slot, so the next read
+    is a plain attribute read. Equality, ``repr``, ``replace`` and pickling go
+    through the fields and decode what they read.
+    """
+
+    __slots__ = ("_history", "_message")
+    _message: game_pb2.SeatView
+    _history: KeptHistory
+
+    def __getattr__(self, name: str) -> Any:
+        decode = _VIEW_FIELDS.get(name)
+        if decode is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        message = self._message
+        value = self._history.of(message) if name == "history" else decode(message)
+        object.__setattr__(self, name, value)
+        return value
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to any view with the same fields (a decoded ``SeatView`` too)."""
+        if not isinstance(other, SeatView):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in _SEAT_VIEW_FIELDS)
+
+    __hash__ = SeatView.__hash__
+
+
+#: How each field of a ``SeatView`` but its game and options is read from its message (parts a game does not
+#: use are skipped when empty: each read of a message field is a call into protobuf).
+_VIEW_FIELDS: dict[str, Callable[[game_pb2.SeatView], Any]] = {
+    "seat": lambda m: m.seat if m.HasField("seat") else SPECTATOR_SEAT,
+    "players": lambda m: m.players,
+    "sides": lambda m: tuple([tuple(side.seats) for side in m.sides]),
+    "deal_number": lambda m: m.deal_number,
+    "dealer": lambda m: m.dealer,
+    "hand": lambda m: cards_from_proto(m.hand),
+    "to_act": lambda m: m.to_act if m.HasField("to_act") else None,
+    "legal_actions": lambda m: _legal_actions_of(m),
+    "scores": lambda m: tuple(m.scores),
+    "deal_points": lambda m: tuple(m.deal_points),
+    "trump": lambda m: suit_from_proto(m.trump),
+    "no_trump": lambda m: m.no_trump,
+    "turn_up": lambda m: card_from_proto(m.turn_up),
+    "exposed": lambda m: cards_from_proto(m.exposed),
+    # A trick in progress is new in each view (a card more): decoded, not kept.
+    "current_trick": lambda m: _decode_trick(m.current_trick) if m.HasField("current_trick") else None,
+    "tricks": lambda m: tuple(map(trick_from_proto, m.tricks)),
+    "history": lambda m: _history_from_proto(m, m.history),
+    "robbed_by": lambda m: m.robbed_by if m.HasField("robbed_by") else None,
+    "buried": lambda m: card_from_proto(m.buried),
+    "jinked_by": lambda m: m.jinked_by if m.HasField("jinked_by") else None,
+    "bids": lambda m: tuple([_bid_from_proto(entry) for entry in m.bids]) if m.bids else (),
+    "contract": lambda m: contract_from_proto(m.contract) if m.HasField("contract") else None,
+    "kitty": lambda m: cards_from_proto(m.kitty),
+    "discards": lambda m: cards_from_proto(m.discards),
+    "hand_sizes": lambda m: tuple(m.hand_sizes),
+    "result": lambda m: result_from_proto(m.result) if m.HasField("result") else None,
+    "extras": lambda m: {name: json.loads(text) for name, text in sorted(m.extras_json.items())}
+    if m.extras_json else {},
+}
+_SEAT_VIEW_FIELDS = tuple(f.name for f in fields(SeatView))
+#: The fields :func:`view_on_read` reads at once: plain numbers, cheaper to read than a miss of the slot.
+_READ_AT_ONCE = ("seat", "players", "deal_number", "dealer", "to_act", "no_trump")
 
 
 def _bid_from_proto(entry: game_pb2.AuctionEntry) -> tuple[Seat, tuple[int, Denomination] | None]:
