@@ -9,7 +9,7 @@ The game module owns everything inside a deal and the end condition.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tricktable.rules.actions import Action
@@ -49,6 +49,10 @@ class Match:
     result: Result | None = None
     #: The events of the step that made this state: the first deal dealt for :meth:`start`.
     events: tuple[Event, ...] = ()
+    #: Every seat's view of a deal just dealt (its :class:`DealStarted` was made from them), in seat order, which
+    #: :meth:`view` returns; empty in any other state. Why kept: a server table sends each seat its view at once
+    #: (the joins, the first decision), and building it again costs as much as the first time.
+    dealt_views: tuple[SeatView, ...] = field(default=(), compare=False, repr=False)
 
     @classmethod
     def start(
@@ -83,9 +87,9 @@ class Match:
             config, number=1, dealer=first, deck=decks.deck(0, config.deck()), scores=zero,
             redeal=False,
         )
+        views = _views(deal, zero, config.players)
         return cls(rules=rules, config=config, decks=decks, first_dealer=first, finished=(),
-                   deal=deal, scores_before=zero,
-                   events=_dealt(deal, zero, config.players, redeal=False))
+                   deal=deal, scores_before=zero, events=_dealt(deal, views, redeal=False), dealt_views=views)
 
     # --- state -----------------------------------------------------------
 
@@ -138,7 +142,7 @@ class Match:
         deal = self.deal.apply(action, seat)  # checks first, as :meth:`check` does: one check per action
         caused = deal.events[len(self.deal.events):]
         if not deal.is_over:
-            return evolve(self, deal=deal, events=caused)
+            return evolve(self, deal=deal, events=caused, dealt_views=())
         return self._after_deal(deal, caused)
 
     def _after_deal(self, deal: DealState, caused: tuple[Event, ...]) -> Match:
@@ -146,27 +150,31 @@ class Match:
         finished = (*self.finished, (deal, self.scores_before))
         result = None if deal.is_void else self.rules.match_result(self.config, deal, scores)
         if result is not None:
-            return evolve(self, deal=deal, finished=finished, scores_before=scores, result=result, events=caused)
+            return evolve(self, deal=deal, finished=finished, scores_before=scores, result=result, events=caused,
+                          dealt_views=())
         dealer = deal.dealer if deal.is_void else (deal.dealer + 1) % self.config.players
         index = len(finished)
         nxt = self.rules.start_deal(
             self.config, number=index + 1, dealer=dealer,
             deck=self.decks.deck(index, self.config.deck()), scores=scores, redeal=deal.is_void,
         )
+        views = _views(nxt, scores, self.config.players)
         return evolve(self, deal=nxt, finished=finished, scores_before=scores,
-                       events=(*caused, *_dealt(nxt, scores, self.config.players, redeal=deal.is_void)))
+                      events=(*caused, *_dealt(nxt, views, redeal=deal.is_void)), dealt_views=views)
 
     def abort(self, reason: str) -> Match:
         """End the match as aborted: no winners, the scores as the rules had scored them."""
         if self.result is not None:
             return self
         return replace(self, result=Result(status="aborted", winners=(), scores=self.scores,
-                                           reason=reason), events=())
+                                           reason=reason), events=(), dealt_views=())
 
     def view(self, seat: Seat) -> SeatView:
         """What ``seat`` may know now (rules.md, "What each player may know")."""
         if not 0 <= seat < self.config.players:
             raise ValueError(f"no seat {seat} at a {self.config.players}-player table")
+        if self.dealt_views:  # a deal just dealt (never over: the match has no result then)
+            return self.dealt_views[seat]
         base = self.deal.view(seat, self.scores_before)
         if self.result is None:
             return base
@@ -208,9 +216,13 @@ class Match:
 
 
 
-def _dealt(deal: DealState, scores: tuple[int, ...], players: int, *, redeal: bool) -> tuple[Event, ...]:
+def _views(deal: DealState, scores: tuple[int, ...], players: int) -> tuple[SeatView, ...]:
+    """Every seat's view of ``deal`` (just dealt, ``scores`` the totals before it), in seat order."""
+    return tuple(deal.view(seat, scores) for seat in range(players))
+
+
+def _dealt(deal: DealState, views: tuple[SeatView, ...], *, redeal: bool) -> tuple[Event, ...]:
     """A deal just dealt: :class:`DealStarted` (each hand as its seat's view sorts it), then the deal's own events."""
-    views = [deal.view(seat, scores) for seat in range(players)]
     public = views[0]
     started = DealStarted(number=deal.number, dealer=deal.dealer, redeal=redeal, turn_up=public.turn_up,
                           scores=public.scores, hand_sizes=public.hand_sizes,

@@ -26,7 +26,7 @@ import secrets
 import time
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
 
@@ -38,6 +38,7 @@ from tricktable.rules.annotation import Annotation
 from tricktable.rules.defaults import default_action
 from tricktable.rules.errors import RuleError
 from tricktable.rules.events import ACTION_EVENTS
+from tricktable.rules.frozen import evolve
 from tricktable.rules.game import Seat, SeatView
 from tricktable.rules.match import MAX_DEALS, Match
 from tricktable.rules.record import action_from_json, action_to_json, annotate_record
@@ -242,7 +243,7 @@ class Table:
         self._flush()
         view = self.view(audience)
         if self.status is TableStatus.WAITING:
-            view = replace(view, to_act=None, legal_actions=())
+            view = evolve(view, to_act=None, legal_actions=())
         return Snapshot(seq=self.last_sequence(audience), status=self.status, view=view)
 
     def pending_for(self, seat: Seat) -> DecisionRequested | None:

@@ -141,3 +141,28 @@ def test_a_card_played_shows_as_the_action_that_caused_it() -> None:
     event = CardPlayed(seat=0, card=card("JKB"), named_suit=card("5H").suit)
     assert event.action == Play(card=card("JKB"), suit=card("5H").suit)
     assert event.seen_by(None) is event
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=layout_id)
+def test_a_deal_just_dealt_hands_out_the_views_its_deal_started_was_made_from(
+        layout: tuple[str, dict[str, Any]]) -> None:
+    """Each seat's view of a fresh deal is built once (the table sends it at once); any later state builds its own."""
+    game, options = layout
+    match = new_match(game, dict(options), seed=f"dealt-{layout_id(layout)}")
+    rng = random.Random(layout_id(layout))
+    deals_seen = 0
+    while not match.is_over and deals_seen < 3:
+        started = next((e for e in match.events if isinstance(e, DealStarted)), None)
+        if started is None:
+            assert match.dealt_views == ()
+        else:
+            deals_seen += 1
+            assert len(match.dealt_views) == match.config.players
+            for seat in range(match.config.players):
+                fresh = match.deal.view(seat, match.scores_before)
+                assert match.view(seat) is match.dealt_views[seat]
+                assert match.view(seat) == fresh
+                assert started.hands[seat] == fresh.hand
+        match = match.apply(rng.choice(match.legal_actions()))
+    assert deals_seen >= 2 or match.is_over
+    assert match.abort("stopped").dealt_views == ()

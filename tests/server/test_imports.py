@@ -45,6 +45,7 @@ RULES_NAMES = {
     "rules.match": {"MAX_DEALS", "Match"},
     "rules.registry": {"game_rules", "new_match"},
     "rules.shuffle": {"seed_commitment"},
+    "rules.frozen": {"evolve"},  # the copy of an immutable state with some fields changed (a waiting view)
 }
 
 
