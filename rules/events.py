@@ -19,7 +19,7 @@ deal's action events as that seat sees them. Dicts exist only in records
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import ClassVar, TypeAlias
 
 from tricktable.rules.actions import (
@@ -39,6 +39,7 @@ from tricktable.rules.actions import (
     Stand,
 )
 from tricktable.rules.cards import Card, Suit
+from tricktable.rules.frozen import evolve
 from tricktable.rules.game import Contract, Seat, Trick
 
 #: Who is told: a seat, or None for the spectators.
@@ -60,7 +61,7 @@ class DealStarted:
     def seen_by(self, audience: Audience) -> DealStarted:
         """Only the audience's own hand (none for the spectators)."""
         own = {} if audience is None else {audience: self.hands[audience]}
-        return replace(self, hands=own)
+        return evolve(self, hands=own)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -98,7 +99,7 @@ class Robbed:
 
     def seen_by(self, audience: Audience) -> Robbed:
         """That a seat robbed is public; the buried card is known to the robber alone (rules.md 1.4)."""
-        return self if audience == self.seat else replace(self, buried=None)
+        return self if audience == self.seat else evolve(self, buried=None)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -273,7 +274,7 @@ class Discarded:
 
     def seen_by(self, audience: Audience) -> Discarded:
         """That the declarer discarded is public; the cards are not (rules.md, "What each player may know")."""
-        return self if audience == self.seat else replace(self, cards=None)
+        return self if audience == self.seat else evolve(self, cards=None)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -308,7 +309,7 @@ class KittyTaken:
 
     def seen_by(self, audience: Audience) -> KittyTaken:
         """That the declarer took it is public; its cards are not."""
-        return self if audience == self.seat else replace(self, kitty=None)
+        return self if audience == self.seat else evolve(self, kitty=None)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
