@@ -9,6 +9,7 @@ included) and compare every message with the plain conversion.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 
 import pytest
@@ -20,8 +21,9 @@ from tricktable.rules.actions import Bid, Denomination, Discard, describe
 from tricktable.rules.cards import cards
 from tricktable.rules.registry import new_match
 from tricktable.server import wire
+from tricktable.server.clocks import TimeControl
 from tricktable.server.events import DecisionRequested, Event, GameEvent
-from tricktable.server.tables import TableStatus
+from tricktable.server.tables import Table, TableStatus
 from tricktable.server.wire import SeatWire, decision_to_proto, event_to_proto, status_to_proto
 
 
@@ -196,3 +198,50 @@ def test_a_tables_options_are_converted_once_as_the_plain_conversion(game: str) 
     assert kept == convert.options_to_proto(game, options)
     assert wire.options_message(game, options) is kept  # the table's own dict again: the same message
     assert wire.options_message(game, dict(options)) is not kept  # another dict is converted on its own
+
+
+def _plain_info(table: Table) -> pb.TableInfo:
+    """A table's ``TableInfo`` built whole from the table, as the server did before keeping its fixed facts."""
+    match = table.match
+    info = pb.TableInfo(
+        table_id=table.id, game=convert.game_to_proto(table.game),
+        options=convert.options_to_proto(table.game, table.options), status=status_to_proto(table.status.value),
+        seats=[pb.SeatInfo(seat=s.seat, name=s.name, joined=s.joined, connected=s.connected) for s in table.seats],
+        time_control=pb.TimeControl(decision_ms=round(table.time_control.decision_seconds * 1000),
+                                    bank_ms=round(table.time_control.bank_seconds * 1000)),
+        seed_sha256=table.seed_sha256, created_unix_ms=round(table.created_at * 1000),
+        deal_number=match.deal.number if table.status is not TableStatus.WAITING else 0,
+        scores=list(match.scores), seed_chosen=table.seed_chosen, sealed=table.sealed)
+    if match.result is not None:
+        info.result.CopyFrom(convert.result_to_proto(match.result))
+    return info
+
+
+async def test_a_tables_info_with_its_fixed_facts_kept_is_the_plain_one_through_its_life() -> None:
+    """Waiting, each join, running, each move and ended: the same bytes as the info built whole."""
+    table = Table(table_id="t-info", match=new_match("twenty_five", {}, seed="info"), seed="info",
+                  time_control=TimeControl(), names=["ann"], seed_chosen=True)
+    seen = [wire.table_info(table).SerializeToString()]
+    assert seen[0] == _plain_info(table).SerializeToString()
+    for seat in range(table.players):
+        table.connect(seat, f"bot-{seat}")
+        seen.append(wire.table_info(table).SerializeToString())
+        assert seen[-1] == _plain_info(table).SerializeToString()
+    while not table.is_over:
+        decision = table.pending_for(table.match.to_act or 0)
+        assert decision is not None
+        assert table.submit(decision.seat, decision.decision_id, decision.legal_actions[0]).accepted
+        assert wire.table_info(table).SerializeToString() == _plain_info(table).SerializeToString()
+    assert table.match.result is not None
+    assert len(set(seen)) == len(seen)  # every join changed what it says
+
+
+async def test_a_tables_fixed_facts_are_kept_no_longer_than_the_table() -> None:
+    table = Table(table_id="t-gone", match=new_match("twenty_five", {}, seed="g"), seed="g", time_control=TimeControl())
+    assert wire.table_info(table).table_id == "t-gone"
+    assert table in wire._FIXED_INFOS
+    kept = len(wire._FIXED_INFOS)
+    table.abort("done")
+    del table
+    gc.collect()  # a table is in reference cycles (its timers' callbacks): the collector frees it
+    assert len(wire._FIXED_INFOS) == kept - 1
