@@ -190,7 +190,7 @@ def test_an_ensemble_values_each_candidate_by_the_mean_of_its_playouts() -> None
     assert both == pytest.approx([(a + b) / 2 for a, b in zip(low, high, strict=True)])
 
 
-def test_twenty_five_cards_are_searched_with_the_ensemble_and_forty_five_with_greedy_playouts() -> None:
+def test_spoil_five_cards_are_searched_with_the_ensemble_and_all_fives_with_greedy_playouts() -> None:
     def values(game: str, playout: str | None) -> dict[Action, float]:
         _, _, view = _decision(game, f"default-playout-{game}", STEPS[game][1])
         bot = SearchBot("p", simulations=12, playout=playout)
@@ -198,4 +198,5 @@ def test_twenty_five_cards_are_searched_with_the_ensemble_and_forty_five_with_gr
         return bot.last_values
 
     assert values("twenty_five", None) == values("twenty_five", "ensemble") != values("twenty_five", "greedy")
-    assert values("forty_five", None) == values("forty_five", "greedy") != values("forty_five", "ensemble")
+    assert values("forty_five", None) == values("forty_five", "ensemble") != values("forty_five", "greedy")
+    assert values("all_fives", None) == values("all_fives", "greedy") != values("all_fives", "ensemble")
