@@ -32,7 +32,11 @@ server's CPU per move under the throughput load, and a change to them moves
 the whole server's figure by less than its noise. Each tree runs in its own
 process in alternating rounds (``--refs``, as :mod:`bench.table_step`), each
 figure the median of its rounds with its best beside it. Full collections
-are left out and reported apart, as there.
+are left out and reported apart, as there. The collector runs as the
+measured tree's server runs it once up (``runtime.settle_collector``:
+start-up heap frozen, thresholds raised; Python's own where a tree has
+none): at Python's 700 its young collections land in whatever allocates
+and are a larger share of a game than in the server.
 
 Run ``python -m bench.table_life --refs main`` (JSON to
 ``bench/results/table_life.json`` and a table on stdout).
@@ -191,7 +195,7 @@ async def _play_games(game: str, games: int, seed: str, data_dir: Path, tables: 
         storage.close()
     return {"games": games, "moves": moves[0], **{f"{p}_cpu_seconds": s for p, s in clock.seconds.items()},
             "total_cpu_seconds": total, "full_gc_seconds": clock.full_gc_seconds, "full_gcs": clock.full_gcs,
-            "source": service.__file__}
+            "source": service.__file__, "collector_thresholds": list(gc.get_threshold())}
 
 
 def _module(name: str) -> Any:
@@ -218,6 +222,9 @@ def _worker(game: str, games: int, tables: int, seed: str) -> None:
     with tempfile.TemporaryDirectory(prefix="tricktable-life-") as tmp:
         # Games first, not counted: first-use imports and compilation, and the store's first pages.
         asyncio.run(_play_games(game, 3, f"{seed}-warm-up", Path(tmp)))
+        settle = getattr(_module("server.runtime"), "settle_collector", None)
+        if settle is not None:
+            settle()
         result = asyncio.run(_play_games(game, games, seed, Path(tmp), tables))
     print(json.dumps(result))
 
@@ -238,11 +245,13 @@ def run(refs: Sequence[str], *, game: str = GAME, games: int = 120, tables: int 
     with tempfile.TemporaryDirectory(prefix="tricktable-life-") as tmp:
         measured = trees(refs, Path(tmp))
         per_round: dict[str, list[dict[str, float]]] = {name: [] for name in measured}
+        thresholds: dict[str, list[int]] = {}
         moves = 0
         for _ in range(rounds):
             for name, tree in measured.items():
                 result = _measure(tree, game, games, tables, seed)
                 moves = int(result["moves"])
+                thresholds[name] = result.get("collector_thresholds", [])
                 move = result["moves_cpu_seconds"] / moves * 1e6
                 total = result["total_cpu_seconds"] / games * 1e6
                 per_round[name].append({"open": result["open_cpu_seconds"] / games * 1e6,
@@ -258,6 +267,7 @@ def run(refs: Sequence[str], *, game: str = GAME, games: int = 120, tables: int 
         row["fixed_us_best"] = round(min(r["fixed"] for r in found), 1)
         row["fixed_us_by_round"] = [round(r["fixed"], 1) for r in found]
         row[f"ratio_to_{first}"] = round(row["fixed_us_median"] / base, 3)
+        row["collector_thresholds"] = thresholds[name]
         rows[name] = row
     return {"game": game, "games_per_round": games, "tables_at_once": tables, "moves_per_round": moves,
             "rounds": rounds, "seed": seed,
