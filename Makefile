@@ -77,7 +77,8 @@ golden: venv
 
 # The README's ladder: four steps per game (random < heuristic < pimc < search, and search vs heuristic) on
 # duplicate deals, seed "ladder": `ladder` with a fixed number of worlds a decision (reproducible), `ladder-timed`
-# with each searching bot's 100 ms a decision (wall clock; give it an otherwise idle machine). The pair counts
+# with each searching bot's 100 ms a decision on its own CPU clock (`--clock cpu`: the worlds an idle core gives
+# in 100 ms, whatever else the machine runs; `CLOCK=wall` for the live games' wall clock). The pair counts
 # keep each target within about an hour of two idle cores (the README gives each row's CPU per decision);
 # WORKERS=n to change the processes.
 LADDER := $(BIN)/tricktable ladder --workers $(or $(WORKERS),2)
@@ -87,11 +88,12 @@ ladder: venv
 	$(LADDER) --game all_fives --games 200 --sims 30
 	$(LADDER) --game cinq_cents --games 40 --sims 20 --option target=500
 
+LADDER_TIMED := $(LADDER) --sims 0 --seed timed --clock $(or $(CLOCK),cpu)
 ladder-timed: venv
-	$(LADDER) --game twenty_five --games 40 --sims 0 --seed timed
-	$(LADDER) --game forty_five --games 40 --sims 0 --seed timed
-	$(LADDER) --game all_fives --games 20 --sims 0 --seed timed
-	$(LADDER) --game cinq_cents --games 20 --sims 0 --seed timed --option target=500
+	$(LADDER_TIMED) --game twenty_five --games 40
+	$(LADDER_TIMED) --game forty_five --games 40
+	$(LADDER_TIMED) --game all_fives --games 20
+	$(LADDER_TIMED) --game cinq_cents --games 20 --option target=500
 
 bench: venv
 	-$(PY) -m pip install --quiet -e '.[bench,fast]'
