@@ -30,6 +30,11 @@ LAYOUTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("cinq_cents", {}),
 )
 
+#: Each game once, with a short target where it has one: for tests that play whole matches of every game.
+SHORT_GAMES: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("twenty_five", {}), ("forty_five", {}), ("all_fives", {"target": 31}), ("cinq_cents", {"target": 100}),
+)
+
 #: A small number of deals after which a random match is aborted (random Cinq Cents never ends).
 TEST_MAX_DEALS = 6
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import pytest
 
+from tests.games_support import SHORT_GAMES
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import game_pb2
 from tricktable.rules.registry import new_match
 
 
-@pytest.mark.parametrize(("game", "options"), [
-    ("twenty_five", {}), ("forty_five", {}), ("all_fives", {"target": 31}), ("cinq_cents", {"target": 100}),
-])
+@pytest.mark.parametrize(("game", "options"), SHORT_GAMES)
 def test_views_decoded_with_the_history_kept_between_them_equal_the_whole_decoding(
         game: str, options: dict[str, int]) -> None:
     match = new_match(game, options, seed=f"kept-history-{game}")

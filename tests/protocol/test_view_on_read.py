@@ -13,6 +13,7 @@ import pickle
 
 import pytest
 
+from tests.games_support import SHORT_GAMES
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import game_pb2
 from tricktable.rules.errors import NotationError
@@ -26,9 +27,7 @@ def _on_read(message: game_pb2.SeatView, kept: convert.KeptHistory) -> SeatView:
     return convert.view_on_read(message, options=None, sides=None, legal_actions=None, history=kept)
 
 
-@pytest.mark.parametrize(("game", "options"), [
-    ("twenty_five", {}), ("forty_five", {}), ("all_fives", {"target": 31}), ("cinq_cents", {"target": 100}),
-])
+@pytest.mark.parametrize(("game", "options"), SHORT_GAMES)
 def test_a_view_decoded_on_read_equals_the_view_decoded_whole_however_it_is_read(
         game: str, options: dict[str, int]) -> None:
     match = new_match(game, options, seed=f"on-read-{game}")

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.games_support import SHORT_GAMES
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import events_pb2, game_pb2
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
@@ -40,7 +41,6 @@ def _plain(decision: DecisionRequested, enumerate_discards: bool) -> pb.Decision
 
 
 #: Every game, with options that keep a match short enough to play whole.
-GAMES = [("twenty_five", {}), ("forty_five", {}), ("all_fives", {"target": 31}), ("cinq_cents", {"target": 100})]
 
 
 def _decisions(game: str, options: dict[str, int], seed: str) -> Iterator[DecisionRequested]:
@@ -58,7 +58,7 @@ def _decisions(game: str, options: dict[str, int], seed: str) -> Iterator[Decisi
 
 
 @pytest.mark.parametrize("enumerate_discards", [False, True])
-@pytest.mark.parametrize(("game", "options"), GAMES)
+@pytest.mark.parametrize(("game", "options"), SHORT_GAMES)
 def test_decisions_with_options_converted_once_equal_the_plain_conversion(game: str, options: dict[str, int],
                                                                          enumerate_discards: bool) -> None:
     converted = convert.options_to_proto(game, new_match(game, options, seed=f"wire-{game}").view(0).options)
@@ -83,7 +83,7 @@ def test_every_table_status_has_the_wire_value_of_its_name() -> None:
         assert pb.TableStatus.Name(status_to_proto(status.value)) == f"TABLE_STATUS_{status.name}"
 
 
-@pytest.mark.parametrize(("game", "options"), GAMES)
+@pytest.mark.parametrize(("game", "options"), SHORT_GAMES)
 def test_a_streams_decisions_with_its_history_kept_between_them_equal_the_plain_conversion(
         game: str, options: dict[str, int]) -> None:
     """One ``SeatWire`` per seat for a whole match: each decision converts only the history entries new to it."""
