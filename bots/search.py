@@ -94,7 +94,7 @@ POLICIES: dict[str, tuple[FastPlayout, ...]] = {
 #: The evaluation of each game's card decisions (others: ``"greedy"``). Against plain PIMC, 30 worlds, on the same
 #: duplicate pairs, the ensemble took more points of share than greedy playouts alone in both Spoil Five games:
 #: Twenty-Five +0.62 [+0.25, +0.98] on 2,000 pairs (seed ``tf5``: 50.9% of the points, 51.9% of the games),
-#: Forty-Five +0.46 [+0.04, +0.88] on 990 (seed ``ff6``: 51.2% of the points, 53.0% of the games), at about 1.3
+#: Forty-Five +0.48 [+0.06, +0.90] on 1,000 (seed ``ff6``: 51.2% of the points, 53.0% of the games), at about 1.3
 #: times the CPU a decision. Not tried in All Fives and Cinq Cents, whose points are in the cards taken.
 PLAYOUT: dict[str, str] = {"twenty_five": "ensemble", "forty_five": "ensemble"}
 
