@@ -121,37 +121,30 @@ def test_stand_beg_and_the_jink_are_searched(game: str, kind: type[Action], opti
     assert bot.last_worlds == 4
 
 
-def test_a_cpu_clock_budget_does_not_count_time_the_bot_spends_off_the_cpu(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each playout here sleeps 5 ms, as if the machine gave the bot's thread no CPU for that long.
+def test_a_cpu_clock_budget_runs_on_the_threads_own_cpu_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``clock="cpu"`` is the thread's CPU time, and a ladder spec's clock is the one its bot's budget reads.
 
-    A world plays out at least one candidate, so on the wall clock a 20 ms
-    budget fits at most four such worlds; on the
-    thread's CPU clock the sleeps cost nothing, so the bot draws the worlds
-    its CPU share buys: what makes a time-mode ladder on a loaded machine
-    comparable to one on an idle core.
+    The clock itself is replaced by the fake one (no real time in tests): the
+    bot built with ``clock="cpu"`` draws exactly the worlds the fake CPU clock
+    allows, and a wall-clock bot never reads it.
     """
     import time
 
-    from tricktable.bots import pimc
+    from tricktable.bots import fast_worlds
     from tricktable.bots.ladder import BotSpec
 
-    real = pimc.random_playout  # type: ignore[attr-defined]
-
-    def slow_playout(*args: object) -> None:
-        time.sleep(0.005)
-        real(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(pimc, "random_playout", slow_playout)
+    assert fast_worlds.CLOCKS["cpu"] is time.thread_time
+    assert fast_worlds.CLOCKS["wall"] is time.monotonic
+    cpu = FakeClock(STEP)
+    monkeypatch.setitem(fast_worlds.CLOCKS, "cpu", cpu)
     view = _first_view("twenty_five", _card_choice)
-    worlds = {}
-    for clock in ("wall", "cpu"):
-        bot = BotSpec("pimc", simulations=None, budget=0.02, clock=clock).build("clocks")
-        assert isinstance(bot, PimcBot)
-        bot.choose_action(view)
-        worlds[clock] = bot.last_worlds
-    assert worlds["wall"] <= 4
-    assert worlds["cpu"] >= 8, worlds  # more than the wall clock can ever fit
+    bot = BotSpec("pimc", simulations=None, budget=BUDGET, clock="cpu").build("clocks")
+    assert isinstance(bot, PimcBot)
+    bot.choose_action(view)
+    assert bot.last_worlds == WORLDS
+    reads = cpu.reads
+    BotSpec("pimc", simulations=None, budget=BUDGET, clock="wall").build("clocks")
+    assert cpu.reads == reads
 
 
 def test_a_searching_bot_refuses_an_unknown_clock() -> None:
