@@ -198,6 +198,9 @@ class Table:
         #: Frozen for a restart (:meth:`suspend`): nothing changes any more in this process.
         self.suspended = False
         self.log = structlog.get_logger("tricktable.table").bind(table=table_id, game=self.game)
+        #: The table's unchanging public facts as ``tricktable.server.wire.table_info`` serialised them once: kept
+        #: on the table so they live exactly as long as it does.
+        self.fixed_info: bytes | None = None
 
     # --- queries ---------------------------------------------------------
 

@@ -7,7 +7,6 @@ server-specific messages around them.
 
 from __future__ import annotations
 
-import weakref
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
@@ -231,9 +230,6 @@ def decision_to_proto(decision: DecisionRequested, options: game_pb2.TableOption
 
 #: Tables' facts that never change (id, game, options, clocks, commitment, creation, marks) as ``TableInfo``
 #: bytes, each for as long as its table lives (weakly: a kept entry must not hold an ended table in memory).
-_FIXED_INFOS: weakref.WeakKeyDictionary[Table, bytes] = weakref.WeakKeyDictionary()
-
-
 def table_info(table: Table) -> table_service_pb2.TableInfo:
     """The public facts of an open (or recently ended) table.
 
@@ -242,9 +238,9 @@ def table_info(table: Table) -> table_service_pb2.TableInfo:
     C and writing what changes on top (status, seats, deal, scores, result)
     costs about half of building them.
     """
-    fixed = _FIXED_INFOS.get(table)
+    fixed = table.fixed_info
     if fixed is None:
-        fixed = _FIXED_INFOS[table] = _fixed_info(table).SerializeToString()
+        fixed = table.fixed_info = _fixed_info(table).SerializeToString()
     info = table_service_pb2.TableInfo.FromString(fixed)
     match = table.match
     info.status = status_to_proto(table.status.value)

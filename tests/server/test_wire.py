@@ -9,7 +9,6 @@ included) and compare every message with the plain conversion.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
 
 import pytest
@@ -234,14 +233,3 @@ async def test_a_tables_info_with_its_fixed_facts_kept_is_the_plain_one_through_
         assert wire.table_info(table).SerializeToString() == _plain_info(table).SerializeToString()
     assert table.match.result is not None
     assert len(set(seen)) == len(seen)  # every join changed what it says
-
-
-async def test_a_tables_fixed_facts_are_kept_no_longer_than_the_table() -> None:
-    table = Table(table_id="t-gone", match=new_match("twenty_five", {}, seed="g"), seed="g", time_control=TimeControl())
-    assert wire.table_info(table).table_id == "t-gone"
-    assert table in wire._FIXED_INFOS
-    kept = len(wire._FIXED_INFOS)
-    table.abort("done")
-    del table
-    gc.collect()  # a table is in reference cycles (its timers' callbacks): the collector frees it
-    assert len(wire._FIXED_INFOS) == kept - 1
