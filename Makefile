@@ -79,7 +79,7 @@ golden: venv
 # duplicate deals, seed "ladder": `ladder` with a fixed number of worlds a decision (reproducible), `ladder-timed`
 # with each searching bot's 100 ms a decision on its own CPU clock (`--clock cpu`: the worlds an idle core gives
 # in 100 ms, whatever else the machine runs; `CLOCK=wall` for the live games' wall clock). The pair counts
-# keep each target within about an hour of two idle cores (the README gives each row's CPU per decision);
+# keep each target within about an hour of two idle cores (docs/strength.md gives each row's CPU per decision);
 # WORKERS=n to change the processes.
 LADDER := $(BIN)/tricktable ladder --workers $(or $(WORKERS),2)
 ladder: venv

@@ -23,7 +23,7 @@ auction with the heuristic's own bidding rule
 trick counts worked out once a world), the heuristic's discard, then the
 playout. On the readable engine with the heuristic playing every card a bid
 saw 73 worlds per CPU second; here about 700 (``python -m
-tricktable.bots.world_rate``, README).
+tricktable.bots.world_rate``, docs/strength.md).
 
 History of the measurement: the first version let every later seat pass
 after our bid and valued passing at 0. With 6 worlds per bid it overbid (the

@@ -1,4 +1,4 @@
-"""How many worlds a searching bot sees per CPU second, per kind of decision: the README's worlds figures.
+"""How many worlds a searching bot sees per CPU second, per kind of decision: docs/strength.md's worlds figures.
 
 Decision points are gathered from heuristic matches on fixed seeds (the
 first ``points`` decisions of each kind), then the bot decides each of them
