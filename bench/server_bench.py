@@ -325,12 +325,13 @@ def turnarounds(records: Sequence[Sequence[Any]],
 # --- measurements -------------------------------------------------------------------------------------
 
 
-def ping(address: str, pid: int, size: int, count: int) -> tuple[list[float], float]:
-    """Round trips (us) of ``count`` ``size``-byte echoes from a new client process, and the echo server's
-    CPU seconds per round trip (one message in, one out: the cost of a message in grpc.aio here)."""
+def ping(address: str, pid: int, size: int, count: int, loop: str = "asyncio") -> tuple[list[float], float]:
+    """Round trips (us) of ``count`` ``size``-byte echoes from a new client process (its event loop ``loop``), and
+    the echo server's CPU seconds per round trip (one message in, one out: the cost of a message in grpc.aio here)."""
     client = subprocess.Popen(
         _python("-m", "bench.server_echo", "ping", address, "--count", str(count), "--size", str(size),
-                "--warmup", str(PING_WARMUP)), stdout=subprocess.PIPE, text=True, cwd=ROOT, env=_env())
+                "--warmup", str(PING_WARMUP), *_loop_flag(loop)), stdout=subprocess.PIPE, text=True, cwd=ROOT,
+        env=_env())
     cpu0 = _cpu_seconds(pid)
     result = _result_of(client)
     cpu = _cpu_seconds(pid) - cpu0
@@ -351,17 +352,24 @@ def _create_tables(address: str, game: str, count: int) -> list[tuple[str, list[
     return tables
 
 
+def _loop_flag(loop: str) -> list[str]:
+    """A client's ``--loop`` flag: none for asyncio, so an older tree's clients (without the flag) run too."""
+    return [] if loop == "asyncio" else ["--loop", loop]
+
+
 def turnaround_round(server: ServerProcess, game: str, tables: int, *, sdk: bool,
-                     coalesce: bool = True, root: Path = ROOT) -> dict[str, Any]:
+                     coalesce: bool = True, root: Path = ROOT, loop: str = "asyncio") -> dict[str, Any]:
     """Tables played one after another by one process per seat: every move's turnaround samples, the messages
-    the seats received, and the server's CPU seconds (table set-up included); ``root``: the bots' source tree."""
+    the seats received, and the server's CPU seconds (table set-up included); ``root``: the bots' source tree,
+    ``loop``: the bots' event loop."""
     created = _create_tables(server.address, game, tables)
     seats = len(created[0][1])
     ids = ",".join(t for t, _ in created)
     cpu0 = server.cpu_seconds()
     # "--tokens=" because a token may begin with "-".
     clients = [_client("seat", server.address, f"--tables={ids}", "--tokens=" + ",".join(tok[s] for _, tok in created),
-                       *(["--sdk"] if sdk else []), *([] if coalesce else ["--batches-only"]), root=root)
+                       *(["--sdk"] if sdk else []), *([] if coalesce else ["--batches-only"]), *_loop_flag(loop),
+                       root=root)
                for s in range(seats)]
     with _reaped(clients):
         results = [_result_of(c) for c in clients]
@@ -668,6 +676,63 @@ def measure_against(folder: Path, sizes: Sizes, refs: Sequence[str], rounds: int
     return out
 
 
+def measure_sdk_bots(folder: Path, sizes: Sizes, refs: Sequence[str], rounds: int = 6, tables: int = 2,
+                     loops: Sequence[str] = ("asyncio",)) -> dict[str, Any]:
+    """The SDK's own share of the turnaround: SDK bots of each commit of ``refs`` and of this tree, against ONE
+    server of this tree, in alternating rounds, beside the raw round trip and the stub bots of each round.
+
+    Why one server: a change to the SDK is then the only difference between the rows, where ``--against``
+    also changes the server and starts a fresh one per tree. ``loops``: the event loops of this tree's bots and
+    of the echo client (the refs' bots run on asyncio), so a loop's gain is read against the raw round trip
+    measured on that same loop. Each round plays ``tables`` tables per row; figures are medians over the
+    pooled moves and over the rounds' ratios.
+    """
+    from bench.trees import commit_titles, trees
+
+    measured = trees(refs, folder / "trees")
+    rows: list[tuple[str, Path, bool, str]] = [(f"stub bots, {loop}", ROOT, False, loop) for loop in loops]
+    rows += [(f"SDK bots {name}", root, True, "asyncio") for name, root in measured.items() if name != "tree"]
+    rows += [(f"SDK bots tree, {loop}", ROOT, True, loop) for loop in loops]
+    samples: dict[str, list[float]] = {name: [] for name, *_ in rows}
+    by_round: dict[str, list[float]] = {name: [] for name, *_ in rows}
+    raw: dict[str, list[float]] = {loop: [] for loop in loops}
+    loads = [os.getloadavg()[0]]
+    with echo_server() as (address, pid), game_server(folder / "sdk-bots", "--join-ms", "600000") as server:
+        for _ in range(rounds):
+            round_raw = {}
+            for loop in loops:
+                trips = ping(address, pid, sizes.ping_sizes[0], max(1, sizes.ping_count // rounds), loop)[0]
+                raw[loop] += trips
+                round_raw[loop] = statistics.median(trips)
+            for name, root, sdk, loop in rows:
+                played = turnaround_round(server, sizes.game, tables, sdk=sdk, root=root, loop=loop)["samples"]["all"]
+                samples[name] += played
+                by_round[name].append(round(statistics.median(played), 1))
+            loads.append(os.getloadavg()[0])
+    out: dict[str, Any] = {"rounds": rounds, "tables_per_round": tables, "game": sizes.game,
+                           "load_average_1min": [round(x, 2) for x in loads], "commits": commit_titles(refs),
+                           "raw_us": {loop: round(statistics.median(v), 1) for loop, v in raw.items()}, "rows": {}}
+    for name, _, _, loop in rows:
+        median = statistics.median(samples[name])
+        out["rows"][name] = {"moves": len(samples[name]), "median_us": round(median, 1),
+                             "over_raw": round(median / out["raw_us"][loop], 2), "loop": loop,
+                             "median_us_by_round": by_round[name]}
+    return out
+
+
+def render_sdk_bots(report: dict[str, Any]) -> str:
+    """The table of :func:`measure_sdk_bots`."""
+    lines = [f"SDK bots against one server, {report['rounds']} alternating rounds of {report['tables_per_round']} "
+             f"tables, load average (1 min) {report['load_average_1min']}",
+             "raw round trip " + ", ".join(f"{loop} {us} us" for loop, us in report["raw_us"].items()),
+             "{:<28} {:>6} {:>9} {:>7}  {}".format("bots", "moves", "median", "x raw", "median by round")]
+    for name, row in report["rows"].items():
+        lines.append("{:<28} {:>6} {:>9} {:>7}  {}".format(name, row["moves"], row["median_us"], row["over_raw"],
+                                                           row["median_us_by_round"]))
+    lines += [f"{ref}: {title}" for ref, title in report["commits"].items()]
+    return "\n".join(lines)
+
+
 def render_against(report: dict[str, Any]) -> str:
     """The before/after table of :func:`measure_against`."""
     lines = [f"before/after, {report['rounds']} alternating rounds, {report['tables']} tables of "
@@ -945,7 +1010,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hold-steps", help="comma separated table counts of the memory run")
     parser.add_argument("--against", help="only a before/after: these comma separated commits, then this tree, "
                         "in alternating rounds (JSON to bench/results/server_against.json)")
-    parser.add_argument("--rounds", type=int, default=2, help="rounds of --against and --throughput")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of --against, --sdk-against and --throughput")
+    parser.add_argument("--sdk-against", help="only the SDK's share of the turnaround: SDK bots of these comma "
+                        "separated commits (may be empty) and of this tree against one server of this tree, "
+                        "alternating (JSON to bench/results/server_sdk_bots.json)")
+    parser.add_argument("--bot-loops", default="asyncio", help="with --sdk-against: comma separated event loops "
+                        "of this tree's bots and of the echo client (asyncio, uvloop)")
+    parser.add_argument("--tables-per-round", type=int, default=2, help="with --sdk-against: tables each row "
+                        "plays per round")
     parser.add_argument("--throughput", action="store_true", help="only the throughput rows (--load-games), in "
                         "alternating rounds on one server (JSON to bench/results/server_throughput.json)")
     args = parser.parse_args(argv)
@@ -967,6 +1039,17 @@ def main(argv: list[str] | None = None) -> int:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(throughput, indent=2) + "\n")
         print(render_throughput(throughput))
+        return 0
+    if args.sdk_against is not None:
+        from bench.trees import refs_of
+
+        with tempfile.TemporaryDirectory(prefix="tricktable-bench-") as tmp:
+            bots = measure_sdk_bots(Path(tmp), sizes, refs_of(args.sdk_against), args.rounds, args.tables_per_round,
+                                    loops=tuple(args.bot_loops.split(",")))
+        out = args.out if args.out != RESULTS else RESULTS.with_name("server_sdk_bots.json")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(bots, indent=2) + "\n")
+        print(render_sdk_bots(bots))
         return 0
     if args.against:
         with tempfile.TemporaryDirectory(prefix="tricktable-bench-") as tmp:

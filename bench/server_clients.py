@@ -40,6 +40,7 @@ from typing import Any
 
 import grpc
 
+from bench.server_echo import LOOPS, run_on
 from tricktable.client_sdk.errors import SdkError
 from tricktable.client_sdk.mux import SeatMultiplexer, status_error
 from tricktable.client_sdk.runner import play_seat_async, play_target
@@ -428,6 +429,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--tokens", required=True, help="comma separated tokens, one per table")
     s.add_argument("--sdk", action="store_true", help="play through tricktable.client_sdk.runner instead of raw stubs")
     s.add_argument("--batches-only", action="store_true", help="join without coalesce_events")
+    s.add_argument("--loop", choices=LOOPS, default="asyncio", help="the seat process's event loop")
     ld = sub.add_parser("load")
     ld.add_argument("address")
     ld.add_argument("--game", default="twenty_five")
@@ -442,8 +444,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out: dict[str, Any]
     if args.mode == "seat":
-        out = asyncio.run(seat_mode(args.address, args.tokens.split(","), args.tables.split(","), args.sdk,
-                                    not args.batches_only))
+        out = run_on(args.loop, seat_mode(args.address, args.tokens.split(","), args.tables.split(","), args.sdk,
+                                          not args.batches_only))
     elif args.mode == "load":
         out = asyncio.run(load_mode(args.address, args.game, args.tables, not args.batches_only, args.many,
                                     args.sdk))
