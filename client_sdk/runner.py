@@ -37,7 +37,15 @@ from typing import Any, Protocol
 
 import grpc
 
-from tricktable.client_sdk.bot import Bot, DecisionInfo, ask_awaitable, choose_now, not_an_action, split_choice
+from tricktable.client_sdk.bot import (
+    AnnotatedAction,
+    Bot,
+    DecisionInfo,
+    ask_awaitable,
+    choose_now,
+    not_an_action,
+    split_choice,
+)
 from tricktable.client_sdk.errors import (
     RETRY_WITH_BACKOFF,
     ConnectionLost,
@@ -364,11 +372,11 @@ def _played(session: SeatSession, result: Result) -> PlayedSeat:
 class _SeatLoop:
     """Handles one connection's server messages (Play or Watch: the same oneof) and sends decisions.
 
-    ``send`` delivers a Decide: written on the Play stream, or sent with
+    ``send`` delivers a PlayRequest holding a Decide: written on the Play stream, or its Decide sent with
     SubmitAction on the Watch path (whose reply is fed back to :meth:`handle`).
     """
 
-    def __init__(self, bot: Bot, session: SeatSession, send: Callable[[table_service_pb2.Decide], Awaitable[None]],
+    def __init__(self, bot: Bot, session: SeatSession, send: Callable[[table_service_pb2.PlayRequest], Awaitable[None]],
                  *, max_reasks: int) -> None:
         self.bot = bot
         self.session = session
@@ -483,7 +491,7 @@ class _SeatLoop:
             log.warning("bot's choices refused %d times; playing the first legal action %s", entry.reasks,
                         convert.action_id(first))
             entry.last_action = first
-            await self.send(_decide_message(rejection.decision_id, first, entry.legal))
+            await self.send(_decide_request(rejection.decision_id, first, entry.legal))
         # Else the fallback itself was refused: wait for the server's next request.
 
     async def _decide(self, decision_id: str, entry: _Pending) -> None:
@@ -492,7 +500,7 @@ class _SeatLoop:
         annotation: Annotation | None = None
         try:
             choice = choose_now(self.bot, entry.view, entry.info)
-            if inspect.isawaitable(choice):
+            if not isinstance(choice, _ANSWERS) and inspect.isawaitable(choice):  # an answer is no awaitable
                 limit = entry.limit
                 choice = await (ask_awaitable(choice, entry.info) if limit is None
                                 else asyncio.wait_for(ask_awaitable(choice, entry.info), limit))
@@ -503,14 +511,18 @@ class _SeatLoop:
         except Exception:  # a bot's bug must not lose the game on time
             log.exception("bot raised while choosing; playing the first legal action")
             answer = entry.view.legal_actions[0]
-        mistake = not_an_action(answer)
-        if isinstance(answer, Action) and mistake is None:
+        if isinstance(answer, Action):
             action = answer
         else:
             action, annotation = entry.view.legal_actions[0], None
-            log.warning("bot's choose_action %s; playing the first legal action (%s)", mistake, describe(action))
+            log.warning("bot's choose_action %s; playing the first legal action (%s)", not_an_action(answer),
+                        describe(action))
         entry.last_action = action
-        await self.send(_decide_message(decision_id, action, entry.legal, annotation))
+        await self.send(_decide_request(decision_id, action, entry.legal, annotation))
+
+
+#: What a synchronous bot returns (anything else may be an asynchronous bot's awaitable, or a mistake).
+_ANSWERS = (Action, AnnotatedAction)
 
 
 def _tell_game_end(bot: Bot, result: Result) -> None:
@@ -559,13 +571,13 @@ async def play_stream(
     if session.last_sequence is not None:
         join.last_seen_sequence = session.last_sequence
 
-    async def send(decide: table_service_pb2.Decide) -> None:
+    async def send(request: table_service_pb2.PlayRequest) -> None:
         try:
-            await call.write(table_service_pb2.PlayRequest(decide=decide))
+            await call.write(request)
         except asyncio.InvalidStateError:
             # The stream ended while the bot was thinking; the next read raises the status,
             # and after the rejoin the server asks again if the decision is still pending.
-            log.info("stream ended before decision %s could be sent", decide.decision_id)
+            log.info("stream ended before decision %s could be sent", request.decide.decision_id)
 
     loop = _SeatLoop(bot, session, send, max_reasks=max_reasks)
     try:
@@ -595,8 +607,9 @@ async def _watch_once(
     call = stub.Watch(request)
     loop: _SeatLoop
 
-    async def send(decide: table_service_pb2.Decide) -> None:
-        reply = await stub.SubmitAction(table_service_pb2.SubmitActionRequest(token=session.token, decide=decide))
+    async def send(request: table_service_pb2.PlayRequest) -> None:
+        reply = await stub.SubmitAction(table_service_pb2.SubmitActionRequest(token=session.token,
+                                                                              decide=request.decide))
         if reply.WhichOneof("outcome") == "accepted":
             await loop.on_accepted(reply.accepted)
         elif reply.WhichOneof("outcome") == "rejection":
@@ -644,22 +657,29 @@ def _on_event(session: SeatSession, event: events_pb2.Event) -> bool:
     return session.result is not None
 
 
-def _decide_message(decision_id: str, action: Action, legal: Mapping[str, Action],
-                    annotation: Annotation | None = None) -> table_service_pb2.Decide:
-    """A Decide carrying the action's stable id when it is a legal one, else the action itself, and the bot's note."""
-    decide = table_service_pb2.Decide(decision_id=decision_id)
+def _decide_request(decision_id: str, action: Action, legal: Mapping[str, Action],
+                    annotation: Annotation | None = None) -> table_service_pb2.PlayRequest:
+    """A PlayRequest whose Decide carries the action's stable id when it is a legal one, else the action itself,
+    and the bot's note.
+
+    Why the request and not the Decide: it is written on the path of every move, and a Decide built inside its
+    request is not copied into it (a Watch client copies it into its SubmitAction request, off that path).
+    """
+    request = table_service_pb2.PlayRequest()
+    decide = request.decide
+    decide.decision_id = decision_id
     if annotation:
         decide.annotation.CopyFrom(convert.annotation_to_proto(annotation))
     for action_id, offered in legal.items():
         if offered is action:  # one of the view's own legal actions (the usual answer): its id without encoding
             decide.action_id = action_id
-            return decide
+            return request
     action_id = convert.action_id(action)
     if legal.get(action_id) == action:
         decide.action_id = action_id
     else:
         decide.action.CopyFrom(convert.action_to_proto(action))
-    return decide
+    return request
 
 
 async def seek_async(

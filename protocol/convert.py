@@ -372,6 +372,8 @@ def _fill_action(out: game_pb2.Action, action: Action) -> None:
 # few dozen actions in every decision and history, and a deal's completed tricks in each of its views. Serializing
 # a small message and looking it up costs a fraction of building the rules' objects again.
 _ACTIONS_DECODED: dict[bytes, Action] = {}
+#: A decision's legal actions by the wire bytes of each ``LegalAction`` (its id, name and action): the id and action.
+_LEGAL_DECODED: dict[bytes, tuple[str, Action]] = {}
 _TRICKS_DECODED: dict[bytes, Trick] = {}
 _SEAT_ACTIONS_DECODED: dict[bytes, ActionEvent] = {}
 
@@ -579,12 +581,23 @@ def discard_choice_from_proto(message: game_pb2.DiscardChoice) -> tuple[Action, 
 
 
 def legal_actions_from_proto(items: Iterable[table_service_pb2.LegalAction]) -> dict[str, Action]:
-    """A decision's legal actions by id, order kept.
+    """A decision's legal actions by id, order kept (an entry met before is not read again: ``_LEGAL_DECODED``).
+
+    Why by the entry's bytes: a client reads these on the critical path of every move, between its process
+    reading the decision and its bot being asked, and a table offers the same few dozen entries again and
+    again; one serialization and one lookup an entry cost less than reading its id and its action apart.
 
     Raises:
         NotationError: for a malformed action.
     """
-    return {item.id: action_from_proto(item.action) for item in items}
+    out: dict[str, Action] = {}
+    for item in items:
+        key = item.SerializeToString()
+        known = _LEGAL_DECODED.get(key)
+        if known is None:
+            known = _remember(_LEGAL_DECODED, key, (item.id, action_from_proto(item.action)), MAX_CONVERTED_KEPT)
+        out[known[0]] = known[1]
+    return out
 
 
 # --- options -------------------------------------------------------------------

@@ -19,7 +19,7 @@ from tricktable.bots.first_legal import FirstLegalBot
 from tricktable.bots.random_bot import RandomBot
 from tricktable.client_sdk.bot import Bot, not_an_action
 from tricktable.client_sdk.errors import ConnectionLost, JoinRejected, ServerUnreachable
-from tricktable.client_sdk.runner import Backoff, _decide_message, run_bot_async, seek_async
+from tricktable.client_sdk.runner import Backoff, _decide_request, run_bot_async, seek_async
 from tricktable.protocol import convert
 from tricktable.rules.actions import Action, Play
 from tricktable.rules.cards import ALL_CARDS
@@ -207,11 +207,11 @@ def test_not_an_action_names_the_mistake_and_accepts_actions() -> None:
 def test_a_legal_action_is_sent_by_its_id_whether_the_offered_object_or_an_equal_one() -> None:
     offered = Play(card=ALL_CARDS[0])
     legal = {convert.action_id(offered): offered, convert.action_id(Play(card=ALL_CARDS[1])): Play(card=ALL_CARDS[1])}
-    assert _decide_message("7", offered, legal).action_id == convert.action_id(offered)
+    assert _decide_request("7", offered, legal).decide.action_id == convert.action_id(offered)
     equal = Play(card=ALL_CARDS[0])
     assert equal is not offered
-    assert _decide_message("7", equal, legal).action_id == convert.action_id(offered)
-    other = _decide_message("7", Play(card=ALL_CARDS[2]), legal)
+    assert _decide_request("7", equal, legal).decide.action_id == convert.action_id(offered)
+    other = _decide_request("7", Play(card=ALL_CARDS[2]), legal).decide
     assert other.WhichOneof("choice") == "action"
     assert convert.action_from_proto(other.action) == Play(card=ALL_CARDS[2])
 

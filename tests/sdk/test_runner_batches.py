@@ -33,7 +33,7 @@ class _SessionWatcher:
         return view.legal_actions[0]
 
 
-async def _send(decide: table_service_pb2.Decide) -> None:
+async def _send(request: table_service_pb2.PlayRequest) -> None:
     return None
 
 

@@ -50,7 +50,7 @@ async def _play_through_runners(game: str, options: dict[str, Any], seed: str, m
     players = match.config.players
     bots = [_Recorder() for _ in range(players)]
 
-    async def send(decide: table_service_pb2.Decide) -> None:
+    async def send(request: table_service_pb2.PlayRequest) -> None:
         return None
 
     loops = [_SeatLoop(bots[seat], SeatSession(token=f"t{seat}"), send, max_reasks=1) for seat in range(players)]
