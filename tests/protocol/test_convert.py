@@ -429,6 +429,32 @@ def test_an_action_met_before_is_decoded_once_and_a_full_memo_forgets_its_oldest
     assert len(convert._ACTIONS_DECODED) == 2
 
 
+def test_a_legal_action_entry_met_before_is_read_once_by_its_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(convert, "_LEGAL_DECODED", {})
+    decoded: list[game_pb2.Action] = []
+    decode = convert.action_from_proto
+
+    def counted(message: game_pb2.Action) -> Action:
+        decoded.append(message)
+        return decode(message)
+
+    monkeypatch.setattr(convert, "action_from_proto", counted)
+    five, six = (Play(card=Card.parse(code)) for code in ("5H", "6H"))
+    first = convert.legal_actions_from_proto(convert.legal_actions_to_proto([five, six]))
+    again = convert.legal_actions_from_proto(
+        [table_service_pb2.LegalAction.FromString(item.SerializeToString())
+         for item in convert.legal_actions_to_proto([six, five])])
+    assert len(decoded) == 2  # each entry decoded once; the second decision's entries came from the memo
+    assert list(first) == ["play-5H", "play-6H"] and list(again) == ["play-6H", "play-5H"]  # each decision's order
+    assert again["play-5H"] is first["play-5H"] and first["play-5H"] == five
+    renamed = table_service_pb2.LegalAction(id="play-5H", name="five of hearts", action=convert.action_to_proto(five))
+    assert convert.legal_actions_from_proto([renamed]) == {"play-5H": five}
+    assert len(decoded) == 3  # another entry (its name differs): read on its own
+    with pytest.raises(NotationError):
+        convert.legal_actions_from_proto([table_service_pb2.LegalAction(id="bad")])  # refused, never kept
+    assert len(convert._LEGAL_DECODED) == 3
+
+
 def test_a_trick_met_before_is_decoded_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(convert, "_TRICKS_DECODED", {})
     trick = Trick(leader=1, cards=cards("5H 6H 7H 8H"), winner=3)
