@@ -679,7 +679,8 @@ def measure_against(folder: Path, sizes: Sizes, refs: Sequence[str], rounds: int
 def measure_sdk_bots(folder: Path, sizes: Sizes, refs: Sequence[str], rounds: int = 6, tables: int = 2,
                      loops: Sequence[str] = ("asyncio",)) -> dict[str, Any]:
     """The SDK's own share of the turnaround: SDK bots of each commit of ``refs`` and of this tree, against ONE
-    server of this tree, in alternating rounds, beside the raw round trip and the stub bots of each round.
+    server of this tree, in alternating rounds (each round starting one row later), beside the raw round trip and
+    the stub bots of each round.
 
     Why one server: a change to the SDK is then the only difference between the rows, where ``--against``
     also changes the server and starts a fresh one per tree. ``loops``: the event loops of this tree's bots and
@@ -698,13 +699,11 @@ def measure_sdk_bots(folder: Path, sizes: Sizes, refs: Sequence[str], rounds: in
     raw: dict[str, list[float]] = {loop: [] for loop in loops}
     loads = [os.getloadavg()[0]]
     with echo_server() as (address, pid), game_server(folder / "sdk-bots", "--join-ms", "600000") as server:
-        for _ in range(rounds):
-            round_raw = {}
+        for r in range(rounds):
             for loop in loops:
-                trips = ping(address, pid, sizes.ping_sizes[0], max(1, sizes.ping_count // rounds), loop)[0]
-                raw[loop] += trips
-                round_raw[loop] = statistics.median(trips)
-            for name, root, sdk, loop in rows:
+                raw[loop] += ping(address, pid, sizes.ping_sizes[0], max(1, sizes.ping_count // rounds), loop)[0]
+            turn = r % len(rows)  # each row takes every place in the order in turn: no row is always last
+            for name, root, sdk, loop in rows[turn:] + rows[:turn]:
                 played = turnaround_round(server, sizes.game, tables, sdk=sdk, root=root, loop=loop)["samples"]["all"]
                 samples[name] += played
                 by_round[name].append(round(statistics.median(played), 1))

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -126,3 +130,36 @@ def test_a_before_after_plays_the_first_throughput_row_given_so_play_many_client
     server_bench.main(["--against", "main", "--load-games", "twenty_five" + PLAY_MANY, "--out", str(out)])
     server_bench.main(["--against", "main", "--out", str(out)])
     assert asked == ["twenty_five" + PLAY_MANY, "twenty_five"]
+
+
+def test_sdk_bots_rows_take_every_place_in_the_round_order_in_turn(monkeypatch: pytest.MonkeyPatch,
+                                                                     tmp_path: Path) -> None:
+    played: list[tuple[str, bool]] = []
+
+    @contextmanager
+    def a_process(*args: object, **kwargs: object) -> Iterator[Any]:
+        yield ("127.0.0.1:1", 1) if not args else SimpleNamespace(address="127.0.0.1:2")
+
+    def turnaround_round(server: object, game: str, tables: int, *, sdk: bool, root: Path,
+                         loop: str) -> dict[str, Any]:
+        played.append((loop, sdk))
+        return {"samples": {"all": [500.0 + 100 * sdk]}}
+
+    monkeypatch.setattr(server_bench, "echo_server", a_process)
+    monkeypatch.setattr(server_bench, "game_server", a_process)
+    monkeypatch.setattr(server_bench, "ping", lambda *args: ([250.0], 0.0))
+    monkeypatch.setattr(server_bench, "turnaround_round", turnaround_round)
+    report = server_bench.measure_sdk_bots(tmp_path, TINY, [], rounds=3, tables=1, loops=("asyncio", "uvloop"))
+    rows = [("asyncio", False), ("uvloop", False), ("asyncio", True), ("uvloop", True)]
+    assert played == rows + rows[1:] + rows[:1] + rows[2:] + rows[:2]  # each round starts one row later
+    assert report["rows"]["SDK bots tree, uvloop"] == {"moves": 3, "median_us": 600.0, "over_raw": 2.4,
+                                                       "loop": "uvloop", "median_us_by_round": [600.0] * 3}
+    assert "SDK bots tree, asyncio" in server_bench.render_sdk_bots(report)
+
+
+@pytest.mark.timeout(300)
+def test_sdk_bots_and_stub_bots_play_on_the_loop_asked_against_one_server(tmp_path: Path) -> None:
+    report = server_bench.measure_sdk_bots(tmp_path, TINY, [], rounds=1, tables=1, loops=("uvloop",))
+    assert set(report["rows"]) == {"stub bots, uvloop", "SDK bots tree, uvloop"}
+    assert all(row["moves"] > 0 and row["over_raw"] > 0 for row in report["rows"].values())
+    assert set(report["raw_us"]) == {"uvloop"}
