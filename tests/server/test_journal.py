@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 from collections.abc import AsyncIterator
@@ -157,6 +158,41 @@ async def test_a_table_stored_before_a_crash_the_journal_had_not_yet_forgotten_i
     assert again.journal.count() == 0
     assert stored is not None and again.storage.meta(table.id) == stored  # stored once, not replayed and stored again
     again.crash()
+
+
+def wal_starts(data_dir: Path) -> int:
+    """How many times the journal's WAL was started over from its beginning: the checkpoint sequence number in its
+    header (SQLite's WAL format: bytes 12-15, big-endian), which SQLite increments at each start over."""
+    with (data_dir / f"{JOURNAL_NAME}-wal").open("rb") as wal:
+        return int.from_bytes(wal.read(16)[12:16], "big")
+
+
+async def test_the_wal_starts_over_while_moves_never_pause(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    journal = Journal(data_dir, checkpoint_seconds=3600).open()  # the thread's checkpoints: run below, at set moments
+    journal.open_table(opening())
+    moves = 0
+
+    async def checkpoints_during_groups(rounds: int) -> None:
+        """The thread's checkpoint while a group of moves is open each time: what moves that never pause meet."""
+        nonlocal moves
+        with contextlib.closing(sqlite3.connect(journal.path, isolation_level=None)) as thread_connection:
+            for _ in range(rounds):
+                journal.append("t-1", {"k": "play", "n": moves})
+                moves += 1
+                journal.background_checkpoint(thread_connection)
+                await asyncio.sleep(0)  # the group commits, after the checkpoint
+
+    monkeypatch.setattr(journal_module, "WAL_RESTART_PAGES", 10**9)
+    await checkpoints_during_groups(5)
+    assert wal_starts(data_dir) == 0  # the thread's checkpoints alone: the WAL grows for as long as moves come
+    monkeypatch.setattr(journal_module, "WAL_RESTART_PAGES", 0)
+    await checkpoints_during_groups(5)
+    journal.append("t-1", {"k": "play", "n": moves})
+    moves += 1
+    await asyncio.sleep(0)
+    assert wal_starts(data_dir) == 5  # the write after each checkpoint started the WAL over
+    assert [len(e.steps) for e in journal.tables()] == [moves]  # with every move kept
+    journal.close()
 
 
 def test_a_failed_journal_write_drops_the_table_rather_than_keep_part_of_it(data_dir: Path) -> None:
