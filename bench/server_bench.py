@@ -31,7 +31,9 @@ Measures, in one run (every server and every bot in its own process, all on 127.
 
 ``--against REF[,REF]`` measures only a before/after: each commit's server with
 its own bots, then this tree's, in alternating rounds (:func:`measure_against`),
-so what a change bought is two figures of one run.
+so what a change bought is two figures of one run. With ``--throughput`` each
+tree keeps one server for the whole run (:func:`measure_throughput`), so the
+rounds show each server a window older: a before/after of how a server ages.
 
 Timestamps that cross processes are CLOCK_MONOTONIC (``time.monotonic_ns``),
 one clock for the whole machine. Results go to ``bench/results/server.json``
@@ -56,7 +58,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from importlib.metadata import version
@@ -537,6 +539,7 @@ def _drive_load(server: ServerProcess, sizes: Sizes, game: str, clients: list[su
         # The (first) server process's resident memory as the window opens and closes: tables are created and
         # finished all the time, so over rounds on one server (--throughput) it must level off, not grow.
         "server_rss_mib_at_start": round(rss0 / 1024, 1), "server_rss_mib_at_end": round(rss1 / 1024, 1),
+        "server_pid": server.pid,
     }
 
 
@@ -549,40 +552,62 @@ def _per_move(results: list[dict[str, Any]], key: str) -> float | None:
     return round(counted / max(1, moves), 2)
 
 
-def measure_throughput(folder: Path, sizes: Sizes, rounds: int) -> dict[str, Any]:
+def measure_throughput(folder: Path, sizes: Sizes, rounds: int, refs: Sequence[str] = ()) -> dict[str, Any]:
     """Only the throughput rows of ``sizes.load_games``, each measured once per round in alternating order on one
     server; each figure is the median of its rounds, and PlayMany over Play is taken round by round.
 
     Why: a quick, bounded before/after of the transports (a Play stream per seat against PlayMany) while the
     machine is shared, without the latency, memory and journal runs. A run this machine can not drive is left
-    out with its reason (``skipped``).
+    out with its reason (``skipped``). Each round's figures are kept in order (``by_round``): the same server
+    a window older each time, so they show what its age does to it. With ``refs``, each commit's server (with its
+    own bots) runs beside this tree's, one server per tree for the whole run and the trees in alternating order
+    each round (``refs``: their rows): what a change does to an ageing server, measured in one run.
     """
+    from bench.trees import commit_titles, trees
+
     games, skipped = runnable_load_games(sizes.load_games)
     sizes = replace(sizes, load_games=games)
-    runs: dict[str, list[dict[str, Any]]] = {game: [] for game in sizes.load_games}
-    ratios: list[dict[str, dict[str, float]]] = []
+    measured = trees(refs, folder / "trees") if refs else {"tree": ROOT}
+    runs: dict[str, dict[str, list[dict[str, Any]]]] = {name: {game: [] for game in games} for name in measured}
+    ratios: dict[str, list[dict[str, dict[str, float]]]] = {name: [] for name in measured}
     at_start = machine()
-    with game_server(folder / "throughput", "--join-ms", "600000") as server:
+    with ExitStack() as servers:
+        server = {name: servers.enter_context(game_server(folder / f"throughput-{index}", "--join-ms", "600000",
+                                                          root=root))
+                  for index, (name, root) in enumerate(measured.items())}
         for index in range(rounds):
-            order = sizes.load_games if index % 2 == 0 else tuple(reversed(sizes.load_games))
-            load = {game: measure_load(server, sizes, game) for game in order}
-            for game, entry in load.items():
-                runs[game].append(entry)
-            ratios.append(play_many_over_play(load))
+            forward = index % 2 == 0
+            for name in measured if forward else reversed(measured):
+                load = {game: measure_load(server[name], sizes, game, root=measured[name])
+                        for game in (games if forward else reversed(games))}
+                for game, entry in load.items():
+                    runs[name][game].append(entry)
+                ratios[name].append(play_many_over_play(load))
+    report = {"measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": at_start, "rounds": rounds,
+              "tables": sizes.load_tables, "client_processes": sizes.load_clients,
+              "window_seconds": sizes.load_seconds, **_throughput_rows(runs["tree"], ratios["tree"]),
+              "skipped": skipped, "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}
+    if refs:
+        report["commits"] = commit_titles(refs)
+        report["refs"] = {ref: _throughput_rows(runs[ref], ratios[ref]) for ref in refs}
+    return report
+
+
+def _throughput_rows(runs: dict[str, list[dict[str, Any]]],
+                     ratios: list[dict[str, dict[str, float]]]) -> dict[str, Any]:
+    """One server's rows of :func:`measure_throughput`: each game's medians and rounds, and PlayMany over Play."""
     keys = ("moves_per_second", "server_cpu_us_per_move", "client_cpu_us_per_move", "messages_per_move",
             "messages_sent_per_move", "server_cpu_cores", "load_average_1min_at_start", "server_rss_mib_at_end")
     rows = {game: {key: _median_or_none([e[key] for e in entries]) for key in keys}
-            | {"errors": sum(e["errors"] for e in entries), "by_round": [{k: e[k] for k in keys} for e in entries]}
+            | {"errors": sum(e["errors"] for e in entries),
+               "by_round": [{k: e[k] for k in (*keys, "server_pid")} for e in entries]}
             for game, entries in runs.items()}
     by_round = {base: {key: [r[base][key] for r in ratios if key in r[base]] for key in ratios[0][base]}
                 for base in (ratios[0] if ratios else {})}
-    return {"measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": at_start, "rounds": rounds,
-            "tables": sizes.load_tables, "client_processes": sizes.load_clients, "window_seconds": sizes.load_seconds,
-            "rows": rows, "skipped": skipped,
+    return {"rows": rows,
             "play_many_over_play": {base: {key: round(statistics.median(v), 2) for key, v in pairs.items()}
                                     for base, pairs in by_round.items()},
-            "play_many_over_play_by_round": by_round,
-            "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}
+            "play_many_over_play_by_round": by_round}
 
 
 def _median_or_none(values: list[float | None]) -> float | None:
@@ -591,25 +616,30 @@ def _median_or_none(values: list[float | None]) -> float | None:
 
 
 def render_throughput(report: dict[str, Any]) -> str:
-    """The table of :func:`measure_throughput`: medians of the rounds, then PlayMany over Play."""
+    """The table of :func:`measure_throughput`: medians of the rounds, each server's windows in order of its age,
+    then PlayMany over Play (this tree's server first, then each ref's)."""
     lines = [f"throughput only, {report['rounds']} alternating rounds, {report['tables']} tables, "
              f"{report['client_processes']} client processes, {report['window_seconds']:g} s windows; load average "
-             f"{report['machine']['load_average']} at the start, {report['load_average_at_end']} at the end",
-             "{:<24} {:>8} {:>9} {:>10} {:>10} {:>11} {:>7}".format(
-                 "row (median of rounds)", "moves/s", "srv cores", "srv us/mv", "bots us/mv", "msg in/out", "errors")]
-    for game, row in report["rows"].items():
+             f"{report['machine']['load_average']} at the start, {report['load_average_at_end']} at the end"]
+    for name, server in {"tree": report, **report.get("refs", {})}.items():
+        if "refs" in report:
+            lines.append(f"{name}'s server: {report['commits'].get(name, '(working tree)')[:90]}")
         lines.append("{:<24} {:>8} {:>9} {:>10} {:>10} {:>11} {:>7}".format(
-            game, f"{row['moves_per_second']:,.0f}", row["server_cpu_cores"], row["server_cpu_us_per_move"],
-            row["client_cpu_us_per_move"], f"{row['messages_per_move']}/{row['messages_sent_per_move']}",
-            row["errors"]))
-    for game, row in report["rows"].items():
-        lines.append(f"server RSS at the end of each round's {game} window (one server): "
-                     f"{[r['server_rss_mib_at_end'] for r in row['by_round']]} MiB")
+            "row (median of rounds)", "moves/s", "srv cores", "srv us/mv", "bots us/mv", "msg in/out", "errors"))
+        for game, row in server["rows"].items():
+            lines.append("{:<24} {:>8} {:>9} {:>10} {:>10} {:>11} {:>7}".format(
+                game, f"{row['moves_per_second']:,.0f}", row["server_cpu_cores"], row["server_cpu_us_per_move"],
+                row["client_cpu_us_per_move"], f"{row['messages_per_move']}/{row['messages_sent_per_move']}",
+                row["errors"]))
+        for game, row in server["rows"].items():
+            lines.append(f"each round's {game} window (one server, older each time): server CPU "
+                         f"{[r['server_cpu_us_per_move'] for r in row['by_round']]} us a move, RSS at its end "
+                         f"{[r['server_rss_mib_at_end'] for r in row['by_round']]} MiB")
+        for base, pairs in server["play_many_over_play"].items():
+            for key, value in pairs.items():
+                lines.append(f"PlayMany / Play ({base}), {key}: x{value} "
+                             f"(rounds {server['play_many_over_play_by_round'][base][key]})")
     lines += [f"skipped {game}: {why}" for game, why in report.get("skipped", {}).items()]
-    for base, pairs in report["play_many_over_play"].items():
-        for key, value in pairs.items():
-            lines.append(f"PlayMany / Play ({base}), {key}: x{value} "
-                         f"(rounds {report['play_many_over_play_by_round'][base][key]})")
     return "\n".join(lines)
 
 
@@ -1008,7 +1038,8 @@ def main(argv: list[str] | None = None) -> int:
                         "its first, e.g. twenty_five:many for PlayMany clients)")
     parser.add_argument("--hold-steps", help="comma separated table counts of the memory run")
     parser.add_argument("--against", help="only a before/after: these comma separated commits, then this tree, "
-                        "in alternating rounds (JSON to bench/results/server_against.json)")
+                        "in alternating rounds (JSON to bench/results/server_against.json); with --throughput, "
+                        "one server per tree for the whole run")
     parser.add_argument("--rounds", type=int, default=2, help="rounds of --against, --sdk-against and --throughput")
     parser.add_argument("--sdk-against", help="only the SDK's share of the turnaround: SDK bots of these comma "
                         "separated commits (may be empty) and of this tree against one server of this tree, "
@@ -1033,7 +1064,8 @@ def main(argv: list[str] | None = None) -> int:
         sizes = replace(sizes, hold_steps=tuple(int(x) for x in args.hold_steps.split(",")))
     if args.throughput:
         with tempfile.TemporaryDirectory(prefix="tricktable-bench-") as tmp:
-            throughput = measure_throughput(Path(tmp), sizes, args.rounds)
+            throughput = measure_throughput(Path(tmp), sizes, args.rounds,
+                                            args.against.split(",") if args.against else ())
         out = args.out if args.out != RESULTS else RESULTS.with_name("server_throughput.json")
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(throughput, indent=2) + "\n")

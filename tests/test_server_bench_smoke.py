@@ -107,7 +107,19 @@ def test_the_play_many_rows_are_measured_beside_the_play_rows_in_alternating_rou
     assert set(sdk) == {"moves_per_second", "server_cpu_us_per_move", "client_cpu_us_per_move"}
     assert all(len(v) == 2 for v in report["play_many_over_play_by_round"]["twenty_five"].values())
     assert "PlayMany / Play (twenty_five:sdk), client_cpu_us_per_move: x" in render_throughput(report)
-    assert "server RSS at the end of each round's twenty_five:many window (one server): [" in render_throughput(report)
+    assert "each round's twenty_five:many window (one server, older each time): server CPU [" in \
+        render_throughput(report)
+
+
+@pytest.mark.timeout(300)
+def test_throughput_against_a_commit_keeps_one_server_per_tree_for_every_round(tmp_path: Path) -> None:
+    game = "twenty_five" + PLAY_MANY
+    report = measure_throughput(tmp_path, replace(TINY, load_tables=2, load_games=(game,)), rounds=2, refs=["HEAD"])
+    tree, ref = report["rows"][game]["by_round"], report["refs"]["HEAD"]["rows"][game]["by_round"]
+    assert len(tree) == len(ref) == 2 and all(r["server_cpu_us_per_move"] > 0 for r in tree + ref)
+    assert len({r["server_pid"] for r in tree}) == len({r["server_pid"] for r in ref}) == 1  # each server ages
+    assert tree[0]["server_pid"] != ref[0]["server_pid"]
+    assert "HEAD's server: " in render_throughput(report)
 
 
 def test_a_throughput_rows_name_gives_its_game_and_client_flags() -> None:
