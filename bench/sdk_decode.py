@@ -4,9 +4,9 @@ What a bot process spends between reading a server message and calling the
 bot's ``choose_action``: the runner's ``_SeatLoop.handle`` on each message a
 seat was sent (the coalesced events, the decision's legal actions, its view
 and the view's new history entries), with a bot that answers the first legal
-action and a send that does nothing. That decoding is the whole gap between
-SDK bots and stub bots in the server benchmark's turnaround (README,
-"Where the SDK bots' extra turnaround goes").
+action and a send that does nothing. That decoding is one part of the gap between
+SDK bots and stub bots in the server benchmark's turnaround (docs/benchmarks.md,
+"What the SDK bots' extra turnaround is made of").
 
 The messages are recorded once per run, from a real server on 127.0.0.1
 (every seat of ``--games`` tables joined with batches and coalesced events,

@@ -1,6 +1,6 @@
 """How a server process runs its event loop and its garbage collector.
 
-Each was measured with ``make bench`` (README, "The server over gRPC"):
+Each was measured with ``make bench`` (docs/benchmarks.md, "The server over gRPC"):
 uvloop's loop costs less per callback and per socket event than asyncio's;
 ``gc.freeze()`` after start-up keeps the collector from walking the
 interpreter's and the libraries' long-lived objects (rules tables, protobuf
@@ -28,7 +28,7 @@ ENV_LOOP = "TRICKTABLE_LOOP"
 #: next decision's view), nearly none of them garbage cycles, so at 700 the collector ran a young collection
 #: every ~40 moves and a full one (every table still held, ~400,000 objects at 40 tables) every few seconds,
 #: 11-13% of the server's CPU for almost nothing reclaimed. A young collection every 5,000 leaves that a
-#: quarter or less; cycles are still reclaimed, later (README, "The server over gRPC", the collector's row).
+#: quarter or less; cycles are still reclaimed, later (docs/benchmarks.md, "The collector's thresholds").
 COLLECTOR_THRESHOLDS = (5000, 10, 10)
 
 
