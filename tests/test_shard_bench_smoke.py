@@ -12,6 +12,7 @@ import pytest
 
 from bench import shard_bench
 from bench.shard_bench import GRPC, LOOP, PYTHON, QUICK_SHARDS, CoreAccount, account_for, compare, render, run
+from tests.bench_support import recorded
 
 
 def _load(moves: int, seconds: float, bots_cores: float, by_shard: dict[str, int]) -> dict[str, object]:
@@ -115,7 +116,7 @@ def test_one_and_two_shards_are_measured_in_one_run_with_play_and_play_many_bots
         one, two = only["1" + transport], only["2" + transport]
         for entry in (one, two):
             assert entry["moves_in_window"] > 0 and entry["errors"] == 0 and entry["rejections"] == 0
-            assert entry["cores"]["server"] > 0 and entry["cores"]["bots"] > 0
+            assert recorded(entry["cores"]["server"]) and recorded(entry["cores"]["bots"])
         assert set(one["moves_by_shard"]) == {"0"}  # one shard is the plain server: its tables are shard 0's
         assert set(two["moves_by_shard"]) == {"0", "1"} and len(two["server_cores_by_shard"]) == 2
         assert ratios["two_over_one_by_round"] == [round(two["moves_per_second"] / one["moves_per_second"], 2)]
