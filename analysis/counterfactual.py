@@ -25,13 +25,12 @@ swapped seat the replay is the record, action for action.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tricktable.bots import make_bot
-from tricktable.client_sdk.bot import Bot, action_of
+from tricktable.client_sdk.bot import Bot, action_of, is_pending
 from tricktable.rules.actions import Action
 from tricktable.rules.cards import Card
 from tricktable.rules.errors import RuleError
@@ -159,7 +158,7 @@ class _Chooser:
 
 def _answer(bot: Bot, match: Match, seat: Seat) -> Action:
     choice = bot.choose_action(match.view(seat))
-    if inspect.isawaitable(choice):
+    if is_pending(choice):
         raise TypeError("an asynchronous bot cannot replay in-process; give it a synchronous choose_action")
     return action_of(choice)
 

@@ -29,12 +29,15 @@ import time
 from collections.abc import Awaitable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from tricktable.protocol.convert import action_id
 from tricktable.rules.actions import Action
 from tricktable.rules.annotation import Annotation
 from tricktable.rules.game import SeatView
+
+if TYPE_CHECKING:  # typing.TypeIs is Python 3.13's; the SDK needs nothing beyond grpcio and protobuf at run time
+    from typing_extensions import TypeIs
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -130,9 +133,19 @@ async def ask(bot: Bot, view: SeatView, decision: DecisionInfo | None = None) ->
     raises propagates (the runner catches it and falls back to a legal action).
     """
     choice = choose_now(bot, view, decision)
-    if inspect.isawaitable(choice):
+    if is_pending(choice):
         return await ask_awaitable(choice, decision)
     return choice
+
+
+def is_pending(choice: Choice | Awaitable[Choice]) -> TypeIs[Awaitable[Choice]]:
+    """Whether ``choose_action`` returned an asynchronous bot's awaitable (to be awaited) rather than an answer.
+
+    Why the answer's own types first: a synchronous bot's action is the
+    common case on the path of every move, and ``isinstance`` is cheaper
+    than ``inspect.isawaitable``'s look for ``__await__``.
+    """
+    return not isinstance(choice, Action | AnnotatedAction) and inspect.isawaitable(choice)
 
 
 async def ask_awaitable(choice: Awaitable[Choice], decision: DecisionInfo | None = None) -> Choice:

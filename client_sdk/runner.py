@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 import random
 import time
@@ -38,11 +37,11 @@ from typing import Any, Protocol
 import grpc
 
 from tricktable.client_sdk.bot import (
-    AnnotatedAction,
     Bot,
     DecisionInfo,
     ask_awaitable,
     choose_now,
+    is_pending,
     not_an_action,
     split_choice,
 )
@@ -500,7 +499,7 @@ class _SeatLoop:
         annotation: Annotation | None = None
         try:
             choice = choose_now(self.bot, entry.view, entry.info)
-            if not isinstance(choice, _ANSWERS) and inspect.isawaitable(choice):  # an answer is no awaitable
+            if is_pending(choice):
                 limit = entry.limit
                 choice = await (ask_awaitable(choice, entry.info) if limit is None
                                 else asyncio.wait_for(ask_awaitable(choice, entry.info), limit))
@@ -519,10 +518,6 @@ class _SeatLoop:
                         describe(action))
         entry.last_action = action
         await self.send(_decide_request(decision_id, action, entry.legal, annotation))
-
-
-#: What a synchronous bot returns (anything else may be an asynchronous bot's awaitable, or a mistake).
-_ANSWERS = (Action, AnnotatedAction)
 
 
 def _tell_game_end(bot: Bot, result: Result) -> None:

@@ -23,14 +23,13 @@ forfeits it.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tricktable.bots import make_bot
-from tricktable.client_sdk.bot import Bot, not_an_action, split_choice
+from tricktable.client_sdk.bot import Bot, is_pending, not_an_action, split_choice
 from tricktable.rules.actions import Action
 from tricktable.rules.errors import RuleError
 from tricktable.rules.game import Seat
@@ -147,7 +146,7 @@ class LocalRunner:
             action: Action | None = None
             try:
                 choice = bots[seat].choose_action(state.view(seat))
-                if inspect.isawaitable(choice):
+                if is_pending(choice):
                     raise TypeError("asynchronous bots need the server runner")
                 answer, _ = split_choice(choice)  # in-process play keeps no notes
                 problem = not_an_action(answer)
