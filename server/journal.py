@@ -133,6 +133,17 @@ class JournaledTable:
     steps: list[Step]
 
 
+def _passive_checkpoint(db: sqlite3.Connection) -> int | None:
+    """Copy what it can of the WAL into the file without waiting for any lock; the pages the WAL held (None: failed,
+    logged)."""
+    try:
+        _busy, pages, _copied = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    except sqlite3.Error:
+        log.exception("journal checkpoint failed")
+        return None
+    return int(pages)
+
+
 def _running_loop() -> asyncio.AbstractEventLoop | None:
     try:
         return asyncio.get_running_loop()
@@ -219,12 +230,8 @@ class Journal:
         """One checkpoint of the background thread, on its own connection ``db``: copy the WAL into the file
         without waiting for any lock, and ask the loop to start the WAL over when more than
         :data:`WAL_RESTART_PAGES` were in it (:meth:`_start_wal_over`)."""
-        try:
-            _busy, pages, _copied = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-        except sqlite3.Error:
-            log.exception("journal checkpoint failed")
-            return
-        if pages > WAL_RESTART_PAGES:
+        pages = _passive_checkpoint(db)
+        if pages is not None and pages > WAL_RESTART_PAGES:
             self._wal_restart_due = True
 
     # --- writes (event loop) ---------------------------------------------
@@ -336,10 +343,7 @@ class Journal:
         after a later one.
         """
         self._wal_restart_due = False
-        try:
-            db.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        except sqlite3.Error:
-            log.exception("journal checkpoint failed")
+        _passive_checkpoint(db)
 
     def _drop(self, table_id: str) -> None:
         """Stop journaling ``table_id`` and delete what the journal holds of it (best effort)."""
