@@ -57,16 +57,16 @@ types: venv
 
 check: lint types protos-check buf-lint test
 
-# Regenerate protocol/generated from protos/tricktable/v1/*.proto.
+# Regenerate tricktable/protocol/generated from tricktable/v1/*.proto.
 protos: venv
 	$(PY) protos/generate.py
 
 # Fail when the committed generated code differs from a fresh generation.
 protos-check: venv
 	@tmp=$$(mktemp -d) && $(PY) protos/generate.py $$tmp >/dev/null 2>&1 && \
-	  diff -r -x __pycache__ protocol/generated $$tmp >/dev/null; \
+	  diff -r -x __pycache__ tricktable/protocol/generated $$tmp >/dev/null; \
 	  rc=$$?; rm -rf $$tmp; \
-	  if [ $$rc -ne 0 ]; then echo "protocol/generated is stale: run make protos"; exit 1; fi; \
+	  if [ $$rc -ne 0 ]; then echo "tricktable/protocol/generated is stale: run make protos"; exit 1; fi; \
 	  echo "generated protos are up to date"
 
 buf-lint:

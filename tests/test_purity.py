@@ -9,7 +9,7 @@ import ast
 import sys
 from pathlib import Path
 
-RULES = Path(__file__).resolve().parent.parent / "rules"
+RULES = Path(__file__).resolve().parent.parent / "tricktable" / "rules"
 
 #: Standard-library modules the rules may not use: I/O, clocks, processes, network.
 FORBIDDEN_STDLIB = {

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-GENERATED = ROOT / "protocol" / "generated"
+GENERATED = ROOT / "tricktable" / "protocol" / "generated"
 
 
 def _files(root: Path) -> dict[str, Path]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-SERVER = Path(__file__).resolve().parents[2] / "server"
+SERVER = Path(__file__).resolve().parents[2] / "tricktable" / "server"
 OURS = ("rules", "protocol", "server", "client_sdk", "bots", "cli", "tournament", "bench", "tests", "web")
 ALLOWED = ("rules", "server", "protocol")
 

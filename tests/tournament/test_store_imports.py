@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-STORE = Path(__file__).resolve().parents[2] / "tournament" / "store.py"
+STORE = Path(__file__).resolve().parents[2] / "tricktable" / "tournament" / "store.py"
 
 
 def test_the_tournament_store_imports_nothing_from_the_server() -> None:
