@@ -917,7 +917,7 @@ def play_many_over_play(load: dict[str, Any]) -> dict[str, dict[str, float]]:
 
 
 def goals(report: dict[str, Any]) -> dict[str, Any]:
-    """The issue's goals, met or not, by this run's figures (None where the run did not measure it)."""
+    """The server's targets, met or not, by this run's figures (None where the run did not measure it)."""
     ratios = report["ratios"]
     ratio = ratios.get("turnaround_sdk / raw, median of rounds", ratios.get("turnaround_sdk.turnaround / raw"))
     load = report["load"].get(GOAL_GAME, {})

@@ -23,7 +23,7 @@ both figures come from the same minutes and the CPU behind them is known. So:
   cores can not pass ``C / (server CPU per move)``, nor, with the bots on the
   same cores, ``C / (server + bots CPU per move)``. The ratio of these ceilings
   is what the shard count can buy on this machine (bots on it or elsewhere),
-  whatever the other sessions take; ``bots_budget_us_for_goal`` is the bots' CPU
+  whatever other work takes; ``bots_budget_us_for_goal`` is the bots' CPU
   per move under which the goal (2 shards >= 1.6x one, bots on the same cores)
   is possible at all (negative: not even with free bots).
 
@@ -59,7 +59,7 @@ from bench.server_bench import (
 )
 
 RESULTS = Path(__file__).resolve().parent / "results" / "shards.json"
-#: Issue 12's goal: 2 shards make at least this many times the moves/s of one, on two cores.
+#: The target: 2 shards make at least this many times the moves/s of one, on two cores.
 GOAL_TWO_SHARDS_SPEEDUP = 1.6
 #: Cores other work may take in a window for its moves/s to speak for the shards: more, and the shard count
 #: mostly changes how much of the machine the server wins from the others (more processes, more share).

@@ -42,7 +42,7 @@ Setup = tuple[str, dict[str, Any], str]
 
 @st.composite
 def setups(draw: st.DrawFn) -> Setup:
-    """A game, a valid option set drawn over every option of rules.md, and a seed."""
+    """A game, a valid option set drawn over every option of docs/games.md, and a seed."""
     game = draw(st.sampled_from(GAMES))
     options: dict[str, Any] = {}
     if game in ("twenty_five", "forty_five"):

@@ -34,7 +34,7 @@ def _won(leader: int, text: str, winner: int) -> Trick:
 # --- Twenty-Five / Forty-Five -------------------------------------------------
 
 def test_spoil_five_reneges_an_exempt_top_trump_to_a_low_trump_lead() -> None:
-    # Spades trumps; 4S led; we hold the 5S (exempt) and may throw a heart instead (rules.md 1.5).
+    # Spades trumps; 4S led; we hold the 5S (exempt) and may throw a heart instead (docs/games.md 1.5).
     view = _view("forty_five", "5S 3H 9D", _plays("5S 3H 9D"), trump=Suit.SPADES, seat=0,
                  current_trick=Trick(leader=3, cards=cards("4S")))
     assert spoil_five.choose_action(view) == Play(card=card("3H"))

@@ -234,7 +234,7 @@ def test_default_options_of_every_game_round_trip(game: str) -> None:
     options = game_rules(game).config({}).to_options()
     message = convert.options_to_proto(game, options)
     assert message.WhichOneof("game_options") == game
-    assert not message.extra_json, "every option of rules.md has a typed field"
+    assert not message.extra_json, "every option of docs/games.md has a typed field"
     back = convert.options_from_proto(game, game_pb2.TableOptions.FromString(message.SerializeToString()))
     assert back == _non_none(options)
     # The decoded options are accepted by the rules and resolve to the same config.

@@ -1,7 +1,7 @@
 """Fixed decks and short-hands for the Spoil Five rule-scenario tests.
 
 ``deck_for`` builds the one deck that deals the given hands and turn-up for a
-dealer and deal pattern (rules.md 1.2), so every scenario starts from a real
+dealer and deal pattern (docs/games.md 1.2), so every scenario starts from a real
 deal rather than a hand-made state.
 """
 

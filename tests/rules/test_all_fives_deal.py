@@ -1,4 +1,4 @@
-"""All Fives, rules.md 2.1 and 2.2: players and options, the deal, standing, begging, the gift and running the pack."""
+"""All Fives, docs/games.md 2.1 and 2.2: players, options, the deal, standing, begging, the gift, running the pack."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Fixed decks for All Fives rule scenarios, and the checks that the builder itself is right.
 
 :func:`build_deck` lays out a 52-card deck (top card first) that yields the
-given hands, turn-up and run rounds for a dealer, following rules.md 2.2 and
+given hands, turn-up and run rounds for a dealer, following docs/games.md 2.2 and
 the common dealing rule (3 each from eldest hand, the dealer last, then 3
 each, then the turn-up; each run round 3 each then one exposed card).
 Slots not given are filled with the unused cards in ``filler`` order, then

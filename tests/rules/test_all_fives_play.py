@@ -1,4 +1,4 @@
-"""All Fives, rules.md 2.3 and 2.4: play, scoring and the end of the game."""
+"""All Fives, docs/games.md 2.3 and 2.4: play, scoring and the end of the game."""
 
 from __future__ import annotations
 

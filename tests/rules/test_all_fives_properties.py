@@ -134,7 +134,7 @@ def test_replaying_a_record_gives_the_same_record(seed: str, players: int, rng: 
     assert replay.to_record(seed=seed) == record
     if record["result"]["status"] == "aborted":
         last = record["deals"][-1]
-        # An aborted deal counts only a gift given (game-record.md).
+        # An aborted deal counts only a gift given (docs/records.md).
         gift = any(a["type"] == "gift" for a in last["actions"])
         assert sum(last["points"]) == (1 if gift else 0)
 

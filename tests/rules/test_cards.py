@@ -1,4 +1,4 @@
-"""Card notation (game-record.md, "Notation")."""
+"""Card notation (docs/records.md, "Notation")."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Cinq Cents bidding, the kitty and the discard (rules.md 3.3, 3.5 first lead)."""
+"""Cinq Cents bidding, the kitty and the discard (docs/games.md 3.3, 3.5 first lead)."""
 
 from __future__ import annotations
 
@@ -146,14 +146,14 @@ def test_declarer_discards_any_six_of_sixteen_then_leads_the_first_trick() -> No
     discards = state.legal_actions()
     assert len(discards) == 8008  # C(16, 6)
     assert all(isinstance(d, Discard) and len(d.cards) == 6 for d in discards)
-    # Jokers and trumps may go too: rules.md sets no limit on what is discarded.
+    # Jokers and trumps may go too: docs/games.md sets no limit on what is discarded.
     throw = cards("JKB 9H AC KC QC JC")
     assert Discard(cards=tuple(sorted(throw))) in discards
     state = state.apply(Discard(cards=throw))
     assert state.phase is Phase.PLAY
     assert sorted(state.hands[1]) == sorted(cards("JKF AH KH QH JH TH 8H 7H TC 9C"))
     assert state.discards == throw
-    assert state.to_act == 1  # rules.md 3.5: the declarer leads
+    assert state.to_act == 1  # docs/games.md 3.5: the declarer leads
     assert state.current is not None and state.current.leader == 1 and state.current.cards == ()
 
 

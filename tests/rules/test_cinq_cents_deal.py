@@ -1,4 +1,4 @@
-"""Cinq Cents players, deck, deal and options (rules.md 3.1, 3.2, 3.6 ruling on ``bid_values``)."""
+"""Cinq Cents players, deck, deal and options (docs/games.md 3.1, 3.2, 3.6 ruling on ``bid_values``)."""
 
 from __future__ import annotations
 

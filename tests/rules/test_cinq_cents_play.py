@@ -1,4 +1,4 @@
-"""Cinq Cents ranking and play: bowers, jokers as trumps, following, no-trump jokers (rules.md 3.4, 3.5).
+"""Cinq Cents ranking and play: bowers, jokers as trumps, following, no-trump jokers (docs/games.md 3.4, 3.5).
 
 Every deal here has dealer 0 and declarer 1 (eldest hand), who discards the
 kitty back, so the hands given are the hands that play; play goes 1, 2, 3, 0.

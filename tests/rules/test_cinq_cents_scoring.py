@@ -1,4 +1,4 @@
-"""Cinq Cents scoring and the end of the game (rules.md 3.6), driven deal by deal and as whole matches."""
+"""Cinq Cents scoring and the end of the game (docs/games.md 3.6), driven deal by deal and as whole matches."""
 
 from __future__ import annotations
 

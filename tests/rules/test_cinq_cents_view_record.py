@@ -1,4 +1,4 @@
-"""What a Cinq Cents seat may see (rules.md, "What each player may know") and the deal record (game-record.md)."""
+"""What a Cinq Cents seat may see (docs/games.md, "What each player may know") and the deal record (docs/records.md)."""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ from tricktable.rules.shuffle import RecordedDecks
 
 # --- the layouts and options of section 1 ------------------------------------
 
-#: (game, players, sides) for every layout rules.md 1.1 allows.
+#: (game, players, sides) for every layout docs/games.md 1.1 allows.
 SPOIL_FIVE_LAYOUTS: list[tuple[str, int, int]] = [
     ("twenty_five", 4, 2), ("twenty_five", 6, 2), ("twenty_five", 6, 3),
     *[("forty_five", n, d) for n in range(2, 11) for d in range(2, n + 1) if n % d == 0],

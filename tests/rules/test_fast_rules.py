@@ -1,4 +1,4 @@
-"""Rule scenarios run on the fast path alone, from fixed decks (rules.md section 1), independent of ``rules``.
+"""Rule scenarios run on the fast path alone, from fixed decks (docs/games.md section 1), independent of ``rules``.
 
 The agreement test compares the fast path with the readable engine; these
 pin a few rulings directly, so a shared misreading would still show.

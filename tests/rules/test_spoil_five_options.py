@@ -1,4 +1,4 @@
-"""rules.md 1.1 (players and sides) and the table options of section 1."""
+"""docs/games.md 1.1 (players and sides) and the table options of section 1."""
 
 from __future__ import annotations
 

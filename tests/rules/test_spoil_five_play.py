@@ -1,4 +1,4 @@
-"""rules.md 1.2 (deal and trump) and 1.5 (following suit and the renege privilege)."""
+"""docs/games.md 1.2 (deal and trump) and 1.5 (following suit and the renege privilege)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""rules.md 1.3: trump and plain ranking, and who wins a trick."""
+"""docs/games.md 1.3: trump and plain ranking, and who wins a trick."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""rules.md 1.4: robbing the pack."""
+"""docs/games.md 1.4: robbing the pack."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""rules.md 1.6 (Twenty-Five scoring and end) and 1.7 (Forty-Five scoring, end and jink)."""
+"""docs/games.md 1.6 (Twenty-Five scoring and end) and 1.7 (Forty-Five scoring, end and jink)."""
 
 from __future__ import annotations
 

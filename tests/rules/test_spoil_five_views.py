@@ -1,4 +1,4 @@
-"""What a seat may know (rules.md, common rules and 1.4) and the deal record (game-record.md)."""
+"""What a seat may know (docs/games.md, common rules and 1.4) and the deal record (docs/records.md)."""
 
 from __future__ import annotations
 

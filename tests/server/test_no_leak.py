@@ -1,4 +1,4 @@
-"""No leak: every message sent to a seat or a spectator shows only what rules.md lets it know.
+"""No leak: every message sent to a seat or a spectator shows only what docs/games.md lets it know.
 
 Across random games of every game, each message each seat and a spectator
 received is checked at the point of the game it was sent (deal, actions

@@ -21,7 +21,7 @@ from tricktable.rules.verify import verify_record
 
 CLI = [sys.executable, "-m", "tricktable.cli.main"]
 ROOT = Path(__file__).resolve().parents[2]
-#: Bots per game: random where a random game ends; Cinq Cents' random auction may never end (rules.md 3.6).
+#: Bots per game: random where a random game ends; Cinq Cents' random auction may never end (docs/games.md 3.6).
 BOTS = {"twenty_five": ("random", {}), "forty_five": ("random", {}), "all_fives": ("random", {"target": 31}),
         "cinq_cents": ("first-legal", {"target": 200})}
 

@@ -49,7 +49,7 @@ async def test_complete_game_over_bidirectional_streams_has_a_valid_record(stub:
     created = await create_game(stub, game, seed=f"seed-{game}")
     assert len(created.seed_sha256) == 64
     rng = random.Random(game)
-    # Random Cinq Cents bidding can drive both sides below zero for ever (rules.md 3.6 has no floor), so
+    # Random Cinq Cents bidding can drive both sides below zero for ever (docs/games.md 3.6 has no floor), so
     # there every seat plays first-legal: the auction climbs to a contract and the defenders' tricks end it.
     seats = [PlaySeat(stub, t.token, name=f"bot-{t.seat}",
                       choose=by_id(rng) if t.seat % 2 and game != "cinq_cents" else first_legal)

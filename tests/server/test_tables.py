@@ -272,7 +272,7 @@ async def test_a_game_without_a_result_is_aborted_at_the_deal_limit() -> None:
     assert table.status is TableStatus.ABORTED
     assert table.record is not None
     assert table.record["result"]["reason"] == "deal limit: 3 deals played without a result"
-    # The fourth deal was dealt when the third ended; it is listed with no action (game-record.md allows it).
+    # The fourth deal was dealt when the third ended; it is listed with no action (docs/records.md allows it).
     assert [len(d["actions"]) > 0 for d in table.record["deals"]] == [True, True, True, False]
 
 

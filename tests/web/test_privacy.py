@@ -4,7 +4,7 @@ The cards a spectator may know are computed here from the table's truth
 (the record: cards played, the turn-up, cards exposed), not from the
 visibility code under test; every card anywhere in what the page receives
 must be one of them. The scenario includes a rob, whose buried card only
-the robber may see (rules.md, "What each player may know").
+the robber may see (docs/games.md, "What each player may know").
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ For each decision the bot
 
 Every decision the fast path knows goes through the same search: cards,
 the burial of a rob (a rob offered is always taken: each refusal cost 7-9
-points a pair in issue 15's measurements), the Forty-Five jink, All Fives'
+points a duplicate pair, measured: docs/strength.md), the Forty-Five jink, All Fives'
 stand, beg, gift and run. On the fast path a decision sees about 3,000
 worlds per CPU second (the readable engine with heuristic playouts saw
 about 500).

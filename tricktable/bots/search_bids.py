@@ -9,7 +9,7 @@ every other seat (the opponents are often that bot, and an opponent with a
 strong hand overcalls a weak bid), lets the declarer, if any, take the kitty
 and discard as the heuristic does, and plays the deal out with the playout
 policy. The bid's worth in that world is our side's points minus the
-opponents' (rules.md 3.6: the contract's value won or lost, ten a trick to
+opponents' (docs/games.md 3.6: the contract's value won or lost, ten a trick to
 the defence; 0 for a deal everyone passed). The bot makes the action of best
 mean worth, every action measured on the same worlds.
 
@@ -88,7 +88,7 @@ class Searched:
 
 
 def contract_points(taken: int, bid: tuple[int, Denomination], table: BidTable) -> tuple[int, int]:
-    """(declaring side's points, defence's points) when the declaring side took ``taken`` tricks (rules.md 3.6)."""
+    """(declaring side's points, defence's points) when the declaring side took ``taken`` tricks (docs/games.md 3.6)."""
     tricks, denomination = bid
     value = table.value(tricks, denomination)
     return (value if taken >= tricks else -value), DEFENCE_POINTS * (TRICKS - taken)

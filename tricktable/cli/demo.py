@@ -77,7 +77,7 @@ def describe_record(record: Mapping[str, Any]) -> list[str]:
 
 
 #: The demo's players when ``--bots`` is not given: random, except in Cinq Cents, where random bidders
-#: sink without end (rules.md sets no floor) and the heuristic bidders finish a game in about a dozen deals.
+#: sink without end (docs/games.md sets no floor) and the heuristic bidders finish a game in about a dozen deals.
 DEFAULT_BOTS: dict[str, str] = {"cinq_cents": "heuristic"}
 #: The demo's Cinq Cents target unless ``--option target=N`` is given: a game short enough to read.
 CINQ_CENTS_DEMO_TARGET = 500

@@ -1,6 +1,6 @@
 """The ranking helper: how strongly a card contends for a trick, in whichever game the view is of.
 
-Each game ranks cards its own way (rules.md 1.3, 2.1, 3.4): the Spoil Five
+Each game ranks cards its own way (docs/games.md 1.3, 2.1, 3.4): the Spoil Five
 family's 5 and J of trumps and A of hearts, red and black suits ranking
 differently, All Fives' plain A-high order, Cinq Cents' jokers and bowers.
 A bot author should not need three modules of the rules engine to ask "does
@@ -73,13 +73,14 @@ def strength(view: SeatView, card: Card, trick: Trick | None = None) -> int:
         return _ranking(view).strength(card, led)
     trump = _trump(view)
     if view.game == "cinq_cents":
-        if card.is_joker and trump is None:  # a joker at no-trump outranks every suit (rules.md 3.4)
+        if card.is_joker and trump is None:  # a joker at no-trump outranks every suit (docs/games.md 3.4)
             return cinq_cents_strength(card, None, Suit.SPADES)
         following = trick if trick is not None and trick.cards else Trick(leader=view.seat, cards=(card,))
         return cinq_cents_strength(card, trump, led_suit(following, trump))
     if trump is None:  # no-trump exists only in Cinq Cents
         raise ValueError(f"{view.game}: a deal at no-trump has no All Fives ranking")
-    # All Fives (rules.md 2.3): the engine's own trick strength; a card of neither trump nor the suit led cannot win.
+    # All Fives (docs/games.md 2.3): the engine's own trick strength; a card of neither trump nor the
+    # suit led cannot win.
     return trick_strength(card, trump, led.suit) if card.suit in (trump, led.suit) else 0
 
 

@@ -826,7 +826,7 @@ async def create_table(
 
 async def get_record(address: str, table_id: str, *, root_certificates: bytes | None = None,
                      owner_token: str = "") -> str:
-    """The record JSON (game-record.md) of a finished or aborted table.
+    """The record JSON (docs/records.md) of a finished or aborted table.
 
     ``owner_token`` (from :func:`create_table`) reads a record that is withheld from others.
 

@@ -1,6 +1,6 @@
 """Actions: the decisions a seat makes, as frozen values.
 
-Names follow game-record.md's action ``type`` column: an action's record form
+Names follow docs/records.md's action ``type`` column: an action's record form
 (:func:`tricktable.rules.record.action_to_json`) is ``{"type": "play", "card": "5H"}``. The acting seat is not part of
 the action; the state knows whose turn it is and the record stores the seat
 beside it.

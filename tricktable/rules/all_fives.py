@@ -1,6 +1,6 @@
-"""All Fives (the All Fours family), section 2 of rules.md.
+"""All Fives (the All Fours family), section 2 of docs/games.md.
 
-Rule choices, and where rules.md rules them:
+Rule choices, and where docs/games.md rules them:
 
 - Players 2 (default) or 3, each alone: side ``k`` is seat ``k`` (2.1).
 - 52 cards; every suit, trump included, ranks A K Q J 10 9 ... 2 (2.1).
@@ -19,7 +19,7 @@ Rule choices, and where rules.md rules them:
 - Running the pack: 3 more each, then expose the next card; repeat while
   the exposed suit is the proposed (refused) suit; the first exposed card
   of another suit sets trump; no second beg (2.2). The recorded ``run``
-  lists every card it turned, in order (game-record.md).
+  lists every card it turned, in order (docs/records.md).
 - Before each round of a run, the first included, the deck must hold 3
   cards per player plus one to expose, else the deal is void and the same
   dealer deals again; the match marks the next deal ``redeal`` (2.2,
@@ -34,7 +34,7 @@ Rule choices, and where rules.md rules them:
   10 10, 5 5 (25 in all, less trumps not dealt); no other card counts
   (2.4). The trick points are added when the last trick is won; the gift
   shows in ``points`` as soon as it is given (2.4 "gift points count in
-  the deal they were given"; game-record.md: an aborted deal counts only a
+  the deal they were given"; docs/records.md: an aborted deal counts only a
   gift given).
 - After each deal, if any player has reached the target, the game ends and
   the players with the highest total win, several sharing on a tie (2.4).
@@ -58,7 +58,7 @@ from tricktable.rules.game import GameConfig, Result, Seat, SeatView, Trick
 from tricktable.rules.record import action_to_json
 from tricktable.rules.tricks import follow_suit_plays, next_to_play, remove_card, trick_winner
 
-#: Trump counting cards by rank (rules.md 2.4): A 4, K 3, Q 2, J 1, 10 10, 5 5.
+#: Trump counting cards by rank (docs/games.md 2.4): A 4, K 3, Q 2, J 1, 10 10, 5 5.
 COUNTING_VALUES: Mapping[int, int] = {ACE: 4, KING: 3, QUEEN: 2, JACK: 1, 10: 10, 5: 5}
 
 #: Cards dealt to each seat per round: the deal is two rounds, a run adds one per exposure.
@@ -80,12 +80,12 @@ class Phase(StrEnum):
 
 
 def counting_points(cards: Sequence[Card], trump: Suit) -> int:
-    """What ``cards`` are worth to the player who won them: trump counting cards only (rules.md 2.4)."""
+    """What ``cards`` are worth to the player who won them: trump counting cards only (docs/games.md 2.4)."""
     return sum(COUNTING_VALUES.get(c.rank, 0) for c in cards if c.suit is trump)
 
 
 def trick_strength(card: Card, trump: Suit, led: Suit | None) -> int:
-    """How ``card`` bids for a trick led in ``led`` (rules.md 2.3): a trump over the suit led over the rest."""
+    """How ``card`` bids for a trick led in ``led`` (docs/games.md 2.3): a trump over the suit led over the rest."""
     if card.suit is trump:
         return 200 + card.rank
     if card.suit is led:
@@ -129,7 +129,7 @@ class AllFivesDeal:
     @classmethod
     def start(cls, config: AllFivesConfig, *, number: int, dealer: Seat, deck: Sequence[Card],
               scores: Sequence[int], redeal: bool) -> AllFivesDeal:
-        """Deal 3 each then 3 each and expose the turn-up (rules.md 2.2).
+        """Deal 3 each then 3 each and expose the turn-up (docs/games.md 2.2).
 
         Raises:
             RecordError: ``deck`` is not an ordering of the 52 cards.
@@ -179,7 +179,7 @@ class AllFivesDeal:
 
     @property
     def is_void(self) -> bool:
-        """The pack ran out during a run (rules.md 2.2): the same dealer deals again."""
+        """The pack ran out during a run (docs/games.md 2.2): the same dealer deals again."""
         return self.phase is Phase.VOID
 
     @property
@@ -209,7 +209,7 @@ class AllFivesDeal:
 
     @property
     def gift_allowed(self) -> bool:
-        """A gift may not bring eldest hand to the target (rules.md 2.2, Ruling)."""
+        """A gift may not bring eldest hand to the target (docs/games.md 2.2, Ruling)."""
         return self.scores_before[self.eldest] + 1 < self.config.target
 
     @property
@@ -324,7 +324,7 @@ class AllFivesDeal:
         raise RuleError(ErrorCode.WRONG_PHASE, f"{action.type} is not an All Fives action")
 
     def _run(self) -> AllFivesDeal:
-        """Run the pack (rules.md 2.2): the state after the run, its action not yet recorded."""
+        """Run the pack (docs/games.md 2.2): the state after the run, its action not yet recorded."""
         hands = [list(h) for h in self.hands]
         exposed = list(self.exposed)
         used = self.used
@@ -395,7 +395,7 @@ class AllFivesDeal:
             legal_actions=tuple(self.legal_actions()) if seat == to_act else (),
             scores=scores, deal_points=self.scored, trump=self.trump, turn_up=self.turn_up,
             exposed=self.exposed, current_trick=self.current, tricks=self.tricks,
-            # Every All Fives action is public (rules.md, "What each player may know").
+            # Every All Fives action is public (docs/games.md, "What each player may know").
             history=history_seen_by(self.events, seat),
             hand_sizes=tuple(len(h) for h in self.hands),
             extras={"phase": self.phase.value, "eldest": self.eldest, "gift": self.gift,
@@ -403,7 +403,7 @@ class AllFivesDeal:
         )
 
     def to_record(self, scores_before: Sequence[int]) -> dict[str, Any]:
-        """This deal as game-record.md's deal object (``redeal`` written only when true)."""
+        """This deal as docs/records.md's deal object (``redeal`` written only when true)."""
         out: dict[str, Any] = {
             "number": self.number,
             "dealer": self.dealer,
@@ -434,7 +434,7 @@ _PHASE_WANTS: dict[Phase, str] = {
 
 
 class AllFivesRules:
-    """The All Fives game: options, deals and the end of the match (rules.md section 2)."""
+    """The All Fives game: options, deals and the end of the match (docs/games.md section 2)."""
 
     @property
     def name(self) -> str:

@@ -1,4 +1,4 @@
-"""All Fives table options (rules.md 2.1 and the common rules): a frozen, keyword-only config.
+"""All Fives table options (docs/games.md 2.1 and the common rules): a frozen, keyword-only config.
 
 Options: ``players`` 2 (default) or 3, each alone; ``target`` 61; and
 ``first_dealer`` (a seat, or None to draw it from the seed). Unknown keys,
@@ -24,13 +24,13 @@ def _options_error(message: str) -> OptionsError:
 
 
 def _is_int(value: object) -> bool:
-    # bool is a subclass of int, but a flag is not a number in a record (game-record.md: typed strictly).
+    # bool is a subclass of int, but a flag is not a number in a record (docs/records.md: typed strictly).
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AllFivesConfig:
-    """All Fives table options, validated (rules.md 2.1 and common rules).
+    """All Fives table options, validated (docs/games.md 2.1 and common rules).
 
     Build it with :meth:`from_options`, which refuses unknown keys, wrong
     types and bad values with :class:`OptionsError`.
@@ -75,7 +75,7 @@ class AllFivesConfig:
 
     @property
     def sides(self) -> tuple[tuple[Seat, ...], ...]:
-        """Every player alone: side ``k`` is seat ``k`` (rules.md 2.1)."""
+        """Every player alone: side ``k`` is seat ``k`` (docs/games.md 2.1)."""
         return tuple((s,) for s in range(self.players))
 
     def to_options(self) -> dict[str, Any]:
@@ -83,7 +83,7 @@ class AllFivesConfig:
         return {"players": self.players, "target": self.target, "first_dealer": self.first_dealer}
 
     def deck(self) -> tuple[Card, ...]:
-        """The 52-card deck (rules.md 2.1)."""
+        """The 52-card deck (docs/games.md 2.1)."""
         return standard_deck()
 
 

@@ -1,4 +1,4 @@
-"""Cards, suits and the notation of game-record.md.
+"""Cards, suits and the notation of docs/records.md.
 
 A card is written rank then suit (``5H``, ``TS``, ``AD``); the two jokers of
 Cinq Cents are ``JKB`` (La Blanche) and ``JKF`` (Le Fou). Every card is an
@@ -183,7 +183,7 @@ def standard_deck() -> tuple[Card, ...]:
 
 
 def cinq_cents_deck() -> tuple[Card, ...]:
-    """The 46-card Cinq Cents deck: no 2s or 3s, plus both jokers (rules.md 3.1)."""
+    """The 46-card Cinq Cents deck: no 2s or 3s, plus both jokers (docs/games.md 3.1)."""
     return tuple(c for c in ALL_CARDS if c.is_joker or c.rank >= 4)
 
 

@@ -1,6 +1,6 @@
-"""Cinq Cents québécois (Quebec 500), rules.md section 3.
+"""Cinq Cents québécois (Quebec 500), docs/games.md section 3.
 
-Rule choices, each with the rules.md section that rules it:
+Rule choices, each with the docs/games.md section that rules it:
 
 - 4 players only, two sides: seats 0 and 2 (side 0) against 1 and 3 (side 1) (3.1).
 - The 46-card deck: no 2s or 3s, plus La Blanche ``JKB`` and Le Fou ``JKF`` (3.1).
@@ -14,11 +14,11 @@ Rule choices, each with the rules.md section that rules it:
   ``bid_values`` table says (3.6, last ruling).
 - All four pass: the deal is void (trump and contract null, points zero) and
   the same dealer deals again; the match marks the next deal ``redeal`` (3.3;
-  common rules; game-record.md "A void deal").
+  common rules; docs/records.md "A void deal").
 - The highest bidder is declarer and their bid the contract; they take the
   kitty at once (the end of the bidding) and then discard any six of their 16
   cards in one ``discard`` action (3.3). Jokers and trumps may be discarded:
-  rules.md sets no limit.
+  docs/games.md sets no limit.
 - The declarer leads the first trick (3.5).
 - Trumps high to low: JKB, JKF, J of trump (first bower), J of the same colour
   (second bower), A K Q 10 9 8 7 6 5 4 of trump; the jokers and second bower
@@ -40,7 +40,7 @@ Rule choices, each with the rules.md section that rules it:
   the declarer's side wins (3.6).
 - Options: ``players`` (4), ``target`` (1000), ``first_dealer`` (seat or null,
   common rules) and ``bid_values`` (the 3.3 table, a JSON object keyed "6" to
-  "10", each keyed S, C, D, H, NT) (3.6 ruling). Our rulings where rules.md is
+  "10", each keyed S, C, D, H, NT) (3.6 ruling). Our rulings where docs/games.md is
   silent: table values must be non-negative integers (a negative value would
   turn a made contract into a loss); the option may also be given as JSON text,
   and is always written back as an object.
@@ -56,11 +56,11 @@ Rule choices, each with the rules.md section that rules it:
   ``Play`` per legal card, and for a joker lead at no-trump one per suit it may
   name.
 - Record: a deal writes ``kitty`` (six cards as dealt) and omits ``turn_up``,
-  which Cinq Cents has none of (game-record.md, "A deal"); ``trump`` is S, C,
+  which Cinq Cents has none of (docs/records.md, "A deal"); ``trump`` is S, C,
   D, H or NT; ``contract`` is ``{"seat", "tricks", "suit"}``, null on a void deal.
 - Privacy: the kitty (once taken) and the six discards are shown to the
   declarer only; the others see that a discard happened, not its cards
-  (rules.md, "What each player may know").
+  (docs/games.md, "What each player may know").
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ from tricktable.rules.tricks import next_to_play, remove_card, trick_winner
 
 PLAYERS = 4
 SIDES: tuple[tuple[Seat, ...], ...] = ((0, 2), (1, 3))
-#: rules.md 3.2: 3 each, 3 to the kitty, 4 each, 3 each, 3 to the kitty.
+#: docs/games.md 3.2: 3 each, 3 to the kitty, 4 each, 3 each, 3 to the kitty.
 DEAL_PATTERN: tuple[Step, ...] = (3, ("kitty", 3), 4, 3, ("kitty", 3))
 HAND_SIZE = 10
 DISCARD_SIZE = 6
@@ -119,7 +119,7 @@ class CinqCentsConfig:
 
     @property
     def sides(self) -> tuple[tuple[Seat, ...], ...]:
-        """Seats 0 and 2 against 1 and 3 (rules.md 3.1)."""
+        """Seats 0 and 2 against 1 and 3 (docs/games.md 3.1)."""
         return SIDES
 
     @classmethod
@@ -152,7 +152,7 @@ class CinqCentsConfig:
                 "bid_values": self.bid_values.to_json()}
 
     def deck(self) -> tuple[Card, ...]:
-        """The 46-card deck (rules.md 3.1)."""
+        """The 46-card deck (docs/games.md 3.1)."""
         return cinq_cents_deck()
 
 
@@ -254,7 +254,7 @@ class CinqCentsDeal:
 
     @property
     def is_void(self) -> bool:
-        """All four passed (rules.md 3.3): the same dealer deals again."""
+        """All four passed (docs/games.md 3.3): the same dealer deals again."""
         return self.phase is Phase.OVER and self.contract is None
 
     @property
@@ -383,13 +383,13 @@ class CinqCentsDeal:
             return evolve(self, bids=bids, events=events)
         made = [(s, b) for s, b in bids if b is not None]
         if not made:
-            # rules.md 3.3: all four passed; the deal is void and the same dealer deals again.
+            # docs/games.md 3.3: all four passed; the deal is void and the same dealer deals again.
             return evolve(self, bids=bids, phase=Phase.OVER, events=(*events, DealVoided(number=self.number)))
         declarer, contract_bid = made[-1]
         contract = Contract(seat=declarer, tricks=contract_bid.tricks, denomination=contract_bid.denomination)
         hands = list(self.hands)
         hands[declarer] = hands[declarer] + self.kitty
-        # rules.md 3.3: the declarer takes the kitty at once.
+        # docs/games.md 3.3: the declarer takes the kitty at once.
         told = (ContractSet(contract=contract),
                 TrumpSet(trump=contract.denomination.suit, no_trump=contract.denomination is Denomination.NO_TRUMP),
                 KittyTaken(seat=declarer, kitty=self.kitty))
@@ -402,7 +402,7 @@ class CinqCentsDeal:
             hand = remove_card(hand, c)
         hands = list(self.hands)
         hands[seat] = hand
-        # rules.md 3.5: the declarer leads the first trick.
+        # docs/games.md 3.5: the declarer leads the first trick.
         return evolve(self, hands=tuple(hands), discards=action.cards, phase=Phase.PLAY,
                        current=Trick(leader=seat, cards=()),
                        events=(*self.events, event_of(seat, action)))
@@ -431,7 +431,7 @@ class CinqCentsDeal:
                                DealScored(number=self.number, points=points, scores=scores, contract=self.contract)))
 
     def _score(self) -> tuple[int, ...]:
-        """rules.md 3.6: the contract's value won or lost; the other side 10 a trick."""
+        """docs/games.md 3.6: the contract's value won or lost; the other side 10 a trick."""
         contract = self.settled_contract
         won = self.tricks_won()
         ours = contract.seat % 2
@@ -478,7 +478,7 @@ class CinqCentsDeal:
         )
 
     def to_record(self, scores_before: Sequence[int]) -> dict[str, Any]:
-        """The deal object of game-record.md: ``kitty`` and ``contract``, no ``turn_up``."""
+        """The deal object of docs/records.md: ``kitty`` and ``contract``, no ``turn_up``."""
         contract = self.contract
         out: dict[str, Any] = {
             "number": self.number,
@@ -526,7 +526,7 @@ class CinqCentsRules:
                                    scores=scores)
 
     def match_result(self, config: GameConfig, deal: DealState, scores: Sequence[int]) -> Result | None:
-        """rules.md 3.6: a side at the target wins; both at it, the declarer's side wins.
+        """docs/games.md 3.6: a side at the target wins; both at it, the declarer's side wins.
 
         Raises:
             TypeError: ``config`` or ``deal`` is not Cinq Cents'.

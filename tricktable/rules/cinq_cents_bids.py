@@ -1,7 +1,7 @@
 """Cinq Cents bids as data: the ladder (which bid is higher) and the value table.
 
-Two separate facts, kept apart on purpose (rules.md 3.6, last ruling): the
-*ladder* of rules.md 3.3 says which bid beats which (more tricks, or as many
+Two separate facts, kept apart on purpose (docs/games.md 3.6, last ruling): the
+*ladder* of docs/games.md 3.3 says which bid beats which (more tricks, or as many
 tricks in a higher denomination, spades < clubs < diamonds < hearts <
 no-trump); the *table* says what a contract is worth. A club may load its
 own table through the ``bid_values`` option; the ladder never changes.
@@ -19,10 +19,10 @@ from tricktable.rules.errors import OptionsError
 
 GAME = "cinq_cents"
 
-#: Bid sizes, 6 to 10 tricks (rules.md 3.3).
+#: Bid sizes, 6 to 10 tricks (docs/games.md 3.3).
 MIN_TRICKS, MAX_TRICKS = 6, 10
 TRICKS: tuple[int, ...] = tuple(range(MIN_TRICKS, MAX_TRICKS + 1))
-#: Denominations low to high (rules.md 3.3): the Quebec order, spades lowest.
+#: Denominations low to high (docs/games.md 3.3): the Quebec order, spades lowest.
 DENOMINATIONS: tuple[Denomination, ...] = tuple(sorted(Denomination, key=lambda d: d.order))
 
 
@@ -32,7 +32,7 @@ def ladder_rank(bid: Bid) -> int:
 
 
 def is_higher(bid: Bid, than: Bid | None) -> bool:
-    """True when ``bid`` beats ``than`` (rules.md 3.3); any bid beats no bid at all."""
+    """True when ``bid`` beats ``than`` (docs/games.md 3.3); any bid beats no bid at all."""
     return than is None or ladder_rank(bid) > ladder_rank(than)
 
 
@@ -42,7 +42,7 @@ LADDER: tuple[Bid, ...] = tuple(Bid(tricks=t, denomination=d) for t in TRICKS fo
 
 @dataclass(frozen=True, slots=True)
 class BidTable:
-    """Contract values: ``values[tricks - 6][denomination.order]`` (rules.md 3.3 table, option ``bid_values``)."""
+    """Contract values: ``values[tricks - 6][denomination.order]`` (docs/games.md 3.3 table, option ``bid_values``)."""
 
     values: tuple[tuple[int, ...], ...]
 
@@ -103,7 +103,7 @@ def _same_keys(where: str, data: Mapping[Any, Any], expected: list[str]) -> None
         )
 
 
-#: The standard table of rules.md 3.3 (Ruling in 3.6: the source's own table is missing).
+#: The standard table of docs/games.md 3.3 (Ruling in 3.6: the source's own table is missing).
 STANDARD_TABLE = BidTable((
     #  S    C    D    H   NT
     (40, 60, 80, 100, 120),      # 6 tricks

@@ -1,4 +1,4 @@
-"""Cinq Cents card play: ranking with bowers and jokers, following, no-trump jokers (rules.md 3.4, 3.5).
+"""Cinq Cents card play: ranking with bowers and jokers, following, no-trump jokers (docs/games.md 3.4, 3.5).
 
 Pure functions of (hand, trick, trump) so the deal state stays small. ``trump``
 is the trump :class:`Suit` of the contract, or ``None`` at no-trump.
@@ -13,9 +13,9 @@ from tricktable.rules.cards import JACK, LA_BLANCHE, LE_FOU, SUITS, Card, Suit, 
 from tricktable.rules.errors import ErrorCode, RuleError
 from tricktable.rules.game import Seat, Trick
 
-#: Ranks of a suit high to low outside trumps and at no-trump (rules.md 3.4).
+#: Ranks of a suit high to low outside trumps and at no-trump (docs/games.md 3.4).
 PLAIN_RANKS: tuple[int, ...] = (14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4)
-#: Ranks of the trump suit below the bowers (rules.md 3.4): A K Q 10 9 8 7 6 5 4.
+#: Ranks of the trump suit below the bowers (docs/games.md 3.4): A K Q 10 9 8 7 6 5 4.
 TRUMP_RANKS: tuple[int, ...] = (14, 13, 12, 10, 9, 8, 7, 6, 5, 4)
 
 SUIT_NAMES = {Suit.CLUBS: "clubs", Suit.DIAMONDS: "diamonds", Suit.HEARTS: "hearts", Suit.SPADES: "spades"}
@@ -27,12 +27,12 @@ def second_bower(trump: Suit) -> Card:
 
 
 def trump_order(trump: Suit) -> tuple[Card, ...]:
-    """Every trump, high to low: La Blanche, Le Fou, first bower, second bower, A K Q 10 ... 4 (rules.md 3.4)."""
+    """Every trump, high to low: La Blanche, Le Fou, first bower, second bower, A K Q 10 ... 4 (docs/games.md 3.4)."""
     return (LA_BLANCHE, LE_FOU, of(JACK, trump), second_bower(trump), *(of(r, trump) for r in TRUMP_RANKS))
 
 
 def plain_order(suit: Suit, trump: Suit | None) -> tuple[Card, ...]:
-    """A non-trump suit high to low; the second bower is missing from its own suit (rules.md 3.4)."""
+    """A non-trump suit high to low; the second bower is missing from its own suit (docs/games.md 3.4)."""
     ranked = tuple(of(r, suit) for r in PLAIN_RANKS)
     if trump is not None and suit is trump.partner:
         return tuple(c for c in ranked if c is not second_bower(trump))
@@ -43,7 +43,7 @@ def suit_of(card: Card, trump: Suit | None) -> Suit | None:
     """The suit a card belongs to for following and leading.
 
     With a trump suit the jokers and the second bower are trumps "in every
-    respect" (rules.md 3.4); at no-trump a joker belongs to no suit (3.5), so
+    respect" (docs/games.md 3.4); at no-trump a joker belongs to no suit (3.5), so
     the answer is ``None``.
     """
     if card.is_joker:

@@ -1,4 +1,4 @@
-"""Dealing from the top of a deck, as rules.md's common rules describe it.
+"""Dealing from the top of a deck, as docs/games.md's common rules describe it.
 
 "Deal k each" gives k cards to eldest hand (the dealer's left), then k to
 the next seat clockwise, the dealer last. A pattern may also send cards to

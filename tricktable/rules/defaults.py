@@ -6,8 +6,8 @@ seat's own view, so it never uses what that seat could not know. Per game:
 
 - **Any game, in play**: the *lowest* legal card - a card that is not trump
   before a trump, and within each the weakest by the game's own ranking
-  (Spoil Five family: rules.md 1.3's tables, the A of hearts a trump; All
-  Fives: 2 lowest, A highest; Cinq Cents: rules.md 3.4-3.5, jokers highest).
+  (Spoil Five family: docs/games.md 1.3's tables, the A of hearts a trump; All
+  Fives: 2 lowest, A highest; Cinq Cents: docs/games.md 3.4-3.5, jokers highest).
   A rob offered beside the plays is not taken. Ties (a joker's named suit)
   go to the first of the sorted legal actions.
 - **Twenty-Five, Forty-Five**: the dealer declines to rob (``pass_rob``);

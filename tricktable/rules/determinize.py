@@ -51,7 +51,7 @@ from tricktable.rules.registry import game_rules
 from tricktable.rules.spoil_five_ranking import RANKINGS, playable
 from tricktable.rules.tricks import follow_suit_plays
 
-#: Cards a run deals each seat per round in All Fives (rules.md 2.2).
+#: Cards a run deals each seat per round in All Fives (docs/games.md 2.2).
 RUN_ROUND = 3
 #: Restarts of the slot assignment before a draw is given up.
 ASSIGN_TRIES = 30

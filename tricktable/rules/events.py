@@ -8,7 +8,7 @@ dealt. Each game's ``apply`` writes them as they happen, so nobody has to
 work them out again by comparing views.
 
 Every event holds the whole truth; :meth:`seen_by` gives what one audience
-(a seat, or ``None`` for the spectators) may know of it (rules.md, "What each
+(a seat, or ``None`` for the spectators) may know of it (docs/games.md, "What each
 player may know"): another seat's buried card, the declarer's kitty and
 discards, and other seats' hands read ``None``. ``SeatView.history`` is the
 deal's action events as that seat sees them. Dicts exist only in records
@@ -98,7 +98,7 @@ class Robbed:
         return None if self.buried is None else Rob(card=self.buried)
 
     def seen_by(self, audience: Audience) -> Robbed:
-        """That a seat robbed is public; the buried card is known to the robber alone (rules.md 1.4)."""
+        """That a seat robbed is public; the buried card is known to the robber alone (docs/games.md 1.4)."""
         return self if audience == self.seat else evolve(self, buried=None)
 
 
@@ -273,7 +273,7 @@ class Discarded:
         return None if self.cards is None else Discard(cards=self.cards)
 
     def seen_by(self, audience: Audience) -> Discarded:
-        """That the declarer discarded is public; the cards are not (rules.md, "What each player may know")."""
+        """That the declarer discarded is public; the cards are not (docs/games.md, "What each player may know")."""
         return self if audience == self.seat else evolve(self, cards=None)
 
 

@@ -73,7 +73,7 @@ class Result:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SeatView:
-    """Everything one seat may know, and nothing more (rules.md, "What each player may know").
+    """Everything one seat may know, and nothing more (docs/games.md, "What each player may know").
 
     ``history`` is the deal's actions as typed events (:mod:`tricktable.rules.events`)
     seen by this seat: another seat's rob shows no buried card, the
@@ -92,7 +92,7 @@ class SeatView:
     to_act: Seat | None
     legal_actions: tuple[Action, ...]
     scores: tuple[int, ...]
-    #: Points each side has scored in this deal so far (rules.md: what is scored when).
+    #: Points each side has scored in this deal so far (docs/games.md: what is scored when).
     deal_points: tuple[int, ...]
     trump: Suit | None = None
     no_trump: bool = False
@@ -196,7 +196,7 @@ class DealState(Protocol):
         ...
 
     def to_record(self, scores_before: Sequence[int]) -> dict[str, Any]:
-        """This deal as a record deal object (game-record.md, "A deal")."""
+        """This deal as a record deal object (docs/records.md, "A deal")."""
         ...
 
 

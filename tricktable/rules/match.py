@@ -1,6 +1,6 @@
 """A match: deals in sequence until a game's end rule says it is over.
 
-The match is game-agnostic. It owns what rules.md's common rules say: the
+The match is game-agnostic. It owns what docs/games.md's common rules say: the
 first dealer (option or drawn from the seed), the deal passing left, a void
 deal redealt by the same dealer, running scores per side, and the record.
 The game module owns everything inside a deal and the end condition.
@@ -22,7 +22,7 @@ from tricktable.rules.shuffle import DeckSource, draw_first_dealer
 RECORD_FORMAT = "tricktable-record/1"
 
 #: Deals after which a game is stopped without a result, wherever it is played (server tables, selfplay, the
-#: ladder, tournaments): uniformly random Cinq Cents never ends, as random contracts mostly fail and rules.md 3.6
+#: ladder, tournaments): uniformly random Cinq Cents never ends, as random contracts mostly fail and docs/games.md 3.6
 #: puts no floor under the scores (measured: -940,000 after 4,444 deals).
 MAX_DEALS = 200
 
@@ -170,7 +170,7 @@ class Match:
                                            reason=reason), events=(), dealt_views=())
 
     def view(self, seat: Seat) -> SeatView:
-        """What ``seat`` may know now (rules.md, "What each player may know")."""
+        """What ``seat`` may know now (docs/games.md, "What each player may know")."""
         if not 0 <= seat < self.config.players:
             raise ValueError(f"no seat {seat} at a {self.config.players}-player table")
         if self.dealt_views:  # a deal just dealt (never over: the match has no result then)
@@ -193,7 +193,7 @@ class Match:
     def to_record(
         self, *, seed: str | None = None, names: Sequence[str] | None = None
     ) -> dict[str, Any]:
-        """The game record (game-record.md, format 1). Deals of an unfinished match are written as they stand."""
+        """The game record (docs/records.md, format 1). Deals of an unfinished match are written as they stand."""
         options = self.config.to_options()
         names = list(names) if names is not None else [f"seat-{s}" for s in range(self.config.players)]
         record: dict[str, Any] = {

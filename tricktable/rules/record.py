@@ -1,4 +1,4 @@
-"""Game records (game-record.md, format 1): checked and parsed from already-loaded JSON values.
+"""Game records (docs/records.md, format 1): checked and parsed from already-loaded JSON values.
 
 Reading files is I/O and lives in ``cli/``; this module takes the value
 ``json.loads`` returned and either returns a :class:`GameRecord` or raises a
@@ -14,7 +14,7 @@ rules (legal actions, the right hands for the deck, scores) is the job of
 Choices:
 - Unknown keys at the top level, in a deal and in ``result`` are ignored
   (an implementation may add fields of its own); the fields of an action
-  are exactly those of game-record.md's table, so an unknown key in an
+  are exactly those of docs/records.md's table, so an unknown key in an
   action is an error (it would otherwise be silently dropped on replay).
   The one addition is the server's optional ``annotation`` on any action
   (:mod:`tricktable.rules.annotation`: the bot's note, revealed after the table ended),
@@ -208,7 +208,7 @@ def _suit(value: object, path: str) -> Suit:
 # --- actions -----------------------------------------------------------------
 #
 # The canonical form of an action is its record form, ``{"type": ..., <fields>}``
-# (game-record.md's table): the wire carries the same fields under the same oneof
+# (docs/records.md's table): the wire carries the same fields under the same oneof
 # case (tricktable.protocol.convert) and the golden files write it. One table says, per action
 # class, which attribute is written under which key and how; writing, reading and
 # the record's shape check all read it.
@@ -254,7 +254,7 @@ _ACTION_CLASS: dict[str, type[Action]] = {cls.type: cls for cls in ACTION_CLASSE
 #: The key of a recorded action's optional annotation (:mod:`tricktable.rules.annotation`; the server's addition).
 ANNOTATION_KEY = "annotation"
 
-#: Action type -> the fields it carries besides ``seat`` and ``type`` (game-record.md's table).
+#: Action type -> the fields it carries besides ``seat`` and ``type`` (docs/records.md's table).
 ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     cls.type: tuple(f.key for f in RECORD_FIELDS.get(cls, ())) for cls in ACTION_CLASSES}
 

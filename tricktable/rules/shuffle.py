@@ -54,7 +54,7 @@ class RecordedDecks:
 
 
 def draw_first_dealer(seed: str, players: int) -> int:
-    """The first dealer drawn from the seed when the ``first_dealer`` option is unset (rules.md, common rules)."""
+    """The first dealer drawn from the seed when the ``first_dealer`` option is unset (docs/games.md, common rules)."""
     return _rng(seed, "first_dealer").randrange(players)
 
 

@@ -1,8 +1,8 @@
-"""Twenty-Five and Forty-Five: the Spoil Five family (rules.md section 1).
+"""Twenty-Five and Forty-Five: the Spoil Five family (docs/games.md section 1).
 
 One engine, two presets of one config (:mod:`tricktable.rules.spoil_five_config`);
 ranking tables live in :mod:`tricktable.rules.spoil_five_ranking`. Rule choices, each
-with the section of rules.md that rules it:
+with the section of docs/games.md that rules it:
 
 - Players and sides (1.1): twenty_five 4 or 6 players (sides 2; with six, 2
   by default or 3); forty_five 2..10 players (default 4), sides any divisor
@@ -45,7 +45,7 @@ with the section of rules.md that rules it:
   bonus); one that fails scores as usual and the game ends at once: it
   loses, and the other sides with the highest total win.
 
-Project rulings made here where rules.md is silent (pinned by tests): an
+Project rulings made here where docs/games.md is silent (pinned by tests): an
 unfinished Forty-Five deal (aborted game) records ``bonus`` null and zero
 points, as points are added at the end of a deal only; a jink made in a deal
 where no trump was played scores 2 x 25 = 50; a failed jink decides the game
@@ -438,7 +438,7 @@ class SpoilFiveDeal:
         return None if bonus is None else {"seat": bonus[0], "card": bonus[1].code}
 
     def to_record(self, scores_before: Sequence[int]) -> dict[str, Any]:
-        """This deal as a record deal object (game-record.md, "A deal")."""
+        """This deal as a record deal object (docs/records.md, "A deal")."""
         record: dict[str, Any] = {
             "number": self.number,
             "dealer": self.dealer,

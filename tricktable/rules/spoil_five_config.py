@@ -1,4 +1,4 @@
-"""Table options of Twenty-Five and Forty-Five: one config, two presets (rules.md 1.1, 1.2, 1.5-1.7).
+"""Table options of Twenty-Five and Forty-Five: one config, two presets (docs/games.md 1.1, 1.2, 1.5-1.7).
 
 :class:`SpoilFiveConfig` holds both the table options (written out by
 :meth:`SpoilFiveConfig.to_options`) and the game's fixed rules (which player
@@ -21,7 +21,7 @@ from tricktable.rules.game import Seat
 
 
 class DealPattern(StrEnum):
-    """How the hands are dealt (rules.md 1.2): the option's value is the cards each seat gets per round."""
+    """How the hands are dealt (docs/games.md 1.2): the option's value is the cards each seat gets per round."""
 
     THREE_TWO = "3-2"
     TWO_THREE = "2-3"
@@ -62,7 +62,7 @@ class SpoilFiveConfig:
 
     @property
     def sides(self) -> tuple[tuple[Seat, ...], ...]:
-        """Seats of each side: seat ``s`` is on side ``s mod side_count`` (rules.md 1.1)."""
+        """Seats of each side: seat ``s`` is on side ``s mod side_count`` (docs/games.md 1.1)."""
         return _sides(self.players, self.side_count)
 
     def side_of(self, seat: Seat) -> int:
@@ -75,7 +75,7 @@ class SpoilFiveConfig:
         return DEAL_PATTERNS[self.deal_pattern]
 
     def deck(self) -> tuple[Card, ...]:
-        """The 52-card deck, no jokers (rules.md 1.2)."""
+        """The 52-card deck, no jokers (docs/games.md 1.2)."""
         return standard_deck()
 
     def to_options(self) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Card ranking (rules.md 1.3) and the follow rules (1.5) of the Spoil Five family.
+"""Card ranking (docs/games.md 1.3) and the follow rules (1.5) of the Spoil Five family.
 
 With trump suit ``T`` the trumps rank, high to low: 5 of T, J of T, A of
 hearts, A of T (absent when T is hearts), then the rest of T (red: K Q 10 9
@@ -65,7 +65,7 @@ class Ranking:
         return self.trump_rank[card.index] > 0
 
     def strength(self, card: Card, led: Card) -> int:
-        """How strongly ``card`` bids for a trick led by ``led`` (rules.md 1.3, last point).
+        """How strongly ``card`` bids for a trick led by ``led`` (docs/games.md 1.3, last point).
 
         Trumps beat everything; otherwise only the suit led counts, and a
         trump lead (the A of hearts included) leaves plain cards at 0.
@@ -103,7 +103,7 @@ RANKINGS: dict[Suit, Ranking] = {suit: _ranking(suit) for suit in SUITS}
 
 
 def playable(ranking: Ranking, hand: tuple[Card, ...], lead: Card | None, *, trump_at_will: bool) -> tuple[Card, ...]:
-    """The cards of ``hand`` that may be played to a trick led by ``lead`` (rules.md 1.5).
+    """The cards of ``hand`` that may be played to a trick led by ``lead`` (docs/games.md 1.5).
 
     A plain lead: a seat holding the suit led must follow (with
     ``trump_at_will``: follow or trump); void, any card. A trump lead: a top

@@ -1,7 +1,7 @@
 """Trick play shared by every game: whose turn, who won, what a seat may see.
 
 A game supplies how cards rank (a ``strength`` function for the trick's
-context); this module keeps the mechanics that rules.md states once for all
+context); this module keeps the mechanics that docs/games.md states once for all
 games: the leader plays, then each other player clockwise, and the winner
 leads the next trick.
 """

@@ -1,4 +1,4 @@
-"""Check a game record by replaying it with the engine (game-record.md, last paragraph).
+"""Check a game record by replaying it with the engine (docs/records.md, last paragraph).
 
 A record is valid when replaying its ``actions`` from its decks under its
 ``options`` accepts every action in its turn and yields exactly the recorded
@@ -11,7 +11,7 @@ tricks, points, scores, bonus); finally the deal count and the result.
 
 Choices:
 - The order of cards within ``hands``, ``kitty`` and a ``discard`` carries
-  no meaning (game-record.md), so those compare as sorted lists; ``deck``,
+  no meaning (docs/records.md), so those compare as sorted lists; ``deck``,
   ``tricks`` and ``exposed`` compare in order.
 - A field the engine does not write for this game (``contract`` outside
   Cinq Cents, say) is accepted when the record writes it as ``null``, and

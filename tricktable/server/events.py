@@ -3,7 +3,7 @@
 Each seat and the spectators have their own event log with sequence numbers
 from 1 (protocol: events.proto). The service converts these to protocol
 messages; the table never deals in protobuf. Every payload in a log is
-already cut to what that audience may know (rules.md, "What each player may
+already cut to what that audience may know (docs/games.md, "What each player may
 know").
 
 The game's events are the rules' own (:mod:`tricktable.rules.events`), forwarded as

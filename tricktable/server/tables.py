@@ -65,7 +65,7 @@ from tricktable.server.visibility import public_view
 T = TypeVar("T")
 
 #: A table that reaches this many actions, or :data:`tricktable.rules.match.MAX_DEALS` deals, is aborted: guards so that
-#: no table can run for ever (rules.md 3.6 puts no floor under Cinq Cents scores).
+#: no table can run for ever (docs/games.md 3.6 puts no floor under Cinq Cents scores).
 MAX_ACTIONS = 50_000
 #: Presence events (joined, disconnected) published per seat: a client that reconnects in a loop must not
 #: grow every audience's log without end (the record still counts every disconnect).

@@ -1,4 +1,4 @@
-"""Bot tournaments: formats, duplicate deals, ratings, storage and reports (issue 7).
+"""Bot tournaments: formats, duplicate deals, ratings, storage and reports.
 
 - :mod:`tournament.config` reads the TOML file (or flags) into a frozen config;
 - :mod:`tournament.schedule` turns it into matches: formats, duplicate rotations, seeds, ids;

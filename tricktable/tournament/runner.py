@@ -2,7 +2,7 @@
 
 A runner takes a :class:`~tricktable.tournament.schedule.MatchSpec` and the entrants,
 plays the match and returns a :class:`MatchOutcome`: the record (the JSON of
-game-record.md, replayable with ``tricktable verify``), the result, and the
+docs/records.md, replayable with ``tricktable verify``), the result, and the
 faults counted against each entrant. Runners never raise for a bot's fault:
 a bot that fails repeatedly forfeits the match, with the reason recorded,
 and the tournament goes on.

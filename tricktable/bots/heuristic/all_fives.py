@@ -1,4 +1,4 @@
-"""A rule-of-thumb player for All Fives (rules.md section 2), from the seat's view only.
+"""A rule-of-thumb player for All Fives (docs/games.md section 2), from the seat's view only.
 
 Points come only from trumps taken in tricks: A 4, K 3, Q 2, J 1, 10 10,
 5 5. So the play is a fight for the 10 and the 5 of trumps:
@@ -24,7 +24,7 @@ from tricktable.rules.actions import Action, Beg, Gift, Run, Stand
 from tricktable.rules.cards import Card, Suit, of
 from tricktable.rules.game import SeatView, Trick
 
-#: Points of a trump taken in a trick (rules.md 2.4).
+#: Points of a trump taken in a trick (docs/games.md 2.4).
 COUNTING = {14: 4, 13: 3, 12: 2, 11: 1, 10: 10, 5: 5}
 
 

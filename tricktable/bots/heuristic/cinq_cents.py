@@ -1,4 +1,4 @@
-"""A rule-of-thumb player for Cinq Cents québécois (rules.md section 3), from the seat's view only.
+"""A rule-of-thumb player for Cinq Cents québécois (docs/games.md section 3), from the seat's view only.
 
 - **Bid from a hand evaluation**: for each denomination, count likely
   tricks (jokers and bowers nearly sure, the ace of trumps good, each trump
@@ -175,7 +175,7 @@ class _Tables:
     orders: dict[Suit, tuple[Card, ...]]
 
     def strength(self, card: Card, trick: Trick) -> int:
-        """rules.md 3.4-3.5: a trump by its rank, a joker at no-trump above all, else a card of the suit led."""
+        """docs/games.md 3.4-3.5: a trump by its rank, a joker at no-trump above all, else a card of the suit led."""
         if card.is_joker and self.trump is None:
             return 300 + self.power[card]
         if self.trump is not None and self.suit[card] is self.trump:

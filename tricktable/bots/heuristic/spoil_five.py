@@ -1,4 +1,4 @@
-"""A rule-of-thumb player for Twenty-Five and Forty-Five (rules.md section 1), from the seat's view only.
+"""A rule-of-thumb player for Twenty-Five and Forty-Five (docs/games.md section 1), from the seat's view only.
 
 The strategy the old rule texts teach, one rule per function:
 

@@ -11,7 +11,7 @@ integers, one mutable state with ``legal_actions()``, ``apply()``,
 ``tests/rules/test_fast_agrees.py`` plays many random games through both
 paths and requires them to agree move for move (legal actions, trick
 winners, points, scores, end of game), so the fast path is a tested second
-implementation of rules.md, not a shortcut around it.
+implementation of docs/games.md, not a shortcut around it.
 
 Use from a search bot (a sampled world is a readable match)::
 

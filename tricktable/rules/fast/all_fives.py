@@ -1,6 +1,6 @@
-"""All Fives (rules.md section 2) as a compact, mutable playout state.
+"""All Fives (docs/games.md section 2) as a compact, mutable playout state.
 
-Rule choices, from rules.md section 2. The counting values (2.4) and how a
+Rule choices, from docs/games.md section 2. The counting values (2.4) and how a
 card bids for a trick (2.3) are the readable engine's own
 (:data:`tricktable.rules.all_fives.COUNTING_VALUES`, :func:`tricktable.rules.all_fives.trick_strength`),
 turned into flat tuples once at import; the rest is written from the rule
@@ -46,7 +46,7 @@ _STAND_OR_BEG, _GIFT_OR_RUN, _PLAY, _OVER = 0, 1, 2, 3
 #: Cards of each suit as a bit set (index = suit * 13 + rank - 2, ace highest).
 SUIT_MASKS: tuple[int, ...] = tuple(0x1FFF << (13 * s) for s in range(4))
 _CARDS = ALL_CARDS[:52]
-#: ``VALUES[trump][c]``: what card ``c`` counts to the winner of its trick (rules.md 2.4).
+#: ``VALUES[trump][c]``: what card ``c`` counts to the winner of its trick (docs/games.md 2.4).
 VALUES: tuple[tuple[int, ...], ...] = tuple(
     tuple(COUNTING_VALUES.get(card.rank, 0) if card.suit is trump else 0 for card in _CARDS) for trump in SUITS
 )
@@ -159,7 +159,7 @@ class AllFivesFast(FastMatch):
         need = 3 * self.n + 1
         while True:
             if 52 - self._pos < need:
-                # rules.md 2.2: the deck cannot serve a round: void deal, same dealer.
+                # docs/games.md 2.2: the deck cannot serve a round: void deal, same dealer.
                 self._end_deal(void=True)
                 return
             self._deal_round()
@@ -184,7 +184,7 @@ class AllFivesFast(FastMatch):
             return [STAND, BEG]
         if phase == _GIFT_OR_RUN:
             eldest = (self.dealer + 1) % self.n
-            # rules.md 2.2 (Ruling): no gift that would bring eldest hand to the target.
+            # docs/games.md 2.2 (Ruling): no gift that would bring eldest hand to the target.
             gift_ok = self.scores[eldest] - self.deal_points[eldest] + 1 < self.target
             return [GIFT, RUN] if gift_ok else [RUN]
         return []

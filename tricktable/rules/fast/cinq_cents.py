@@ -1,6 +1,6 @@
-"""Cinq Cents québécois (rules.md section 3) as a compact, mutable playout state.
+"""Cinq Cents québécois (docs/games.md section 3) as a compact, mutable playout state.
 
-Rule choices, from rules.md section 3. The deck (3.1), the bid order and
+Rule choices, from docs/games.md section 3. The deck (3.1), the bid order and
 standard values (3.3) and the card ranking (3.4: which suit a card belongs
 to, how it bids for a trick) are the readable engine's own
 (:func:`tricktable.rules.cards.cinq_cents_deck`, :mod:`tricktable.rules.cinq_cents_bids`,
@@ -63,7 +63,7 @@ _DENOMINATION_SUIT: tuple[int, ...] = tuple(-1 if d.suit is None else SUITS.inde
 NO_TRUMP = DENOMINATIONS.index(Denomination.NO_TRUMP.value)
 
 _BIDDING, _DISCARD, _PLAY, _OVER = 0, 1, 2, 3
-#: The 46-card deck by index (rules.md 3.1).
+#: The 46-card deck by index (docs/games.md 3.1).
 DECK: tuple[int, ...] = tuple(sorted(c.index for c in cinq_cents_deck()))
 
 
@@ -97,7 +97,7 @@ class DenominationTables:
 
 TABLES: tuple[DenominationTables, ...] = tuple(DenominationTables(d) for d in range(5))
 
-#: The standard bid values (rules.md 3.3) by [tricks - 6][denomination].
+#: The standard bid values (docs/games.md 3.3) by [tricks - 6][denomination].
 STANDARD_VALUES: tuple[tuple[int, ...], ...] = bids.STANDARD_TABLE.values
 
 
@@ -220,7 +220,7 @@ class CinqCentsFast(FastMatch):
             return bits(follow or hand)
         if tables.trump >= 0:
             return bits(hand)
-        # rules.md 3.5: at no-trump a joker leads only naming a suit already led, never on the first trick.
+        # docs/games.md 3.5: at no-trump a joker leads only naming a suit already led, never on the first trick.
         acts = bits(hand & _CARD_MASK & ~((1 << JKB) | (1 << JKF)))
         if self.trick_winners:
             for joker in (JKB, JKF):
@@ -260,7 +260,7 @@ class CinqCentsFast(FastMatch):
             self.to_act = (seat + 1) % 4
             return
         if self.bid_high < 0:
-            # rules.md 3.3: all passed; the same dealer deals again.
+            # docs/games.md 3.3: all passed; the same dealer deals again.
             self._end_deal(void=True)
             return
         declarer, denomination = self.bid_seat, self.bid_high % 5

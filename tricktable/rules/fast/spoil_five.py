@@ -1,6 +1,6 @@
-"""Twenty-Five and Forty-Five (rules.md section 1) as a compact, mutable playout state.
+"""Twenty-Five and Forty-Five (docs/games.md section 1) as a compact, mutable playout state.
 
-Rule choices, all from rules.md section 1. The card ranking (1.3) and the
+Rule choices, all from docs/games.md section 1. The card ranking (1.3) and the
 deal patterns are the readable engine's own (:data:`tricktable.rules.spoil_five_ranking.RANKINGS`,
 :data:`tricktable.rules.spoil_five_config.DEAL_PATTERNS`), turned into flat tuples and
 bit sets once at import; the rest (following, robbing, jinking, scoring) is
@@ -240,7 +240,7 @@ class SpoilFiveFast(FastMatch):
         self.best_seat = -1
         self._row: tuple[int, ...] = ()
         if self.robbing and turn_up % 13 == 12:
-            # rules.md 1.4: an ace turned up; the dealer decides before anything else.
+            # docs/games.md 1.4: an ace turned up; the dealer decides before anything else.
             self.phase = _ROB_DEALER
             self.to_act = dealer
             return
@@ -315,7 +315,7 @@ class SpoilFiveFast(FastMatch):
         seat = self.to_act
         self.hands[seat] ^= 1 << c
         if seat == self.rob_seat:
-            # Their first turn has passed: the right to rob is gone (rules.md 1.4).
+            # Their first turn has passed: the right to rob is gone (docs/games.md 1.4).
             self.rob_seat = -1
         if self.trick_len == 0:
             self.lead_card = c
@@ -350,7 +350,7 @@ class SpoilFiveFast(FastMatch):
             self.deal_points[side] += 5
             self.scores[side] += 5
             if self.scores[side] >= self.target:
-                # rules.md 1.6: the game ends at once; the remaining tricks are not played.
+                # docs/games.md 1.6: the game ends at once; the remaining tricks are not played.
                 self._finish_match((side,))
                 return
         if len(self.trick_winners) == 5:
@@ -369,7 +369,7 @@ class SpoilFiveFast(FastMatch):
             for i in range(self.nsides):
                 scores[i] += points[i]
             if jink_side >= 0 and self.side_tricks[jink_side] != 5:
-                # rules.md 1.7: a failed jink ends the game; the best of the other sides win.
+                # docs/games.md 1.7: a failed jink ends the game; the best of the other sides win.
                 best = max(scores[i] for i in range(self.nsides) if i != jink_side)
                 self._finish_match(tuple(i for i in range(self.nsides) if i != jink_side and scores[i] == best))
                 return

@@ -8,7 +8,7 @@ Design note:
   one audience's log: each seat has its own log, the spectators share one.
   A seat that reconnects joins with the last sequence it saw on its own
   log and receives the events after it.
-- Each recipient gets the event as it may see it (rules.md, "What each
+- Each recipient gets the event as it may see it (docs/games.md, "What each
   player may know"): a seat sees its own hand in DealStarted, its own
   buried card in Robbed, the kitty and discards only when it is the
   declarer; everyone else, spectators included, gets those fields empty.

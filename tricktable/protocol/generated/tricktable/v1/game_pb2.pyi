@@ -8,7 +8,7 @@ Design note (read this first; the other two files build on it):
 - Package `tricktable.v1`. Three files: game.proto (this file: what a game
   is made of), events.proto (what happened, past tense, with a sequence
   number), table_service.proto (the TableService RPCs and their messages).
-- Cards are strings in the notation of game-record.md: rank then suit
+- Cards are strings in the notation of docs/records.md: rank then suit
   ("5H", "TS", "AD"), the jokers "JKB" (La Blanche) and "JKF" (Le Fou).
   Strings are what every language handles and what the records use. An
   empty string means "no card" or "hidden from you" (see each field).
@@ -53,27 +53,27 @@ class _GameEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Game.ValueType],
     GAME_UNSPECIFIED: _Game.ValueType  # 0
     """Not set; always an error where a game is required."""
     GAME_TWENTY_FIVE: _Game.ValueType  # 1
-    """Twenty-Five (rules.md section 1), record name "twenty_five"."""
+    """Twenty-Five (docs/games.md section 1), record name "twenty_five"."""
     GAME_FORTY_FIVE: _Game.ValueType  # 2
-    """Forty-Five (rules.md section 1), record name "forty_five"."""
+    """Forty-Five (docs/games.md section 1), record name "forty_five"."""
     GAME_ALL_FIVES: _Game.ValueType  # 3
-    """All Fives (rules.md section 2), record name "all_fives"."""
+    """All Fives (docs/games.md section 2), record name "all_fives"."""
     GAME_CINQ_CENTS: _Game.ValueType  # 4
-    """Cinq Cents quebecois (rules.md section 3), record name "cinq_cents"."""
+    """Cinq Cents quebecois (docs/games.md section 3), record name "cinq_cents"."""
 
 class Game(_Game, metaclass=_GameEnumTypeWrapper):
-    """The four games of rules.md."""
+    """The four games of docs/games.md."""
 
 GAME_UNSPECIFIED: Game.ValueType  # 0
 """Not set; always an error where a game is required."""
 GAME_TWENTY_FIVE: Game.ValueType  # 1
-"""Twenty-Five (rules.md section 1), record name "twenty_five"."""
+"""Twenty-Five (docs/games.md section 1), record name "twenty_five"."""
 GAME_FORTY_FIVE: Game.ValueType  # 2
-"""Forty-Five (rules.md section 1), record name "forty_five"."""
+"""Forty-Five (docs/games.md section 1), record name "forty_five"."""
 GAME_ALL_FIVES: Game.ValueType  # 3
-"""All Fives (rules.md section 2), record name "all_fives"."""
+"""All Fives (docs/games.md section 2), record name "all_fives"."""
 GAME_CINQ_CENTS: Game.ValueType  # 4
-"""Cinq Cents quebecois (rules.md section 3), record name "cinq_cents"."""
+"""Cinq Cents quebecois (docs/games.md section 3), record name "cinq_cents"."""
 Global___Game: _TypeAlias = Game  # noqa: Y015
 
 class _Suit:
@@ -128,7 +128,7 @@ class _DenominationEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Denomina
     """No-trump, "NT" (highest)."""
 
 class Denomination(_Denomination, metaclass=_DenominationEnumTypeWrapper):
-    """A Cinq Cents bid's denomination, low to high as in rules.md 3.3."""
+    """A Cinq Cents bid's denomination, low to high as in docs/games.md 3.3."""
 
 DENOMINATION_UNSPECIFIED: Denomination.ValueType  # 0
 """Not set; an error in a bid."""
@@ -158,7 +158,7 @@ class _DealPatternEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DealPatte
     """Two each, then three each: option value "2-3"."""
 
 class DealPattern(_DealPattern, metaclass=_DealPatternEnumTypeWrapper):
-    """How the Spoil Five family deals the five cards (rules.md 1.2, option `deal_pattern`)."""
+    """How the Spoil Five family deals the five cards (docs/games.md 1.2, option `deal_pattern`)."""
 
 DEAL_PATTERN_UNSPECIFIED: DealPattern.ValueType  # 0
 """Not set: the rules' default ("3-2")."""
@@ -194,7 +194,7 @@ Global___ResultStatus: _TypeAlias = ResultStatus  # noqa: Y015
 
 @_typing.final
 class TwentyFiveOptions(_message.Message):
-    """Options of a Twenty-Five table (rules.md 1). Unset fields take the rules' defaults."""
+    """Options of a Twenty-Five table (docs/games.md 1). Unset fields take the rules' defaults."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -263,7 +263,7 @@ Global___TwentyFiveOptions: _TypeAlias = TwentyFiveOptions  # noqa: Y015
 
 @_typing.final
 class FortyFiveOptions(_message.Message):
-    """Options of a Forty-Five table (rules.md 1). Unset fields take the rules' defaults."""
+    """Options of a Forty-Five table (docs/games.md 1). Unset fields take the rules' defaults."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -278,7 +278,7 @@ class FortyFiveOptions(_message.Message):
     players: _builtins.int
     """Number of players, 2 to 10 (default 4)."""
     sides: _builtins.int
-    """Number of sides, a divisor of players from 2 up (default per rules.md 1.1)."""
+    """Number of sides, a divisor of players from 2 up (default per docs/games.md 1.1)."""
     deal_pattern: Global___DealPattern.ValueType
     """Order of the deal's packets."""
     robbing: _builtins.bool
@@ -288,7 +288,7 @@ class FortyFiveOptions(_message.Message):
     target: _builtins.int
     """Points that win the game (default 45)."""
     jink: _builtins.bool
-    """Whether jinking is played (default false, rules.md 1.7)."""
+    """Whether jinking is played (default false, docs/games.md 1.7)."""
     first_dealer: _builtins.int
     """The first dealer's seat; unset: drawn from the seed (resolved options then carry the seat drawn)."""
     def __init__(
@@ -340,7 +340,7 @@ Global___FortyFiveOptions: _TypeAlias = FortyFiveOptions  # noqa: Y015
 
 @_typing.final
 class AllFivesOptions(_message.Message):
-    """Options of an All Fives table (rules.md 2). Unset fields take the rules' defaults."""
+    """Options of an All Fives table (docs/games.md 2). Unset fields take the rules' defaults."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -381,7 +381,7 @@ Global___AllFivesOptions: _TypeAlias = AllFivesOptions  # noqa: Y015
 
 @_typing.final
 class BidValue(_message.Message):
-    """One cell of the Cinq Cents bid value table (rules.md 3.3)."""
+    """One cell of the Cinq Cents bid value table (docs/games.md 3.3)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -411,7 +411,7 @@ Global___BidValue: _TypeAlias = BidValue  # noqa: Y015
 
 @_typing.final
 class CinqCentsOptions(_message.Message):
-    """Options of a Cinq Cents table (rules.md 3). Unset fields take the rules' defaults."""
+    """Options of a Cinq Cents table (docs/games.md 3). Unset fields take the rules' defaults."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -420,14 +420,14 @@ class CinqCentsOptions(_message.Message):
     FIRST_DEALER_FIELD_NUMBER: _builtins.int
     BID_VALUES_FIELD_NUMBER: _builtins.int
     players: _builtins.int
-    """Number of players: 4 (the only value rules.md allows)."""
+    """Number of players: 4 (the only value docs/games.md allows)."""
     target: _builtins.int
     """Points that win the game (default 1000)."""
     first_dealer: _builtins.int
     """The first dealer's seat; unset: drawn from the seed (resolved options then carry the seat drawn)."""
     @_builtins.property
     def bid_values(self) -> _containers.RepeatedCompositeFieldContainer[Global___BidValue]:
-        """The bid value table: empty means the standard table of rules.md 3.3;
+        """The bid value table: empty means the standard table of docs/games.md 3.3;
         otherwise all 25 cells (tricks 6..10 by denomination).
         """
 
@@ -507,8 +507,8 @@ class TableOptions(_message.Message):
 
     @_builtins.property
     def extra_json(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
-        """Options an implementation adds beyond rules.md ("may add options of its
-        own", game-record.md): option name -> its value as JSON text.
+        """Options an implementation adds beyond docs/games.md ("may add options of its
+        own", docs/records.md): option name -> its value as JSON text.
         """
 
     def __init__(
@@ -533,7 +533,7 @@ Global___TableOptions: _TypeAlias = TableOptions  # noqa: Y015
 @_typing.final
 class Action(_message.Message):
     """A decision a seat makes. Exactly one case is set. Mirrors rules/actions.py
-    and the `type` column of game-record.md.
+    and the `type` column of docs/records.md.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -838,7 +838,7 @@ Global___Action: _TypeAlias = Action  # noqa: Y015
 
 @_typing.final
 class DiscardChoice(_message.Message):
-    """Cinq Cents: the declarer's discard offered as what it is (rules.md 3.3): choose `count` distinct
+    """Cinq Cents: the declarer's discard offered as what it is (docs/games.md 3.3): choose `count` distinct
     cards among `cards`. Every such choice is legal, and the engine checks exactly that: `count` cards,
     none named twice, all among `cards` (else REJECTION_REASON_BAD_DISCARD). It stands for the
     C(16, 6) = 8008 enumerated Discard actions, which a client gets only if it joins with

@@ -190,7 +190,7 @@ Global___RejectionReason: _TypeAlias = RejectionReason  # noqa: Y015
 
 @_typing.final
 class TimeControl(_message.Message):
-    """Clocks of a table (rules of the server, issue 4): a per-decision limit plus a time bank."""
+    """Clocks of a table (the server's rules): a per-decision limit plus a time bank."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -734,7 +734,7 @@ class GetRecordResponse(_message.Message):
 
     RECORD_JSON_FIELD_NUMBER: _builtins.int
     record_json: _builtins.str
-    """The record, a JSON document in the format of game-record.md (seed and decks included)."""
+    """The record, a JSON document in the format of docs/records.md (seed and decks included)."""
     def __init__(
         self,
         *,

@@ -120,7 +120,7 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetRecord(self, request, context):
-        """The record (game-record.md JSON) of a finished or aborted table.
+        """The record (docs/records.md JSON) of a finished or aborted table.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -73,7 +73,7 @@ class TableServiceStub:
     GetTable: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.GetTableRequest, _table_service_pb2.GetTableResponse]
     """Describe one table."""
     GetRecord: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.GetRecordRequest, _table_service_pb2.GetRecordResponse]
-    """The record (game-record.md JSON) of a finished or aborted table."""
+    """The record (docs/records.md JSON) of a finished or aborted table."""
     Play: _grpc.StreamStreamMultiCallable[_table_service_pb2.PlayRequest, _table_service_pb2.PlayResponse]
     """Play one seat: join with a token, receive view, events and decision requests, send decisions."""
     PlayMany: _grpc.StreamStreamMultiCallable[_table_service_pb2.PlayManyRequest, _table_service_pb2.PlayManyResponse]
@@ -103,7 +103,7 @@ class TableServiceAsyncStub(TableServiceStub):
     GetTable: _aio.UnaryUnaryMultiCallable[_table_service_pb2.GetTableRequest, _table_service_pb2.GetTableResponse]  # type: ignore[assignment]
     """Describe one table."""
     GetRecord: _aio.UnaryUnaryMultiCallable[_table_service_pb2.GetRecordRequest, _table_service_pb2.GetRecordResponse]  # type: ignore[assignment]
-    """The record (game-record.md JSON) of a finished or aborted table."""
+    """The record (docs/records.md JSON) of a finished or aborted table."""
     Play: _aio.StreamStreamMultiCallable[_table_service_pb2.PlayRequest, _table_service_pb2.PlayResponse]  # type: ignore[assignment]
     """Play one seat: join with a token, receive view, events and decision requests, send decisions."""
     PlayMany: _aio.StreamStreamMultiCallable[_table_service_pb2.PlayManyRequest, _table_service_pb2.PlayManyResponse]  # type: ignore[assignment]
@@ -160,7 +160,7 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_service_pb2.GetRecordRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_service_pb2.GetRecordResponse, _abc.Awaitable[_table_service_pb2.GetRecordResponse]]:
-        """The record (game-record.md JSON) of a finished or aborted table."""
+        """The record (docs/records.md JSON) of a finished or aborted table."""
 
     @_abc_1.abstractmethod
     def Play(
