@@ -47,11 +47,12 @@ def test_version_prints_the_installed_version() -> None:
     assert result.exit_code == 0 and result.output == f"tricktable {metadata.version('tricktable')}\n"
 
 
-def test_match_help_lists_every_bot_and_the_authors_own() -> None:
+@pytest.mark.parametrize("command", ["match", "tournament", "replay", "bot", "ladder", "demo"])
+def test_every_command_naming_bots_lists_every_bot_and_the_authors_own(command: str) -> None:
     from tricktable.bots import BOTS
 
-    result = runner.invoke(app, ["match", "--help"], env={"COLUMNS": "200"})
-    assert all(name in result.output for name in BOTS) and "module:Class" in result.output
+    result = runner.invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+    assert all(name in result.output for name in BOTS) and "path/to/file.py:Class" in result.output
 
 
 def test_match_refuses_an_unknown_bot_before_starting_anything() -> None:

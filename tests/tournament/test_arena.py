@@ -10,7 +10,7 @@ from tricktable.tournament.arena import play
 
 
 def test_duplicate_games_rotate_the_bots_through_the_sides_on_the_same_decks() -> None:
-    result = play("all_fives", ["heuristic", "random"], games=3, duplicate=True, seed="arena")
+    result = play("all_fives", ["heuristic", "random"], deck_sets=3, duplicate=True, seed="arena")
     assert len(result.outcomes) == 6 and len(result.records) == 6
     for first, second in zip(result.records[::2], result.records[1::2], strict=True):
         assert first["deals"][0]["deck"] == second["deals"][0]["deck"]  # the same cards
@@ -20,6 +20,12 @@ def test_duplicate_games_rotate_the_bots_through_the_sides_on_the_same_decks() -
     assert totals["heuristic"].games == totals["random"].games == 6
     assert totals["heuristic"].wins + totals["random"].wins == pytest.approx(6)
     assert "heuristic:" in result.summary()
+
+
+@pytest.mark.parametrize(("games", "duplicate", "played"), [(4, True, 4), (3, True, 4), (1, True, 2), (3, False, 3)])
+def test_games_counts_games_as_a_tournament_file_does(games: int, duplicate: bool, played: int) -> None:
+    """``games=4`` plays 4 games, rounded up to whole duplicate deck sets, as ``games = 4`` in a tournament file."""
+    assert len(play("all_fives", ["random", "first-legal"], games=games, duplicate=duplicate).outcomes) == played
 
 
 def test_the_same_call_plays_the_same_games() -> None:

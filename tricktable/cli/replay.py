@@ -22,6 +22,7 @@ from typing import Annotated
 import typer
 
 from tricktable.analysis.counterfactual import DEFAULT_STAND_IN, Replay, mirror_seat, replay, replay_json
+from tricktable.bots import SPEC_HELP
 from tricktable.cli.verify import RecordWork
 
 
@@ -44,7 +45,7 @@ def _describe(where: str, result: Replay) -> list[str]:
 def replay_command(
     records: Annotated[list[Path], typer.Argument(help="Record files: JSON, or JSON Lines (records.jsonl).")],
     seat: Annotated[int, typer.Option("--seat", min=0, help="The seat whose bot is swapped.")],
-    bot: Annotated[str, typer.Option("--bot", help="The bot to seat there: a built-in name or module:Class.")],
+    bot: Annotated[str, typer.Option("--bot", help=f"The bot to seat there: {SPEC_HELP}.")],
     from_deal: Annotated[int, typer.Option(
         "--from-deal", min=1, help="First deal (1-based, redeals counted) the bot plays; before it, the record.")] = 1,
     stand_in: Annotated[str, typer.Option(

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from tricktable.bots import SPEC_HELP
 from tricktable.cli.tls import TlsCa
 
 if TYPE_CHECKING:  # imported when the command runs, so that other commands (every bot process) start faster
@@ -107,7 +108,8 @@ def tournament_command(
         "--out", help="Directory for the exports (default: <data-dir>/tournaments/<name>).")] = None,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No live progress bar.")] = False,
     game: Annotated[str | None, typer.Option("--game", help="Without CONFIG: the game.")] = None,
-    bots: Annotated[str | None, typer.Option("--bots", help="Without CONFIG: built-in bots, comma-separated.")] = None,
+    bots: Annotated[str | None, typer.Option(
+        "--bots", help=f"Without CONFIG: the entrants, comma separated: {SPEC_HELP}.")] = None,
     fmt: Annotated[str, typer.Option("--format", help="Without CONFIG: round_robin, swiss, gauntlet.")] = "round_robin",
     games: Annotated[int, typer.Option("--games", min=1, help="Without CONFIG: games per pairing.")] = 10,
     seed: Annotated[str, typer.Option("--seed", help="Without CONFIG: the seed.")] = "tricktable",

@@ -24,7 +24,7 @@ from typing import Any
 from tricktable.rules.registry import game_rules
 from tricktable.tournament.entrants import EntrantSpec, entrant_names
 from tricktable.tournament.runner import LocalRunner, MatchOutcome
-from tricktable.tournament.schedule import MatchSpec
+from tricktable.tournament.schedule import MatchSpec, deck_sets_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,16 +93,19 @@ def play(
     *,
     games: int = 1,
     duplicate: bool = False,
+    deck_sets: int | None = None,
     options: Mapping[str, Any] | None = None,
     seed: str = "arena",
     max_deals: int = 200,
     forfeit_after: int = 3,
     decision_ms: int | None = None,
 ) -> ArenaResult:
-    """Play ``games`` deck sets of ``game`` between ``bots`` in this process; return every outcome and record.
+    """Play ``games`` games of ``game`` between ``bots`` in this process; return every outcome and record.
 
     With ``duplicate``, each deck set is played once per rotation of the bots
-    through the sides (so ``games * sides`` games). ``options`` are the table
+    through the sides, and ``games`` is rounded up to whole deck sets, as a
+    tournament file's ``games`` is (``deck_sets`` gives their number instead).
+    ``options`` are the table
     options (games.md); ``seed`` fixes the decks (deck set ``k`` uses
     ``f"{seed}/{k}"``) and the bots' own seeds, so the same call plays the same
     games. A game past ``max_deals`` deals is adjudicated to the side(s) ahead.
@@ -110,12 +113,13 @@ def play(
     Raises:
         BotSpecError: a bot spec that names no bot (checked before the first game).
         OptionsError: bad options for the game.
-        ValueError: a bot count that is neither the number of sides nor the number of seats, or ``games`` < 1.
+        ValueError: a bot count that is neither the number of sides nor the number of seats, or ``games`` or
+            ``deck_sets`` < 1.
     """
     from tricktable.bots import bot_factory
 
-    if games < 1:
-        raise ValueError(f"games must be at least 1, not {games}")
+    if games < 1 or (deck_sets is not None and deck_sets < 1):
+        raise ValueError(f"games and deck_sets must be at least 1, not {games} and {deck_sets}")
     config = game_rules(game).config(dict(options or {}))
     sides, players = config.sides, config.players
     names = entrant_names(bots)
@@ -133,7 +137,7 @@ def play(
     rotations = len(bots) if duplicate else 1
     outcomes: list[MatchOutcome] = []
     seatings: list[tuple[str, ...]] = []
-    for deck_set in range(games):
+    for deck_set in range(deck_sets_for(games, deck_sets, rotations)):
         for turn in range(rotations):
             seats = tuple(names[(by_seat[s] + turn) % len(bots)] for s in range(players))
             match = MatchSpec(match_id=f"d{deck_set}-r{turn}", round=0, deck_set=deck_set, group=0, arrangement=turn,

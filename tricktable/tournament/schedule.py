@@ -139,10 +139,16 @@ def arrangements_per_deck_set(config: TournamentConfig) -> int:
 
 def deck_sets_per_group(config: TournamentConfig) -> int:
     """Deck sets each group plays (per round): ``deck_sets``, else ``games`` rounded up to whole rotations."""
-    if config.deck_sets is not None:
-        return config.deck_sets
-    per = arrangements_per_deck_set(config)
-    return -(-config.games // per)
+    return deck_sets_for(config.games, config.deck_sets, arrangements_per_deck_set(config))
+
+
+def deck_sets_for(games: int, deck_sets: int | None, arrangements: int) -> int:
+    """``deck_sets`` when given, else ``games`` rounded up to whole deck sets of ``arrangements`` games each.
+
+    A tournament file's ``games`` and the arena's count games the same way: every deck set is
+    played in every arrangement, so a duplicate comparison is never left half played.
+    """
+    return deck_sets if deck_sets is not None else -(-games // arrangements)
 
 
 def deck_seed(config: TournamentConfig, round_index: int, deck_set: int, deck_key: str = "") -> str:
