@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 DEMO_STAMP := $(VENV)/.demo-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: venv demo test browser check lint types golden bench clean protos protos-check buf-lint ladder ladder-timed
+.PHONY: venv demo test browser check lint types golden bench clean protos protos-check buf-lint buf-breaking ladder ladder-timed
 
 # buf (protobuf lint), pinned, run from the npm registry.
 BUF := npx --yes @bufbuild/buf@1.75.0
@@ -55,7 +55,7 @@ lint: venv
 types: venv
 	$(BIN)/mypy tricktable bench tests examples/python
 
-check: lint types protos-check buf-lint test
+check: lint types protos-check buf-lint buf-breaking test
 
 # Regenerate tricktable/protocol/generated from tricktable/v1/*.proto.
 protos: venv
@@ -71,6 +71,11 @@ protos-check: venv
 
 buf-lint:
 	cd protos && $(BUF) lint
+
+# Fail when the protos break a contract of the released v1 (protos/baseline/v1.binpb, made by `buf build -o`):
+# within v1 the protocol only grows (docs/protocol.md, "Versions and compatibility").
+buf-breaking:
+	cd protos && $(BUF) breaking --against baseline/v1.binpb
 
 golden: venv
 	$(PY) -m tests.golden --regenerate

@@ -27,13 +27,14 @@ import grpc
 import structlog
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
-from grpc_reflection.v1alpha import reflection
 
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
 from tricktable.server.clocks import TimeControl
 from tricktable.server.interceptors import AccessLogInterceptor, ErrorInterceptor, StreamLimitInterceptor
 from tricktable.server.journal import Journal
 from tricktable.server.lobby import Limits, Lobby
+from tricktable.server.reflection import SERVICE_NAMES as REFLECTION_SERVICES
+from tricktable.server.reflection import enable_reflection
 from tricktable.server.service import TableService
 from tricktable.server.shards import ShardedTableService, Shards
 from tricktable.server.storage import Storage, resolve_data_dir
@@ -110,8 +111,8 @@ class GameServer:
         service = TableService(self.lobby) if self.shards is None else ShardedTableService(self.lobby, self.shards)
         table_service_pb2_grpc.add_TableServiceServicer_to_server(service, server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
-        services = (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME)
-        reflection.enable_server_reflection(services, server)
+        services = (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, *REFLECTION_SERVICES)
+        enable_reflection(server, services)
         target = f"{self.config.host}:{self.config.port}"
         if self.config.tls_cert and self.config.tls_key:
             credentials = grpc.ssl_server_credentials(
