@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
@@ -78,3 +84,23 @@ def test_ladder_refuses_an_unknown_clock() -> None:
     result = runner.invoke(app, ["ladder", "--game", "all_fives", "--games", "1", "--sims", "0", "--clock", "sundial"])
     assert result.exit_code == 2
     assert "--clock" in result.output
+
+
+def test_match_refuses_a_viewer_port_out_of_range_in_one_line() -> None:
+    result = runner.invoke(app, ["match", "--game", "all_fives", "--bots", "random,random", "--http-port", "70000"])
+    assert result.exit_code == 2
+    assert result.output == "error: --http-port must be a port from 0 (any free port) to 65535, not 70000\n"
+
+
+def test_match_with_its_viewer_port_taken_says_so_in_one_line_and_plays_nothing(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "tricktable.cli.main", "match", "--game", "all_fives",
+                               "--bots", "random,random", "--http-port", str(port), "--data-dir", str(tmp_path)],
+                              capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "300"})
+    assert done.returncode == 2, done.stderr
+    assert f"error: the web viewer's port {port} is taken by another program" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+    assert list(tmp_path.glob("records/*.json")) == []

@@ -46,10 +46,10 @@ SERVER_ONLY = ("structlog", "typer", "rich", "openskill", "aiohttp", "pydantic")
 pytestmark = pytest.mark.timeout(900)
 
 
-def run(*args: str | Path, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def run(*args: str | Path, cwd: Path, timeout: float = 600, status: int = 0) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     done = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
-    assert done.returncode == 0, f"{args}: {done.stdout[-2000:]}{done.stderr[-2000:]}"
+    assert done.returncode == status, f"{args}: {done.stdout[-2000:]}{done.stderr[-2000:]}"
     return done
 
 
@@ -74,8 +74,11 @@ def test_the_wheel_in_a_clean_venv_serves_plays_a_users_bot_and_types_it(tmp_pat
     arena = run(py, "-c", "from tricktable.tournament.arena import play; "
                 "print(play('all_fives', ['random', 'heuristic']).summary())", cwd=work)
     assert "heuristic" in arena.stdout
+    tricktable = tmp_path / "env" / "bin" / "tricktable"
+    bare = run(tricktable, "--help", cwd=work, status=2)  # the command is installed, its libraries are not
+    assert bare.stderr.count("\n") == 1 and "pip install 'tricktable[server]'" in bare.stderr, bare.stderr
 
-    run(py, "-m", "pip", "install", "-q", f"{wheel}[cli]", "mypy", cwd=work)
+    run(py, "-m", "pip", "install", "-q", f"{wheel}[server]", "mypy", cwd=work)  # [server] is the whole command
     (work / "my_bot.py").write_text(MY_BOT)
     typed = run(tmp_path / "env" / "bin" / "mypy", "--strict", "my_bot.py", cwd=work)
     assert "Success" in typed.stdout
@@ -86,7 +89,6 @@ def test_the_wheel_in_a_clean_venv_serves_plays_a_users_bot_and_types_it(tmp_pat
     # the shipped files compile where they are installed: each sits at the path its imports name
     run(sys.executable, "-m", "grpc_tools.protoc", f"-I{shipped}", f"--python_out={tmp_path}", *protos, cwd=work)
 
-    tricktable = tmp_path / "env" / "bin" / "tricktable"
     server = subprocess.Popen([tricktable, "serve", "--port", "0", "--no-http", "--data-dir", work / "data",
                                "--log-level", "WARNING"], cwd=work, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                               text=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import json
 import signal
 import sys
@@ -71,6 +72,8 @@ def match_command(
     console = Console(highlight=False)
     if decision_ms is not None:
         checks.ms_in_range("--decision-ms", decision_ms, *LIMITS["decision_seconds"])
+    if http_port is not None:
+        checks.port("--http-port", http_port)
     names = [b.strip() for b in bots.split(",") if b.strip()]
     try:
         for spec in dict.fromkeys(names):  # each bot checked here, before a server or a process starts
@@ -94,11 +97,24 @@ def match_command(
     except grpc.aio.AioRpcError as error:
         console.print(f"[red]error:[/red] {error.code().name}: {error.details()}")
         raise typer.Exit(2) from None
+    except ViewerUnavailable as error:
+        console.print(f"[red]error:[/red] {escape(str(error))}")
+        raise typer.Exit(2) from None
     except (KeyboardInterrupt, asyncio.CancelledError):
         where = "the remote server finishes it" if server else f"aborted, record stored in {folder}"
         console.print(f"[yellow]interrupted: bots stopped; the table is {where}[/yellow]")
         raise typer.Exit(130) from None
     raise typer.Exit(0 if status == "finished" else 1)
+
+
+class ViewerUnavailable(Exception):
+    """The web viewer could not listen on the port asked for: nothing was played."""
+
+    def __init__(self, port: int, error: OSError) -> None:
+        taken = error.errno == errno.EADDRINUSE
+        reason = "is taken by another program" if taken else f"cannot be used ({error.strerror})"
+        super().__init__(f"the web viewer's port {port} {reason}: choose another with --http-port N, 0 for any "
+                         "free one (make demo HTTP_PORT=N)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,10 +141,14 @@ async def _match(console: Console, game: str, options: dict[str, Any], bots: lis
         await local.start()
         address = local.address
         console.print(f"server listening on [bold]{address}[/bold] (data in {folder})")
-        if watch.http_port is not None:
-            viewer = WebViewer(ServerCatalog(local.lobby, local.storage.path), port=watch.http_port)
-            await viewer.start()
     try:
+        if local is not None and watch.http_port is not None:
+            viewer = WebViewer(ServerCatalog(local.lobby, local.storage.path), port=watch.http_port)
+            try:
+                await viewer.start()
+            except OSError as error:
+                viewer = None
+                raise ViewerUnavailable(watch.http_port, error) from None
         async with open_channel(address, root_certificates=root_certificates(tls_ca)) as channel:
             stub = table_service_pb2_grpc.TableServiceStub(channel)
             request = pb.CreateTableRequest(game=convert.game_to_proto(game),
