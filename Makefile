@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 DEMO_STAMP := $(VENV)/.demo-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: venv demo test browser check lint types golden bench clean protos protos-check buf-lint buf-breaking ladder ladder-timed
+.PHONY: venv demo test browser check lint types golden bench clean protos protos-check buf-lint buf-breaking go-toolchain ladder ladder-timed
 
 # buf (protobuf lint), pinned, run from the npm registry.
 BUF := npx --yes @bufbuild/buf@1.75.0
@@ -35,7 +35,7 @@ demo:
 	@test -f $(STAMP) -a $(STAMP) -nt pyproject.toml || $(MAKE) --no-print-directory $(DEMO_STAMP)
 	$(BIN)/tricktable match --game twenty_five --bots random,random,random,random --http-port $(or $(HTTP_PORT),8080) --delay-ms 400
 
-test: venv browser
+test: venv browser go-toolchain
 	$(BIN)/pytest -p no:cacheprovider
 
 # The browser test (tests/web/test_browser.py) drives Debian's chromium through playwright (playwright's own
@@ -47,6 +47,20 @@ browser:
 	  export DEBIAN_FRONTEND=noninteractive; \
 	  $$sudo apt-get update -q || { sleep 5; $$sudo apt-get update -q; }; \
 	  $$sudo apt-get install -y -q chromium fonts-dejavu-core; \
+	}
+
+# The Go client test (tests/conformance/test_go_client.py) generates and builds a Go seat from the shipped protos
+# with Debian's Go toolchain and grpc-go: installed here with apt-get when missing.
+GO_PACKAGES := golang-go protobuf-compiler protoc-gen-go protoc-gen-go-grpc golang-google-grpc-dev \
+	golang-github-golang-protobuf-1-5-dev
+go-toolchain:
+	@command -v go >/dev/null 2>&1 && command -v protoc-gen-go-grpc >/dev/null 2>&1 && \
+	  grep -qs google.golang.org/protobuf /usr/share/gocode/src/github.com/golang/protobuf/go.mod || { \
+	  echo "installing the Go toolchain for the Go client test (apt-get)"; \
+	  sudo=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  $$sudo apt-get update -q || { sleep 5; $$sudo apt-get update -q; }; \
+	  $$sudo apt-get install -y -q $(GO_PACKAGES); \
 	}
 
 lint: venv
