@@ -16,6 +16,9 @@ one public address (:mod:`tricktable.server.sharded`, :mod:`tricktable.server.sh
 ``shard K pid P listening on ADDR`` for each shard, then ``listening on``
 the public address (the web viewer runs beside shard 0; each shard journals
 its own tables in ``DATA_DIR/shard-K``).
+
+``--config FILE`` reads the same settings from a TOML file (:mod:`tricktable.cli.config_file`);
+``--print-config`` shows what is in effect.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Annotated
 import typer
 
 from tricktable.cli import checks
+from tricktable.cli.config_file import load_defaults, to_toml
 from tricktable.server import runtime
 from tricktable.server.app import GameServer, ServerConfig, serve
 from tricktable.server.clocks import LIMITS, TimeControl
@@ -37,6 +41,7 @@ from tricktable.web.viewer import beside_server
 
 
 def serve_command(
+    ctx: typer.Context,
     host: Annotated[str, typer.Option("--host", help="Address to bind (127.0.0.1 by default: local only).")]
     = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to bind; 0 picks a free one.")] = 50051,
@@ -71,6 +76,12 @@ def serve_command(
     = "127.0.0.1",
     http_port: Annotated[int, typer.Option("--http-port", help="Port of the web viewer; 0 picks a free one.")] = 8080,
     no_http: Annotated[bool, typer.Option("--no-http", help="Serve no web viewer.")] = False,
+    config_file: Annotated[Path | None, typer.Option(
+        "--config", is_eager=True, callback=load_defaults, dir_okay=False,
+        help="A TOML file of settings: each flag's name in snake case as a key (decision_ms = 5000); "
+        "flags on the command line override it.")] = None,
+    print_config: Annotated[bool, typer.Option(
+        "--print-config", help="Print the settings in effect (file, flags, defaults) as TOML and exit.")] = False,
 ) -> None:
     """Run the Tricktable game server."""
     if (tls_cert is None) != (tls_key is None):
@@ -83,6 +94,9 @@ def serve_command(
     for flag, count in (("--max-tables", max_tables), ("--max-tables-per-client", max_tables_per_client),
                         ("--max-streams-per-client", max_streams_per_client)):
         checks.at_least(flag, count, 1)
+    if print_config:
+        typer.echo(to_toml(ctx.params), nl=False)
+        raise typer.Exit(0)
     configure(json=json_logs, level=checks.log_level(log_level))
     try:
         count = shard_count(shards)
