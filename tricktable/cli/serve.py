@@ -75,7 +75,11 @@ def serve_command(
     http_host: Annotated[str, typer.Option("--http-host", help="Address of the web viewer (local only by default).")]
     = "127.0.0.1",
     http_port: Annotated[int, typer.Option("--http-port", help="Port of the web viewer; 0 picks a free one.")] = 8080,
-    no_http: Annotated[bool, typer.Option("--no-http", help="Serve no web viewer.")] = False,
+    no_http: Annotated[bool, typer.Option("--no-http", help="Serve nothing over HTTP: no viewer, no metrics.")]
+    = False,
+    viewer: Annotated[bool, typer.Option(
+        "--viewer/--no-viewer", help="The web viewer's pages on the HTTP port (/metrics, /healthz and /readyz are "
+        "served either way).")] = True,
     config_file: Annotated[Path | None, typer.Option(
         "--config", is_eager=True, callback=load_defaults, dir_okay=False,
         help="A TOML file of settings: each flag's name in snake case as a key (decision_ms = 5000); "
@@ -111,7 +115,7 @@ def serve_command(
         time_control=clocks, journal=journal, drain_seconds=drain_seconds,
         limits=Limits(max_tables=max_tables, max_tables_per_client=max_tables_per_client,
                       max_streams_per_client=max_streams_per_client))
-    companions = [] if no_http else [beside_server(http_host, http_port, announce=notes.append)]
+    companions = [] if no_http else [beside_server(http_host, http_port, announce=notes.append, pages=viewer)]
 
     def ready(server: GameServer, shards: list[Shard] | None = None) -> None:
         for shard in shards or ():

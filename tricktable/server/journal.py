@@ -44,13 +44,17 @@ import asyncio
 import json
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from tricktable.server.storage import open_wal
+
+if TYPE_CHECKING:
+    from tricktable.server.metrics import Metrics
 
 log = structlog.get_logger("tricktable.journal")
 
@@ -185,6 +189,8 @@ class Journal:
         #: Tables whose record is stored, waiting to leave the journal together (:meth:`close_table`).
         self._forgotten: list[str] = []
         self._forget_timer: asyncio.TimerHandle | None = None
+        #: Where commit times and failures are counted (the lobby's); None: not counted.
+        self.metrics: Metrics | None = None
         #: Set by the checkpoint thread when it left the WAL longer than :data:`WAL_RESTART_PAGES`.
         self._wal_restart_due = False
 
@@ -286,9 +292,14 @@ class Journal:
         if db is None or not db.in_transaction:
             return
         group, self._group = self._group, set()
+        started = time.perf_counter()
         try:
             db.execute("COMMIT")
+            if self.metrics is not None:
+                self.metrics.journal_commit.observe(time.perf_counter() - started)
         except sqlite3.Error:
+            if self.metrics is not None:
+                self.metrics.storage_errors.labels("journal").inc()
             log.exception("journal commit failed; these tables will not survive a restart", tables=sorted(group))
             self._rollback()
             for table_id in group:

@@ -48,6 +48,7 @@ from tricktable.server.errors import (
     WithheldError,
 )
 from tricktable.server.journal import Journal, Opening, TableJournal
+from tricktable.server.metrics import Metrics
 from tricktable.server.seats import TokenBook, clean_name, new_token, token_digest
 from tricktable.server.shard_ids import table_id_for, token_prefix
 from tricktable.server.storage import Storage, TableMeta
@@ -150,6 +151,12 @@ class Lobby:
         #: Spectate streams open per table id.
         self._spectators: Counter[str] = Counter()
         self.closing = False
+        #: This process's metrics (``/metrics``): counted by its tables, journal and record store.
+        self.metrics = Metrics()
+        self.metrics.watch(self.tables, lambda: sum(self.client_streams.open.values()),
+                           lambda: sum(self._spectators.values()))
+        if journal is not None:
+            journal.metrics = self.metrics
 
     # --- tables ----------------------------------------------------------
 
@@ -194,7 +201,7 @@ class Lobby:
         table_id = table_id_for(self.shard, secrets.token_hex(6))
         table = Table(table_id=table_id, match=match, seed=secret, time_control=control, names=names,
                       on_end=self._table_ended, max_deals=self.limits.max_deals, seed_chosen=bool(seed),
-                      sealed=sealed)
+                      sealed=sealed, metrics=self.metrics)
         owner = new_token()
         table.owner_token, table.owner_digest = owner, token_digest(owner)
         tokens = [self.tokens.issue(table_id, state.seat) for state in table.seats]
@@ -245,7 +252,7 @@ class Lobby:
                 table = Table(table_id=o.table_id, match=match, seed=o.seed,
                               time_control=TimeControl(**o.time_control).validate(), names=o.names,
                               on_end=self._table_ended, max_deals=self.limits.max_deals, salt=o.salt or None,
-                              seed_chosen=o.seed_chosen, sealed=o.sealed)
+                              seed_chosen=o.seed_chosen, sealed=o.sealed, metrics=self.metrics)
                 table.owner_digest = o.owner_digest
             except Exception:
                 log.exception("journaled table can not be rebuilt; dropped", table=o.table_id, game=o.game)
@@ -438,8 +445,10 @@ class Lobby:
         for (meta, _), table in zip(ended, tables, strict=True):
             lost = failed.get(table.id)
             if lost is not None:  # the journal keeps the table: the next start plays it to its end and stores it
+                self.metrics.storage_errors.labels("records").inc()
                 log.error("record store failed", table=table.id, game=table.game, error=repr(lost))
             else:
+                self.metrics.records_stored.inc()
                 log.info("record stored", table=table.id, game=table.game, status=meta.status)
                 if self.journal is not None:
                     self.journal.close_table(table.id)

@@ -59,6 +59,7 @@ from tricktable.server.events import (
     TableStarted,
 )
 from tricktable.server.journal import Step, TableJournal
+from tricktable.server.metrics import Metrics
 from tricktable.server.seats import SeatState, clean_name
 from tricktable.server.visibility import public_view
 
@@ -118,6 +119,8 @@ class _Pending:
     due: float
     reason: DefaultReason
     body: DecisionRequested | None = None
+    #: When (loop time) the decision was requested: the seat's thinking is counted from it.
+    asked_at: float = 0.0
 
 
 class Table:
@@ -137,6 +140,7 @@ class Table:
         salt: str | None = None,
         seed_chosen: bool = False,
         sealed: bool = False,
+        metrics: Metrics | None = None,
     ) -> None:
         self.id = table_id
         self.match = match
@@ -198,6 +202,8 @@ class Table:
         #: Frozen for a restart (:meth:`suspend`): nothing changes any more in this process.
         self.suspended = False
         self.log = structlog.get_logger("tricktable.table").bind(table=table_id, game=self.game)
+        #: Where this table's moves, clocks and refusals are counted (its lobby's); None: not counted.
+        self.metrics = metrics
         #: The table's unchanging public facts as ``tricktable.server.wire.table_info`` serialised them once: kept
         #: on the table so they live exactly as long as it does.
         self.fixed_info: bytes | None = None
@@ -476,8 +482,15 @@ class Table:
         except Exception as error:  # an engine fault on odd input refuses the action, it does not end the table
             self.log.exception("engine failed to check an action", seat=seat, action=repr(action))
             return self._reject(seat, RejectReason.MALFORMED_ACTION, f"the action could not be checked: {error}")
-        self._clocks[seat].stop(self._loop.time())
+        answered = self._loop.time()
+        self._clocks[seat].stop(answered)
+        if self.metrics is None:
+            self._guard(self._play, p, action, None, after, annotation)
+            return Outcome(accepted=True)
+        self.metrics.think.labels(self.metrics.bot(self.names[seat])).observe(answered - p.asked_at)
+        started = time.perf_counter()
         self._guard(self._play, p, action, None, after, annotation)
+        self.metrics.step.observe(time.perf_counter() - started)
         return Outcome(accepted=True)
 
     def _heard_from(self, seat: Seat) -> None:
@@ -527,6 +540,9 @@ class Table:
     def _reject(self, seat: Seat, reason: RejectReason, message: str) -> Outcome:
         state = self.seats[seat]
         state.rejected += 1
+        if self.metrics is not None:
+            self.metrics.rejections.labels(reason.value.lower()).inc()
+            self.metrics.faults.labels(self.metrics.bot(self.names[seat])).inc()
         if state.rejected & (state.rejected - 1) == 0:
             # Sampled: the 1st, 2nd, 4th, 8th ... refusal of a seat, each with the running count, so a client
             # flooding refused messages costs a few log lines, not one per message (the record has the total).
@@ -565,7 +581,7 @@ class Table:
         p = _Pending(decision_id=decision_id, seat=seat, legal=legal,
                      deadline_wall=time.time() + (away if state.away else self.time_control.decision_seconds),
                      due=now + away if state.away else expiry,
-                     reason=DefaultReason.AWAY if state.away else DefaultReason.TIMEOUT)
+                     reason=DefaultReason.AWAY if state.away else DefaultReason.TIMEOUT, asked_at=now)
         self._pending = p
         self._arm_deadline(p.due)
 
@@ -621,6 +637,11 @@ class Table:
                 state.away = True  # the away rule: its next decisions get their defaults at once
                 self.log.info("seat away after timeouts in a row", seat=p.seat, timeouts=state.timeouts_in_a_row)
         state.defaults += 1
+        if self.metrics is not None:
+            self.metrics.defaults.labels(self.game, reason.value).inc()
+            if reason is DefaultReason.TIMEOUT:
+                self.metrics.timeouts.labels(self.game).inc()
+                self.metrics.faults.labels(self.metrics.bot(self.names[p.seat])).inc()
         self._play(p, default_action(self._seat_view(p.seat)), reason)
 
     def _play(self, p: _Pending, action: Action, default: DefaultReason | None, after: Match | None = None,
@@ -641,6 +662,8 @@ class Table:
             self._annotations[self._actions] = annotation
             step["n"] = annotation.to_json()
         self._actions += 1
+        if self.metrics is not None:
+            self.metrics.moves.labels(self.game).inc()
         self._write_step(step)
         if default is not None:  # marked, so every audience can tell a default from a real move
             done = next(e for e in after.events if isinstance(e, ACTION_EVENTS))  # the action's own event

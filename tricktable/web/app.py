@@ -27,7 +27,8 @@ from aiohttp import web
 
 from tricktable.web import live
 from tricktable.web.analysed import DEFAULT_SIMS, Analyses, AnalysisError
-from tricktable.web.catalog import Catalog, replay_path
+from tricktable.web.catalog import Catalog, ServerCatalog, replay_path
+from tricktable.web.ops import add_ops_routes
 from tricktable.web.replay import ReplayError, replay
 
 log = structlog.get_logger("tricktable.web")
@@ -38,11 +39,18 @@ ANALYSES: web.AppKey[Analyses] = web.AppKey("analyses", Analyses)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def make_app(catalog: Catalog) -> web.Application:
-    """The viewer over ``catalog``."""
+def make_app(catalog: Catalog, *, pages: bool = True) -> web.Application:
+    """The viewer over ``catalog``; a running server's also answers /metrics, /healthz and /readyz.
+
+    ``pages=False``: those operator endpoints alone, without the viewer's pages and API.
+    """
     app = web.Application(middlewares=[errors])
     app[CATALOG] = catalog
     app[ANALYSES] = Analyses()
+    if isinstance(catalog, ServerCatalog):
+        add_ops_routes(app, catalog.lobby)
+    if not pages:
+        return app
     app.add_routes([
         web.get("/", _page("lobby.html")),
         web.get("/table/{table_id}", table_page),

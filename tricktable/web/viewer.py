@@ -21,8 +21,10 @@ SHUTDOWN_SECONDS = 2.0
 class WebViewer:
     """The viewer on ``host:port`` (127.0.0.1 by default: local only; port 0 picks a free one)."""
 
-    def __init__(self, catalog: Catalog, *, host: str = "127.0.0.1", port: int = 8080) -> None:
+    def __init__(self, catalog: Catalog, *, host: str = "127.0.0.1", port: int = 8080, pages: bool = True) -> None:
         self.catalog = catalog
+        #: False: only the operator endpoints (/metrics, /healthz, /readyz), no viewer pages.
+        self.pages = pages
         self.host = host
         self.port = port
         self._runner: web.AppRunner | None = None
@@ -39,7 +41,8 @@ class WebViewer:
         Raises:
             OSError: the address can not be bound.
         """
-        runner = web.AppRunner(make_app(self.catalog), access_log=None, shutdown_timeout=SHUTDOWN_SECONDS)
+        runner = web.AppRunner(make_app(self.catalog, pages=self.pages), access_log=None,
+                               shutdown_timeout=SHUTDOWN_SECONDS)
         await runner.setup()
         try:
             await web.TCPSite(runner, self.host, self.port, reuse_port=False).start()
@@ -59,14 +62,16 @@ class WebViewer:
             log.info("web viewer stopped")
 
 
-def beside_server(host: str, port: int, *, announce: Callable[[str], None]) -> Companion:
+def beside_server(host: str, port: int, *, announce: Callable[[str], None], pages: bool = True) -> Companion:
     """The viewer as a companion of a game server (:func:`tricktable.server.app.serve`), over its lobby and database.
+
+    ``pages=False``: the HTTP port answers the operator endpoints only (metrics and health).
 
     When the port can not be bound the server still runs, without the viewer, and ``announce`` says so.
     """
     @contextlib.asynccontextmanager
     async def run(server: GameServer) -> AsyncIterator[WebViewer | None]:
-        viewer = WebViewer(ServerCatalog(server.lobby, server.storage.path), host=host, port=port)
+        viewer = WebViewer(ServerCatalog(server.lobby, server.storage.path), host=host, port=port, pages=pages)
         try:
             await viewer.start()
         except OSError as error:
