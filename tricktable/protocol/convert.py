@@ -81,7 +81,7 @@ from tricktable.rules.events import (
 )
 from tricktable.rules.events import Event as RulesEvent
 from tricktable.rules.game import Contract, Result, Seat, SeatView, Trick
-from tricktable.rules.record import action_to_json
+from tricktable.rules.notation import notation
 from tricktable.rules.registry import GAMES
 from tricktable.rules.spoil_five_config import DEAL_PATTERNS, DealPattern
 
@@ -474,17 +474,13 @@ _DEAL_TOLD = frozenset({Rob.type, Gift.type})
 
 
 def action_id(action: Action) -> str:
-    """The stable id of a legal action: its record form (:func:`rules.record.action_to_json`), values joined by ``-``.
+    """The stable id of a legal action on the wire: its notation (:func:`tricktable.rules.notation.notation`).
 
-    ``"play-5H"``, ``"play-JKB-H"``, ``"rob-2C"``, ``"bid-7-NT"``, ``"discard-4C-5C-..."``
-    (a discard's cards sorted: their order carries no meaning), ``"pass"``. The
-    same action always has the same id, so an id stays valid across a reconnect
-    for the same decision.
+    ``"play-5H"``, ``"play-JKB-H"``, ``"rob-2C"``, ``"bid-7-NT"``, ``"discard-4C-5C-..."``, ``"pass"``.
+    The same action always has the same id, so an id stays valid across a
+    reconnect for the same decision; :func:`tricktable.rules.notation.from_notation` reads it back.
     """
-    if isinstance(action, Discard):
-        action = Discard(cards=tuple(sorted(action.cards)))
-    return "-".join(str(v) for value in action_to_json(action).values()
-                    for v in (value if isinstance(value, list) else (value,)))
+    return notation(action)
 
 
 def annotation_to_proto(annotation: Annotation) -> table_service_pb2.Annotation:
