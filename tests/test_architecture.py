@@ -2,7 +2,7 @@
 
 The packages stand in floors, and a package imports only from floors below its own:
 
-    rules -> protocol -> server | client_sdk -> bots -> tournament | analysis -> web -> cli
+    rules -> protocol -> server | client_sdk -> bots | envs -> tournament | analysis -> web -> cli
 
 Packages on one floor do not import each other (the server never imports the SDK, nor the SDK the
 server), the bots never import the server (``pip install tricktable``, the SDK alone, plays bots
@@ -29,13 +29,13 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("rules",),
     ("protocol",),
     ("server", "client_sdk"),
-    ("bots",),
+    ("bots", "envs"),
     ("tournament", "analysis"),
     ("web",),
     ("cli",),
 )
 #: Imports the floors would allow but the packaging forbids: the SDK distribution has no server.
-FORBIDDEN: dict[str, set[str]] = {"bots": {"server"}, "analysis": {"server"}}
+FORBIDDEN: dict[str, set[str]] = {"bots": {"server"}, "envs": {"server"}, "analysis": {"server"}}
 #: Modules held to less than their package's floor.
 MODULE_LIMITS: dict[str, set[str]] = {
     # The tournament store is handed its database file: the file's one home is tricktable.server.storage.
