@@ -134,3 +134,35 @@ async def test_sigterm_drains_then_leaves_running_tables_in_the_journal_for_the_
     for index, record in enumerate(records):
         assert opened(record) == uninterrupted_record("forty_five", {}, f"sigterm-{index}")
         assert verify_record(record) is None
+
+
+#: Seconds the server stays away in the rejoin test: most of an SDK seat's patience (Backoff: 36.3 s).
+AWAY_S = 28.0
+
+
+async def test_seats_rejoin_a_server_back_late_within_their_patience(tmp_path: Path) -> None:
+    """The SDK's channel tries again within a second, so a seat sees the server back long before it gives up.
+
+    Why 28 s: gRPC's own reconnect backoff would by then wait some 10-17 s between attempts, answering the
+    seat's retries from a cached "connection refused" until its patience ran out.
+    """
+    data_dir = tmp_path / "data"
+    tokens: list[str] = []
+    fleets: list[asyncio.subprocess.Process] = []
+    with killed_at_exit(fleets):
+        async with serve(data_dir) as first, grpc.aio.insecure_channel(first.address) as channel:
+            stub = table_service_pb2_grpc.TableServiceStub(channel)
+            for index in range(4):
+                created = await create(stub, "cinq_cents", seed=f"late-{index}", options={"target": 500})
+                tokens += [t.token for t in created.seat_tokens]
+            fleets.append(await start_fleet(first.address, tokens))
+            while len([t for t in await running_tables(stub) if t.deal_number >= 1]) < 4:
+                assert fleets[0].returncode is None
+                await asyncio.sleep(0.05)
+            assert await first.signal(signal.SIGKILL) == -signal.SIGKILL
+            port = first.port
+        await asyncio.sleep(AWAY_S)
+        async with serve(data_dir, port) as second:
+            outcomes = await fleet_outcomes(fleets[0])
+            assert await second.signal(signal.SIGTERM) == 0
+    assert len(outcomes) == len(tokens) and all(o.get("status") == "finished" for o in outcomes), outcomes

@@ -211,12 +211,21 @@ async def connect(channel: grpc.aio.Channel, address: str, *, wait_for_server: f
 def open_channel(address: str, *, root_certificates: bytes | None = None) -> grpc.aio.Channel:
     """An asyncio gRPC channel to ``address`` (``host:port``): TLS when root certificates are given.
 
-    Why a helper: every entry point uses the same message size limits and keepalive.
+    Why a helper: every entry point uses the same message size limits, keepalive and reconnect backoff.
     """
     options = [
         ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
         ("grpc.keepalive_time_ms", 20_000),
+        # gRPC's own reconnect backoff grows to two minutes and answers attempts in between from a cached
+        # "connection refused": a server back after a restart would be seen only long after the SDK's
+        # patience ran out. Capped at a second, the channel notices a returning server within one.
+        ("grpc.initial_reconnect_backoff_ms", 100),
+        ("grpc.min_reconnect_backoff_ms", 100),
+        ("grpc.max_reconnect_backoff_ms", 1_000),
+        # A channel of its own subchannels: a fresh channel made to reconnect does not inherit another
+        # channel's failed connection (the global pool shares them, with their backoff).
+        ("grpc.use_local_subchannel_pool", 1),
     ]
     if root_certificates is not None:
         return grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(root_certificates), options=options)

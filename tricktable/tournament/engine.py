@@ -27,8 +27,9 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
+from tricktable.client_sdk.errors import ConnectionLost
 from tricktable.tournament.config import TournamentConfig
 from tricktable.tournament.entrants import EntrantSpec
 from tricktable.tournament.ratings import Game, SprtState, match_points, pairwise_score, sprt, sprt_from_games
@@ -55,6 +56,22 @@ class Dispatcher(Protocol):
     async def close(self) -> None:
         """Release workers, servers and processes."""
         ...
+
+
+@runtime_checkable
+class WaitsForServer(Protocol):
+    """A dispatcher over a server that can be away (restarting): the engine waits for it before a replay."""
+
+    async def wait_for_server(self, patience_s: float) -> bool:
+        """Whether the server answers within ``patience_s`` seconds."""
+        ...
+
+
+#: Times a match whose server went away is played again from its start before the tournament stops
+#: (``interrupted``: ``--resume`` plays it once the server is back).
+SERVER_AWAY_ATTEMPTS = 5
+#: Seconds the engine waits for an away server before each replay.
+SERVER_AWAY_PATIENCE_S = 300.0
 
 
 class ProgressSink(Protocol):
@@ -179,6 +196,9 @@ def _bye_points(config: TournamentConfig) -> float:
     return float(arrangements_per_deck_set(config) * deck_sets_per_group(config))
 
 
+#: How a stored outcome says the machinery failed (not a bot): ``--resume`` plays such a match again.
+UNPLAYED_REASON = "could not be played"
+
 _NO_OUTCOME = MatchOutcome(match_id="", status="error", winners=(), scores=())
 
 
@@ -220,6 +240,8 @@ class Tournament:
             await self.dispatcher.close()
             raise
         tid = self.config.name
+        if resume:
+            self.store.forget_unplayed(tid, UNPLAYED_REASON)
         byes: dict[str, int] = collections.defaultdict(int)
         self._games = stored_games(self.store, tid)
         self._done = {spec.match_id for spec, _ in self._games}
@@ -267,12 +289,12 @@ class Tournament:
             while queue and not self._stop:
                 spec = queue.popleft()
                 try:
-                    outcome = await self.dispatcher.play(spec)
-                except (BrokenProcessPool, asyncio.CancelledError):
+                    outcome = await self._play_through_restarts(spec)
+                except (BrokenProcessPool, ConnectionLost, asyncio.CancelledError):
                     raise
                 except Exception as exc:  # the machinery failed for this match: record it, go on
                     outcome = MatchOutcome(match_id=spec.match_id, status="error", winners=(), scores=(),
-                                           reason=f"could not be played: {type(exc).__name__}: {exc}")
+                                           reason=f"{UNPLAYED_REASON}: {type(exc).__name__}: {exc}")
                 self.store.save(self.config.name, spec, outcome)
                 self._games.append((spec, outcome))
                 self._done.add(spec.match_id)
@@ -284,6 +306,26 @@ class Tournament:
                     self._check_sprt()
 
         await asyncio.gather(*(worker() for _ in range(min(self.concurrency, max(1, len(todo))))))
+
+    async def _play_through_restarts(self, spec: MatchSpec) -> MatchOutcome:
+        """Play ``spec``; a match cut off by an away server is played again from its start once it is back.
+
+        Why never stored: a lost connection says nothing about the bots, so a result built on it would
+        differ from an undisturbed run's.
+
+        Raises:
+            ConnectionLost: the server stayed away (the tournament stops as ``interrupted``).
+        """
+        waiter = self.dispatcher if isinstance(self.dispatcher, WaitsForServer) else None
+        for attempt in range(SERVER_AWAY_ATTEMPTS):
+            try:
+                return await self.dispatcher.play(spec)
+            except ConnectionLost:
+                if waiter is None or attempt + 1 == SERVER_AWAY_ATTEMPTS:
+                    raise
+                if not await waiter.wait_for_server(SERVER_AWAY_PATIENCE_S):
+                    raise
+        raise AssertionError("unreachable")  # the loop returns or raises
 
     def _note_sprt(self, spec: MatchSpec, outcome: MatchOutcome, *, scheduled: bool = False) -> None:
         """Keep the SPRT's per-deck-set counts and head-to-head scores up to date (O(1) per match)."""

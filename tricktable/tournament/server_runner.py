@@ -17,6 +17,15 @@ first-legal bot plays the seat out so the table ends at once (the same
 action the server's clock would default to). A table the server stops at its
 deal limit (``max_deals``) is adjudicated to the side(s) ahead, as the
 in-process runner does.
+
+A server that cannot be reached is never taken for a table that has not
+ended: the dispatcher waits for it (:data:`SERVER_PATIENCE_S`) and decides
+from the record once it answers. A bot that exits while the server is away
+is started again without a fault (it gave up on the server, it did not
+crash). A server away for longer raises :class:`ServerAway`, which the
+tournament does not store as a result: it waits for the server and plays
+the match again from its start, so a run through restarts ends with the
+results of an undisturbed one.
 """
 
 from __future__ import annotations
@@ -50,6 +59,12 @@ STDERR_TAIL = 400
 _JOIN_MISSED = re.compile(r"cancelled: seat\(s\) ([\d, ]+) did not join")
 #: Seconds bots get to exit once their table has ended.
 END_GRACE_S = 5.0
+#: Seconds the dispatcher waits for an unreachable server before the match is given up (and played again).
+SERVER_PATIENCE_S = 120.0
+
+
+class ServerAway(ConnectionLost):
+    """The server did not answer within :data:`SERVER_PATIENCE_S`: the match is played again, never stored."""
 
 
 def bot_argv(entrant: EntrantSpec, *, address: str, token: str, seat: int, seed: str,
@@ -234,9 +249,15 @@ class ServerDispatcher:
                     if seat.reader is not None:
                         with contextlib.suppress(Exception):
                             stderr = await seat.reader
-                    if await self._has_ended(table.table_id, table.owner_token):
+                    ended_now, server_was_away = await self._has_ended(table.table_id, table.owner_token)
+                    if ended_now:
                         # Its game is over (the server writes the record before it tells the seats).
                         del running[seat.seat]
+                        continue
+                    if server_was_away:
+                        # The bot gave up on a server that was restarting: not its fault; it rejoins its seat.
+                        if not await launch(seat):
+                            del running[seat.seat]
                         continue
                     name = seat.entrant.name
                     faults[name] += 1
@@ -267,20 +288,46 @@ class ServerDispatcher:
             ended.cancel()
         return self._outcome(spec, table.table_id, record, faults, forfeit, started)
 
-    async def _has_ended(self, table_id: str, owner_token: str) -> bool:
-        try:
-            await get_record(self.address, table_id, owner_token=owner_token,
-                             root_certificates=self.root_certificates)
-        except TableNotPlayable:
-            return False
-        except SdkError:  # a transient failure (a loaded server): ask the table itself once more
-            await asyncio.sleep(0.2)
+    async def _has_ended(self, table_id: str, owner_token: str) -> tuple[bool, bool]:
+        """Whether the table has ended, and whether the server was unreachable when first asked.
+
+        An unreachable server is waited for, never taken for "not ended".
+
+        Raises:
+            ServerAway: no answer within :data:`SERVER_PATIENCE_S`.
+        """
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + SERVER_PATIENCE_S
+        away = False
+        delay = 0.1
+        while True:
             try:
                 await get_record(self.address, table_id, owner_token=owner_token,
-                             root_certificates=self.root_certificates)
-            except SdkError:
-                return False
-        return True
+                                 root_certificates=self.root_certificates)
+            except TableNotPlayable:
+                return False, away
+            except SdkError as exc:  # unreachable, restarting or loaded: ask again until it answers
+                away = True
+                if loop.time() >= give_up:
+                    raise ServerAway(f"the server at {self.address} did not answer for "
+                                     f"{SERVER_PATIENCE_S:g} s: {exc}") from exc
+                await asyncio.sleep(delay)
+                delay = min(1.0, delay * 2)
+                continue
+            return True, away
+
+    async def wait_for_server(self, patience_s: float) -> bool:
+        """Whether the server answers within ``patience_s`` seconds (polled every half second)."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + patience_s
+        while True:
+            try:
+                await check_reachable(self.address, self.root_certificates)
+                return True
+            except ConnectionLost:
+                if loop.time() >= give_up:
+                    return False
+                await asyncio.sleep(0.5)
 
     async def _wait_record(self, table_id: str, owner_token: str) -> dict[str, Any]:
         """The table's record once it has ended (polled: the bots may hang or die after the end)."""

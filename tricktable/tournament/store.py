@@ -205,6 +205,16 @@ class TournamentStore:
              outcome.table_id, outcome.duration_s, time.time(),
              json.dumps(dict(outcome.record), separators=(",", ":"))))
 
+    def forget_unplayed(self, tournament_id: str, reason_prefix: str) -> int:
+        """Delete the matches stored as errors whose reason starts with ``reason_prefix``; returns how many.
+
+        Why: such a match was not played (the machinery failed, not a bot), so a resume plays it again.
+        """
+        cursor = self._db.execute(
+            "DELETE FROM tournament_matches WHERE tournament_id = ? AND status = 'error'"
+            " AND substr(reason, 1, ?) = ?", (tournament_id, len(reason_prefix), reason_prefix))
+        return cursor.rowcount
+
     def done_ids(self, tournament_id: str) -> set[str]:
         """Ids of the matches stored."""
         rows = self._db.execute("SELECT match_id FROM tournament_matches WHERE tournament_id = ?", (tournament_id,))
