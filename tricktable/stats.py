@@ -24,11 +24,11 @@ variance of at most ``m (1 - m)`` (a pure win-or-loss score's), so the
 interval that assumes that variance holds whatever the draws and the pairing
 do, has width at every ``n`` and never leaves [0, 1]. Student's t instead
 estimates the variance from the samples, and with few of them, or a mean
-near 0 or 1, that estimate is often zero or far too small: two deck sets that
-both went 1-0 give a t interval of ``[1, 1]``. Simulated, with deck sets of
-two games and a true mean of 0.84 or 0.95, the 95% t interval held the mean
-in 18-84% of runs of 2 to 5 deck sets and 64-97% of runs of 10 to 20, Wilson's
-in 97-99% at every count. Once the samples are many, t is the better figure:
+near 0 or 1, that estimate is often zero or far too small: two deck sets in
+which A won every game give a t interval of ``[1, 1]``. Simulated, with deck
+sets of two games and a true mean of 0.84 or 0.95, the 95% t interval held
+the mean in 18-84% of runs of 2 to 5 deck sets and 64-97% of runs of 10 to
+20, Wilson's in 97% or more at every count. Once the samples are many, t is the better figure:
 duplicate decks make a pair's score vary less than a coin's, and t (unlike
 Wilson) sees that (at 50 deck sets and a true mean of 0.5 its interval is a
 third narrower). Near 0 or 1 it still falls short at that size (88% at a true
