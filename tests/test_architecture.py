@@ -4,6 +4,9 @@ The packages stand in floors, and a package imports only from floors below its o
 
     rules -> protocol -> server | client_sdk -> bots | envs -> tournament | analysis -> web -> cli
 
+A module beside the packages (``tricktable/stats.py``, the intervals the ladder, the tournament and
+the viewer print) imports only the standard library, so that every floor may import it.
+
 Packages on one floor do not import each other (the server never imports the SDK, nor the SDK the
 server), the bots never import the server (``pip install tricktable``, the SDK alone, plays bots
 without it), the rules import only the pure standard library, and nothing imports a bare top-level
@@ -138,6 +141,14 @@ def test_the_rules_import_only_the_pure_standard_library() -> None:
                 bad.append(f"{path.name}: imports {module} (I/O, clock or process)")
     assert len(_modules(PACKAGE / "rules")) >= 5
     assert bad == []
+
+
+def test_a_module_beside_the_packages_imports_only_the_standard_library() -> None:
+    """``tricktable/stats.py`` and its like stand below every floor: any package may import them."""
+    modules = sorted(p for p in PACKAGE.glob("*.py") if p.name != "__init__.py")
+    bad = [f"{path.name}: imports {module}" for path in modules for module, _ in _imports(path)
+           if module.split(".")[0] not in sys.stdlib_module_names | {"__future__"}]
+    assert [p.name for p in modules] != [] and bad == []
 
 
 def test_the_rules_never_call_the_global_random_generator_or_open() -> None:

@@ -15,23 +15,30 @@ from tricktable.cli.main import app
 from tricktable.rules.registry import new_match
 
 
-def test_estimate_is_a_mean_with_a_95_percent_t_interval() -> None:
-    e = Estimate.of([0.4, 0.6, 0.5, 0.7])
-    assert e.mean == pytest.approx(0.55)
+def test_the_points_share_is_a_mean_with_a_95_percent_t_interval() -> None:
+    e = Estimate.of_points([0.4, 0.6, 0.5, 0.7])
+    assert e.mean == pytest.approx(0.55) and e.method == "t"
     half = 3.182 * (sum((v - 0.55) ** 2 for v in [0.4, 0.6, 0.5, 0.7]) / 3 / 4) ** 0.5  # t(0.975, 3 df)
     assert e.low == pytest.approx(0.55 - half) and e.high == pytest.approx(0.55 + half)
 
 
+def test_the_games_share_of_few_pairs_has_wilsons_interval() -> None:
+    e = Estimate.of_games([1.0, 0.5, 1.0, 1.0, 0.5])  # a score of wins and draws: 0.8 over 5 pairs
+    assert e.method == "wilson" and (e.low, e.high) == pytest.approx((0.376, 0.964), abs=0.0005)
+
+
 def test_one_pair_says_too_few_pairs_instead_of_a_zero_width_interval() -> None:
-    e = Estimate.of([0.7])
-    assert e.too_few and "too few pairs" in str(e) and "[" not in str(e)
+    for e in (Estimate.of_points([0.7]), Estimate.of_games([1.0])):
+        assert e.too_few and "too few pairs" in str(e) and "[" not in str(e)
 
 
-def test_t_critical_values_tend_to_the_normal_quantile() -> None:
-    from tricktable.bots.intervals import t95
-
-    assert t95(1) == pytest.approx(12.706) and t95(30) == pytest.approx(2.042)
-    assert t95(60) == pytest.approx(2.000, abs=0.001) and t95(199) == pytest.approx(1.972, abs=0.001)
+def test_a_step_whose_every_pair_went_one_way_still_has_intervals_with_width() -> None:
+    # In Cinq Cents the heuristic takes every point of every pair from the random bot.
+    result = run_pair("cinq_cents", BotSpec("random"), BotSpec("heuristic"), 2, seed="ladder")
+    assert [(o.points, o.games) for o in result.outcomes] == [(1.0, 1.0), (1.0, 1.0)]
+    for e in (result.points, result.games):
+        assert e.method == "wilson" and (e.low, e.high) == pytest.approx((0.342, 1.000), abs=0.0005)
+    assert "100.0% [34.2, 100.0]" in table([result]) and not result.holds
 
 
 def test_a_bot_against_itself_on_duplicate_deals_scores_exactly_half() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -216,3 +217,17 @@ def test_the_report_is_not_cut_when_piped_at_80_columns(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "…" not in done.stdout
     assert "first-legal" in done.stdout and "points" in done.stdout and "faults" in done.stdout
+
+
+def test_the_report_after_two_deck_sets_prints_no_interval_without_width(tmp_path):
+    done = tournament("--game", "all_fives", "--bots", "random,first-legal,heuristic", "--games", "4", "--runner",
+                      "local", "--db", str(tmp_path / "db.sqlite3"), "--out", str(tmp_path / "out"), "--no-progress",
+                      env={**os.environ, "COLUMNS": "120"})
+    assert done.returncode == 0, done.stderr
+    intervals = [(float(lo), float(hi)) for lo, hi in re.findall(r"\[(\d\.\d{3}), (\d\.\d{3})\]", done.stdout)]
+    assert len(intervals) == 3, done.stdout  # one per pair of the three entrants, each over 2 deck sets
+    assert all(lo < hi for lo, hi in intervals), done.stdout
+    assert "Wilson" in done.stdout
+    pairs = json.loads((tmp_path / "out" / "summary.json").read_text())["pairs"]
+    assert [p["deck_sets"] for p in pairs] == [2, 2, 2]
+    assert all(p["ci95_low"] < p["ci95_high"] and p["ci95_method"] == "wilson" for p in pairs)

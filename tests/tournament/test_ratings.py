@@ -9,7 +9,6 @@ from tricktable.tournament.config import SprtSpec
 from tricktable.tournament.ratings import (
     crosstable,
     leaderboard,
-    mean_interval,
     pair_result,
     pairwise_score,
     side_ranks,
@@ -76,11 +75,28 @@ def test_paired_results_have_a_95_interval_around_the_mean():
     assert cross["strong"]["weak"].score + cross["weak"]["strong"].score == pytest.approx(1.0)
 
 
-def test_mean_interval_edge_cases():
-    assert mean_interval([]) == (0.5, 0.0, 1.0)
-    assert mean_interval([1.0]) == (1.0, 0.0, 1.0)
-    mean, low, high = mean_interval([0.0, 1.0] * 50)
-    assert mean == 0.5 and 0.39 < low < 0.41 and 0.59 < high < 0.61
+def test_two_deck_sets_both_won_have_wilsons_interval_not_one_of_no_width():
+    cfg = config(entrants=["weak", "strong"], games=4)
+    games = rigged_games(cfg, {"weak": 1, "strong": 2}, edge=1.0)  # the stronger side always wins
+    result = pair_result(games, "strong", "weak")
+    assert (result.deck_sets, result.wins, result.mean, result.interval) == (2, 4, 1.0, "wilson")
+    assert (result.low, result.high) == pytest.approx((0.342, 1.000), abs=0.0005)
+    lost = pair_result(games, "weak", "strong")
+    assert (lost.low, lost.high) == pytest.approx((0.000, 0.658), abs=0.0005)
+
+
+def test_one_deck_set_is_too_few_for_an_interval_and_its_bounds_are_null():
+    cfg = config(entrants=["weak", "strong"], games=2)
+    result = pair_result(rigged_games(cfg, {"weak": 1, "strong": 2}, edge=1.0), "strong", "weak")
+    assert result.deck_sets == 1 and result.too_few
+    data = result.to_json()
+    assert (data["ci95_low"], data["ci95_high"], data["ci95_method"]) == (None, None, "too few")
+
+
+def test_many_deck_sets_use_the_t_interval_on_their_spread():
+    cfg = config(entrants=["weak", "strong"], games=200)
+    result = pair_result(rigged_games(cfg, {"weak": 1, "strong": 2}, edge=0.75), "strong", "weak")
+    assert result.interval == "t" and result.to_json()["ci95_method"] == "t"
 
 
 def test_sprt_decides_a_clear_case_both_ways():

@@ -136,9 +136,20 @@ async def test_tournament_page_reads_the_database_while_the_tournament_runs(site
         page = await response.json()
     assert page["status"] == "finished" and page["games"] == page["scheduled"] == len(page["matches"]) == 6
     assert {row["name"] for row in page["leaderboard"]} == {"random", "first-legal", "heuristic"}
-    assert all(p["ci95_low"] <= p["paired_mean"] <= p["ci95_high"] for p in page["pairs"])
+    # one deck set per pair: too few for an interval
+    assert all((p["deck_sets"], p["ci95_low"], p["ci95_high"], p["ci95_method"]) == (1, None, None, "too few")
+               for p in page["pairs"])
     async with site.http.get(page["matches"][0]["replay"].replace("/replay/", "/api/replay/")) as response:
         assert response.status == 200 and (await response.json())["frames"]
+
+
+async def test_tournament_page_gives_pairs_of_two_deck_sets_an_interval_with_width(site: Site) -> None:
+    await run_tournament(site.server.storage.path, "two-decks", games=4)
+    async with site.http.get("/api/tournaments/two-decks") as response:
+        page = await response.json()
+    assert [p["deck_sets"] for p in page["pairs"]] == [2, 2, 2]
+    assert all(p["ci95_low"] <= p["paired_mean"] <= p["ci95_high"] and p["ci95_low"] < p["ci95_high"]
+               and p["ci95_method"] == "wilson" for p in page["pairs"])
 
 
 async def test_a_record_that_does_not_replay_is_422(tmp_path: Path) -> None:

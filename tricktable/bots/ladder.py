@@ -11,9 +11,12 @@ records A's share of the points, ``0.5 + (a - b) / (2 (|a| + |b|))`` where
 ``a / (a + b)`` when no score is negative; Cinq Cents scores can be), and
 A's share of the games won (1 for a win, 0.5 for a shared win or a match cut
 at the deal limit and tied). The reported value is the mean over pairs with a
-95% confidence interval, mean +- t standard errors (Student's t with pairs - 1
-degrees of freedom: :mod:`tricktable.bots.intervals`), the pair being the unit of
-sampling, so the interval is paired by deck.
+95% confidence interval, the pair being the unit of sampling, so the interval
+is paired by deck (:mod:`tricktable.stats` says which interval and why): the
+points share's is mean +- t standard errors (Student's t with pairs - 1
+degrees of freedom); the games share, a score of wins, draws and losses, has
+Wilson's below 30 pairs and t's from 30 on; either is Wilson's when every pair
+gave the same share, and one pair is too few for an interval.
 
 Matches run in-process (no server): a bot sees exactly the
 :class:`tricktable.rules.game.SeatView` it would get through the SDK.
@@ -28,7 +31,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
 from tricktable.bots.heuristic import HeuristicBot
-from tricktable.bots.intervals import half_width
 from tricktable.bots.pimc import PimcBot
 from tricktable.bots.random_bot import RandomBot
 from tricktable.bots.search import DEFAULT_BUDGET, SearchBot
@@ -36,6 +38,7 @@ from tricktable.client_sdk.bot import Choice, action_of
 from tricktable.rules.game import SeatView
 from tricktable.rules.match import MAX_DEALS, Match, play_out
 from tricktable.rules.registry import new_match
+from tricktable.stats import Interval, score_interval, share_interval
 
 #: The ladder's steps, weaker bot first (and the search against the heuristic, the step before the yardstick).
 STEPS: tuple[tuple[str, str], ...] = (("random", "heuristic"), ("heuristic", "pimc"), ("pimc", "search"),
@@ -209,7 +212,7 @@ def _game_share(match: Match, a_sides: list[int]) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Estimate:
-    """A mean with its 95% confidence interval (Student's t, :mod:`tricktable.bots.intervals`).
+    """A share with its 95% confidence interval (:mod:`tricktable.stats`).
 
     With fewer than two pairs there is no interval: ``low`` and ``high`` are
     the mean and ``too_few`` is set, so no step can be said to hold.
@@ -219,15 +222,23 @@ class Estimate:
     low: float
     high: float
     too_few: bool = False
+    #: How the interval was found: ``t``, ``wilson`` or ``too few`` (:mod:`tricktable.stats`).
+    method: str = "t"
 
     @classmethod
-    def of(cls, values: Sequence[float]) -> Estimate:
-        """The mean of ``values`` and its 95% t interval."""
-        mean = sum(values) / len(values)
-        half = half_width(values)
-        if half is None:
-            return cls(mean, mean, mean, too_few=True)
-        return cls(mean, mean - half, mean + half)
+    def of(cls, interval: Interval) -> Estimate:
+        """The estimate of an interval of :mod:`tricktable.stats`."""
+        return cls(interval.mean, interval.low, interval.high, too_few=interval.too_few, method=interval.method)
+
+    @classmethod
+    def of_points(cls, shares: Sequence[float]) -> Estimate:
+        """The mean points share over pairs and its interval (t; Wilson when every pair's share is the same)."""
+        return cls.of(share_interval(shares))
+
+    @classmethod
+    def of_games(cls, shares: Sequence[float]) -> Estimate:
+        """The mean share of the games won over pairs and its interval (a win/draw/loss score's)."""
+        return cls.of(score_interval(shares))
 
     def __str__(self) -> str:
         if self.too_few:
@@ -293,7 +304,7 @@ def run_pair(game: str, weaker: BotSpec, stronger: BotSpec, pairs: int, *, optio
     return PairResult(
         game=game, weaker=weaker.name, stronger=stronger.name, pairs=pairs,
         deals=sum(o.deals for o in outcomes),
-        points=Estimate.of([o.points for o in outcomes]), games=Estimate.of([o.games for o in outcomes]),
+        points=Estimate.of_points([o.points for o in outcomes]), games=Estimate.of_games([o.games for o in outcomes]),
         seconds=seconds, outcomes=tuple(outcomes),
     )
 

@@ -23,7 +23,7 @@ import typer
 
 from tricktable.bots import SPEC_HELP, BotSpecError, bot_factory
 from tricktable.bots.fast_worlds import CLOCKS
-from tricktable.bots.ladder import STEPS, BotSpec, PairResult, run_pair, table
+from tricktable.bots.ladder import STEPS, BotSpec, Estimate, PairResult, run_pair, table
 from tricktable.cli import checks
 from tricktable.cli.selfplay import parse_options
 from tricktable.rules.errors import OptionsError
@@ -104,11 +104,16 @@ def ladder_command(
         json_out.write_text(json.dumps([_as_json(r) for r in results], indent=2) + "\n", encoding="utf-8")
 
 
+def _estimate_json(e: Estimate) -> dict[str, object]:
+    """A share and its interval; with one pair ``low`` and ``high`` are null (too few for an interval)."""
+    return {"mean": e.mean, "low": None if e.too_few else e.low, "high": None if e.too_few else e.high,
+            "interval": e.method}
+
+
 def _as_json(r: PairResult) -> dict[str, object]:
     return {
         "game": r.game, "stronger": r.stronger, "weaker": r.weaker, "pairs": r.pairs, "deals": r.deals,
-        "points": {"mean": r.points.mean, "low": r.points.low, "high": r.points.high},
-        "games": {"mean": r.games.mean, "low": r.games.low, "high": r.games.high},
+        "points": _estimate_json(r.points), "games": _estimate_json(r.games),
         "holds": r.holds, "seconds": r.seconds,
         "cpu_ms_per_decision": {"stronger": r.stronger_effort.per_decision_ms(),
                                 "weaker": r.weaker_effort.per_decision_ms()},

@@ -12,8 +12,10 @@
 - **Paired results**: for A and B, the games they played against each other
   on the same deck set (both directions of the same decks) are averaged into
   one number per deck set; the mean of those numbers and its 95% confidence
-  interval (Student's t, ``t(n-1) * sd / sqrt(n)``) say how A does
-  against B with the cards' luck cancelled. Two entrants that never met (the
+  interval say how A does against B with the cards' luck cancelled. The
+  interval is a win/draw/loss score's (:func:`tricktable.stats.score_interval`):
+  Wilson's below 30 deck sets or when every deck set gave the same number,
+  Student's t on the deck sets' spread from 30 on, none with one deck set. Two entrants that never met (the
   field of a gauntlet) are compared through common opponents instead: A's
   and B's scores against the same opponent with the same cards.
 - **SPRT** (generalised SPRT, normal approximation as in chess-engine
@@ -35,7 +37,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from tricktable.bots.intervals import half_width
+from tricktable.stats import TOO_FEW, score_interval
 from tricktable.tournament.config import SprtSpec
 from tricktable.tournament.runner import MatchOutcome
 from tricktable.tournament.schedule import MatchSpec
@@ -175,6 +177,9 @@ class PairResult:
     mean: float
     low: float
     high: float
+    #: How the interval was found: ``wilson``, ``t`` or ``too few`` (one deck set: no interval, ``low`` and
+    #: ``high`` are the mean).
+    interval: str = TOO_FEW
     samples: tuple[float, ...] = field(default=(), repr=False)
     #: ``head-to-head`` (A and B at one table), or ``common opponents`` (never met: A and B each played the
     #: same opponent holding the same cards of the same deck set).
@@ -185,12 +190,18 @@ class PairResult:
         """A's mean pairwise score per game."""
         return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.5
 
+    @property
+    def too_few(self) -> bool:
+        """Fewer than two deck sets: no interval."""
+        return self.interval == TOO_FEW
+
     def to_json(self) -> dict[str, Any]:
-        """Plain JSON values."""
+        """Plain JSON values; with too few deck sets the interval's bounds are null."""
         return {"a": self.a, "b": self.b, "games": self.games, "wins": self.wins, "draws": self.draws,
                 "losses": self.losses, "score": round(self.score, 4), "deck_sets": self.deck_sets,
-                "paired_mean": round(self.mean, 4), "ci95_low": round(self.low, 4),
-                "ci95_high": round(self.high, 4), "basis": self.basis}
+                "paired_mean": round(self.mean, 4), "ci95_low": None if self.too_few else round(self.low, 4),
+                "ci95_high": None if self.too_few else round(self.high, 4), "ci95_method": self.interval,
+                "basis": self.basis}
 
 
 def paired_samples(games: Iterable[Game], a: str, b: str) -> list[float]:
@@ -201,17 +212,6 @@ def paired_samples(games: Iterable[Game], a: str, b: str) -> list[float]:
         if s is not None:
             by_deck[(spec.round, spec.deck_set)].append(s)
     return [statistics.fmean(v) for _, v in sorted(by_deck.items())]
-
-
-def mean_interval(samples: Sequence[float]) -> tuple[float, float, float]:
-    """Mean and 95% interval (Student's t, :mod:`bots.intervals`); a single sample has an interval of [0, 1]."""
-    if not samples:
-        return 0.5, 0.0, 1.0
-    mean = statistics.fmean(samples)
-    half = half_width(samples)
-    if half is None:
-        return mean, 0.0, 1.0
-    return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 
 def common_opponent_samples(games: Iterable[Game], a: str, b: str) -> list[float]:
@@ -246,10 +246,11 @@ def pair_result(games: Sequence[Game], a: str, b: str) -> PairResult:
     basis = "head-to-head"
     if not samples:
         samples, basis = common_opponent_samples(games, a, b), "common opponents"
-    mean, low, high = mean_interval(samples)
+    ci = score_interval(samples)
     return PairResult(a=a, b=b, games=len(scores), wins=sum(1 for s in scores if s == 1.0),
                       draws=sum(1 for s in scores if s == 0.5), losses=sum(1 for s in scores if s == 0.0),
-                      deck_sets=len(samples), mean=mean, low=low, high=high, samples=tuple(samples), basis=basis)
+                      deck_sets=len(samples), mean=ci.mean, low=ci.low, high=ci.high, interval=ci.method,
+                      samples=tuple(samples), basis=basis)
 
 
 def games_by_entrant(names: Sequence[str], games: Sequence[Game]) -> dict[str, list[Game]]:

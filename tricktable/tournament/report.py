@@ -4,7 +4,9 @@ Everything here reads the store, so a report of a resumed tournament is the
 report of the whole tournament. Exports (in the output directory):
 
 - ``summary.json``: config, leaderboard, pairs (paired results with 95%
-  intervals), crosstable, SPRT state, forfeits and errors;
+  intervals: ``ci95_method`` says which, ``wilson`` or ``t``; with one deck
+  set it is ``too few`` and the bounds are null), crosstable, SPRT state,
+  forfeits and errors;
 - ``leaderboard.csv``, ``crosstable.csv`` (A's score against B per cell),
   ``pairs.csv``, ``matches.csv`` (one line per game);
 - ``records.jsonl``: every game's record, one per line, which
@@ -36,6 +38,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from tricktable.stats import SMALL_SAMPLE
 from tricktable.tournament.config import TournamentConfig
 from tricktable.tournament.engine import RunStats, stored_games
 from tricktable.tournament.ratings import (
@@ -192,14 +195,19 @@ def crosstable_table(summary: Summary) -> Table:
     return table
 
 
+#: Which interval the paired results show (:func:`tricktable.stats.score_interval`).
+INTERVAL_NOTE = f"95% CI: Wilson below {SMALL_SAMPLE} deck sets or when all agree, else Student's t"
+
+
 def pairs_table(summary: Summary) -> Table:
     """Paired results on shared decks with their 95% intervals."""
     table = _table("paired results on shared decks (A's mean score per deck set, 95% CI)")
+    table.caption = INTERVAL_NOTE
     for col in ("A", "B", "W-D-L", "deck sets", "mean", "95% CI"):
         table.add_column(col, justify="left" if col in ("A", "B") else "right", overflow="fold")
     for p in summary.pairs:
         wdl = f"{p.wins}-{p.draws}-{p.losses}" if p.basis == "head-to-head" else "via common opp."
-        interval = "too few deck sets" if p.deck_sets < 2 else f"[{p.low:.3f}, {p.high:.3f}]"
+        interval = "too few deck sets" if p.too_few else f"[{p.low:.3f}, {p.high:.3f}]"
         table.add_row(p.a, p.b, wdl, str(p.deck_sets), f"{p.mean:.3f}", interval)
     return table
 

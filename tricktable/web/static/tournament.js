@@ -29,11 +29,21 @@ function crosstable(cross, names) {
 
 function pairs(rows) {
   return el("table", { class: "grid", "data-testid": "pairs" },
+    el("caption", { class: "muted" }, "95% interval: Wilson below 30 deck sets or when every deck set scored the same, else Student's t"),
     el("tr", {}, th("A"), th("B"), th("W–D–L", true), th("deck sets", true), th("A's mean score", true), th("95% interval", true)),
     rows.map((p) => el("tr", {}, td(p.a), td(p.b),
       td(p.basis === "head-to-head" ? `${p.wins}–${p.draws}–${p.losses}` : "via common opponents", true),
       td(p.deck_sets, true), td(fmt(p.paired_mean, 3), true),
-      el("td", { class: "num ci" }, `[${fmt(p.ci95_low, 3)}, ${fmt(p.ci95_high, 3)}]`))));
+      el("td", { class: "num ci", title: intervalNote(p) }, interval(p)))));
+}
+
+// A pair's interval as the report prints it: none with one deck set (its bounds are null).
+function interval(p) {
+  return typeof p.ci95_low === "number" ? `[${fmt(p.ci95_low, 3)}, ${fmt(p.ci95_high, 3)}]` : "too few deck sets";
+}
+
+function intervalNote(p) {
+  return { wilson: "Wilson score interval", t: "Student's t interval" }[p.ci95_method] || null;
 }
 
 function sprt(state) {
