@@ -242,3 +242,22 @@ def test_swiss_with_an_odd_field_gives_each_bye_once(store):
     assert len(byes) == 3 and len(set(byes)) == 3
     for r, (bye,) in stats.byes.items():
         assert all(bye not in spec.seats for spec, _ in stored_games(store, "t") if spec.round == r)
+
+
+def test_the_in_process_runner_plays_the_servers_default_action_for_a_faulty_bot():
+    """A crashing seat gets rules.defaults.default_action, as the server's clock gives it, not the first legal one."""
+    from tricktable.rules.defaults import default_action
+    from tricktable.rules.match import play_out
+    from tricktable.rules.registry import new_match
+    from tricktable.tournament.runner import LocalRunner
+    from tricktable.tournament.schedule import fixed_groups, round_matches
+
+    cfg = config(game="cinq_cents", options={},
+                 entrants=["first-legal", {"name": "crasher", "bot": "tests.tournament.helpers:CrashingBot"}])
+    spec = round_matches(cfg, 0, fixed_groups(cfg))[0]
+    outcome = LocalRunner(forfeit_after=10**9).run(spec, {e.name: e for e in cfg.entrants})
+    crasher = {s for s, name in enumerate(spec.seats) if name == "crasher"}
+    expected = play_out(new_match(spec.game, spec.options, seed=spec.seed),
+                        lambda m, seat: default_action(m.view(seat)) if seat in crasher else m.legal_actions()[0])
+    assert expected.result is not None and outcome.status == "finished"
+    assert outcome.scores == tuple(expected.result.scores)

@@ -14,8 +14,8 @@ It is what the fast tests and the 1,000-game benchmark use; the server runner
 process per bot.
 
 Fault rules (both runners): a bot that raises, returns an illegal action or
-(with ``decision_ms``) overruns its time has the lowest legal action played
-for it (the server's default action) and one fault counted; at
+(with ``decision_ms``) overruns its time has the server's default action
+played for it (:func:`tricktable.rules.defaults.default_action`) and one fault counted; at
 ``forfeit_after`` faults the match stops, recorded as aborted, and the entrant
 forfeits it.
 """
@@ -31,6 +31,7 @@ from typing import Any, Protocol
 from tricktable.bots import make_bot
 from tricktable.client_sdk.bot import Bot, is_pending, not_an_action, split_choice
 from tricktable.rules.actions import Action
+from tricktable.rules.defaults import default_action
 from tricktable.rules.errors import RuleError
 from tricktable.rules.game import Seat
 from tricktable.rules.match import MAX_DEALS, Match, play_out
@@ -139,7 +140,7 @@ class LocalRunner:
         limit = None if self.decision_ms is None else self.decision_ms / 1000.0
 
         def choose(state: Match, seat: Seat) -> Action:
-            """The seat's bot's action; a fault plays the lowest legal action instead, and may end the match."""
+            """The seat's bot's action; a fault plays the server's default action instead, and may end the match."""
             name = spec.seats[seat]
             problem: str | None = None
             asked = time.perf_counter()
@@ -164,7 +165,8 @@ class LocalRunner:
                 faults[name] += 1
                 if faults[name] >= self.forfeit_after:
                     raise _Forfeit(state, name, f"forfeit: {name} (seat {seat}) {problem} ({faults[name]} faults)")
-            return action if action is not None else state.legal_actions()[0]
+            # The server's default for a seat that times out or is away: one default everywhere.
+            return action if action is not None else default_action(state.view(seat))
 
         try:
             match = play_out(match, choose, max_deals=self.max_deals)
