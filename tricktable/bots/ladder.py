@@ -38,7 +38,7 @@ from tricktable.client_sdk.bot import Choice, action_of
 from tricktable.rules.game import SeatView
 from tricktable.rules.match import MAX_DEALS, Match, play_out
 from tricktable.rules.registry import new_match
-from tricktable.stats import Interval, score_interval, share_interval
+from tricktable.stats import STUDENT_T, TOO_FEW, Interval, score_interval, share_interval
 
 #: The ladder's steps, weaker bot first (and the search against the heuristic, the step before the yardstick).
 STEPS: tuple[tuple[str, str], ...] = (("random", "heuristic"), ("heuristic", "pimc"), ("pimc", "search"),
@@ -215,20 +215,24 @@ class Estimate:
     """A share with its 95% confidence interval (:mod:`tricktable.stats`).
 
     With fewer than two pairs there is no interval: ``low`` and ``high`` are
-    the mean and ``too_few`` is set, so no step can be said to hold.
+    the mean and :attr:`too_few` is true, so no step can be said to hold.
     """
 
     mean: float
     low: float
     high: float
-    too_few: bool = False
     #: How the interval was found: ``t``, ``wilson`` or ``too few`` (:mod:`tricktable.stats`).
-    method: str = "t"
+    method: str = STUDENT_T
+
+    @property
+    def too_few(self) -> bool:
+        """Fewer than two pairs: no interval."""
+        return self.method == TOO_FEW
 
     @classmethod
     def of(cls, interval: Interval) -> Estimate:
         """The estimate of an interval of :mod:`tricktable.stats`."""
-        return cls(interval.mean, interval.low, interval.high, too_few=interval.too_few, method=interval.method)
+        return cls(interval.mean, interval.low, interval.high, method=interval.method)
 
     @classmethod
     def of_points(cls, shares: Sequence[float]) -> Estimate:

@@ -317,15 +317,15 @@ class Tournament:
             ConnectionLost: the server stayed away (the tournament stops as ``interrupted``).
         """
         waiter = self.dispatcher if isinstance(self.dispatcher, WaitsForServer) else None
-        for attempt in range(SERVER_AWAY_ATTEMPTS):
+        attempt = 1
+        while True:
             try:
                 return await self.dispatcher.play(spec)
             except ConnectionLost:
-                if waiter is None or attempt + 1 == SERVER_AWAY_ATTEMPTS:
+                if (waiter is None or attempt == SERVER_AWAY_ATTEMPTS
+                        or not await waiter.wait_for_server(SERVER_AWAY_PATIENCE_S)):
                     raise
-                if not await waiter.wait_for_server(SERVER_AWAY_PATIENCE_S):
-                    raise
-        raise AssertionError("unreachable")  # the loop returns or raises
+                attempt += 1
 
     def _note_sprt(self, spec: MatchSpec, outcome: MatchOutcome, *, scheduled: bool = False) -> None:
         """Keep the SPRT's per-deck-set counts and head-to-head scores up to date (O(1) per match)."""

@@ -124,15 +124,17 @@ async def _stop(seat: _Seat) -> None:
             await seat.reader
 
 
-async def check_reachable(address: str, root_certificates: bytes | None = None) -> None:
-    """Connect to ``address`` once: a tournament against a server that is not there stops before its first game.
+async def check_reachable(address: str, root_certificates: bytes | None = None, *, patience_s: float = 0.0) -> None:
+    """Connect to ``address``: a tournament against a server that is not there stops before its first game.
+
+    ``patience_s``: seconds to keep trying (a server restarting); 0 fails at the first failed attempt.
 
     Raises:
         ServerUnreachable: the connection failed.
     """
     channel = open_channel(address, root_certificates=root_certificates)
     try:
-        await connect(channel, address)
+        await connect(channel, address, wait_for_server=patience_s)
     finally:
         await channel.close(None)
 
@@ -317,17 +319,12 @@ class ServerDispatcher:
             return True, away
 
     async def wait_for_server(self, patience_s: float) -> bool:
-        """Whether the server answers within ``patience_s`` seconds (polled every half second)."""
-        loop = asyncio.get_running_loop()
-        give_up = loop.time() + patience_s
-        while True:
-            try:
-                await check_reachable(self.address, self.root_certificates)
-                return True
-            except ConnectionLost:
-                if loop.time() >= give_up:
-                    return False
-                await asyncio.sleep(0.5)
+        """Whether the server answers within ``patience_s`` seconds."""
+        try:
+            await check_reachable(self.address, self.root_certificates, patience_s=patience_s)
+        except ConnectionLost:
+            return False
+        return True
 
     async def _wait_record(self, table_id: str, owner_token: str) -> dict[str, Any]:
         """The table's record once it has ended (polled: the bots may hang or die after the end)."""
