@@ -10,7 +10,8 @@ STAMP := $(VENV)/.installed-stamp
 DEMO_STAMP := $(VENV)/.demo-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: venv demo test browser check lint types golden bench clean protos protos-check buf-lint buf-breaking go-toolchain ladder ladder-timed
+
+.PHONY: venv demo test browser check lint types golden bench clean protos protos-check buf-lint buf-breaking go-toolchain ladder ladder-timed sandbox-tools
 
 # buf (protobuf lint), pinned, run from the npm registry.
 BUF := npx --yes @bufbuild/buf@1.75.0
@@ -35,8 +36,18 @@ demo:
 	@test -f $(STAMP) -a $(STAMP) -nt pyproject.toml || $(MAKE) --no-print-directory $(DEMO_STAMP)
 	$(BIN)/tricktable match --game twenty_five --bots random,random,random,random --http-port $(or $(HTTP_PORT),8080) --delay-ms 400
 
-test: venv browser go-toolchain
+test: venv browser go-toolchain sandbox-tools
 	$(BIN)/pytest -p no:cacheprovider
+
+# Tournaments run every entrant's bot in a bubblewrap sandbox (docs/tournament.md, Isolation), and the tests
+# try to cheat out of it: Debian's bubblewrap is installed here with apt-get when missing.
+sandbox-tools:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  echo "installing bubblewrap for the tournament sandbox (apt-get)"; \
+	  sudo=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  $$sudo apt-get install -y -q bubblewrap || { $$sudo apt-get update -q; $$sudo apt-get install -y -q bubblewrap; }; \
+	}
 
 # The browser test (tests/web/test_browser.py) drives Debian's chromium through playwright (playwright's own
 # browser download is not used): installed here with apt-get when missing (CI runs as root on a fresh machine).

@@ -10,7 +10,8 @@ includes storing and the ratings at the end.
 
 ``--server-games N`` also plays N games over the real gRPC server (one in
 this process, each bot a separate process), to show what a process per bot
-per match costs. Results print as a table and as JSON (``--out FILE``). The machine is shared,
+per match costs, once with every bot sandboxed (the default) and once as
+plain processes (``sandbox_cost``: the ratio of their wall times). Results print as a table and as JSON (``--out FILE``). The machine is shared,
 so each run also gives the CPU seconds it used (this process, its workers and
 bot processes) and the load average: games per CPU second do not depend on
 what else runs.
@@ -32,6 +33,7 @@ from typing import Any
 from tricktable.tournament.config import TournamentConfig, config_from_mapping
 from tricktable.tournament.engine import Dispatcher, Tournament, local_dispatcher, stored_games
 from tricktable.tournament.ratings import leaderboard
+from tricktable.tournament.sandbox import Isolation
 from tricktable.tournament.store import TournamentStore
 
 ENTRANTS: list[Any] = ["random", "first-legal", "heuristic", {"name": "random-2", "bot": "random"},
@@ -72,16 +74,16 @@ def run_local(config: TournamentConfig, workers: int) -> dict[str, Any]:
         return asyncio.run(_run(config, local_dispatcher(config, workers), workers, Path(tmp) / "bench.sqlite3"))
 
 
-def run_server(config: TournamentConfig, workers: int) -> dict[str, Any]:
-    """One run over an in-process gRPC server, each bot a process."""
+def run_server(config: TournamentConfig, workers: int, isolation: Isolation = "sandbox") -> dict[str, Any]:
+    """One run over an in-process gRPC server, each bot a process (sandboxed, or trusted: plain processes)."""
     from tricktable.server.logging import configure
     from tricktable.tournament.server_runner import ServerDispatcher
 
     configure(level="WARNING")
 
     async def go(tmp: Path) -> dict[str, Any]:
-        dispatcher = await ServerDispatcher.open(config, address=None, data_dir=tmp)
-        return await _run(config, dispatcher, workers, tmp / "tricktable.sqlite3")
+        dispatcher = await ServerDispatcher.open(config, address=None, data_dir=tmp, isolation=isolation)
+        return {"isolation": isolation, **await _run(config, dispatcher, workers, tmp / "tricktable.sqlite3")}
 
     with tempfile.TemporaryDirectory() as tmp:
         return asyncio.run(go(Path(tmp)))
@@ -114,10 +116,15 @@ def main() -> None:
     if args.server_games:
         small_entrants: list[Any] = ["random", "first-legal", "heuristic"]
         small = bench_config(args.game, max(2, args.server_games // 3), small_entrants)  # 3 pairs
-        row = run_server(small, 2)
-        results["server"] = row
-        print(f"over gRPC, a process per bot, 2 at once: {row['games']} games in {row['wall_s']} s = "
-              f"{row['games_per_s']} games/s")
+        # The same games with every bot sandboxed (the default) and as plain processes, in one run: the ratio
+        # is the sandbox's cost on this machine, whatever its load.
+        runs: tuple[tuple[str, Isolation], ...] = (("server", "sandbox"), ("server_trusted", "trusted"))
+        for key, isolation in runs:
+            row = run_server(small, 2, isolation)
+            results[key] = row
+            print(f"over gRPC, a process per bot ({isolation}), 2 at once: {row['games']} games in "
+                  f"{row['wall_s']} s = {row['games_per_s']} games/s, {row['cpu_s']} CPU s", flush=True)
+        results["sandbox_cost"] = round(results["server"]["wall_s"] / results["server_trusted"]["wall_s"], 2)
     results["load_avg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     text = json.dumps(results, indent=2)
     print(text)

@@ -47,7 +47,8 @@ async def test_match_and_its_bots_play_on_a_tls_server_with_tls_ca(tmp_path: Pat
 
 
 def test_tournament_bots_get_the_tls_ca() -> None:
-    cfg = config(entrants=["random", {"name": "mine", "command": "{python} bot.py {address} {token} --ca {tls_ca}"}])
+    mine = {"name": "mine", "command": "{python} bot.py {address} {token_file} --ca {tls_ca}"}
+    cfg = config(entrants=["random", mine])
     ca = Path("/certs/ca.pem")
-    assert bot_argv(cfg.entrants[0], address="a:1", token="t", seat=0, seed="s", tls_ca=ca)[-1] == str(ca)
-    assert bot_argv(cfg.entrants[1], address="a:1", token="t", seat=1, seed="s", tls_ca=ca)[-2:] == ["--ca", str(ca)]
+    assert bot_argv(cfg.entrants[0], address="a:1", token_fd=3, seat=0, seed="s", tls_ca=ca)[-1] == str(ca)
+    assert bot_argv(cfg.entrants[1], address="a:1", token_fd=3, seat=1, seed="s", tls_ca=ca)[-2:] == ["--ca", str(ca)]

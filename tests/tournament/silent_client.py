@@ -1,6 +1,6 @@
 """A client that joins its seat and then never answers (not even through the SDK's safety net).
 
-``python -m tests.tournament.silent_client ADDRESS TOKEN``: the server's clock plays for it.
+``python -m tests.tournament.silent_client ADDRESS TOKEN_FILE``: the server's clock plays for it.
 """
 
 from __future__ import annotations
@@ -22,4 +22,5 @@ async def main(address: str, token: str) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    with open(sys.argv[2]) as handle:  # the seat's token, on a descriptor handed in
+        asyncio.run(main(sys.argv[1], handle.read().strip()))

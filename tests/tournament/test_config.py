@@ -29,7 +29,7 @@ BASE: dict[str, Any] = {"game": "all_fives", "entrants": ["random", "first-legal
     ({"entrants": [3, "random"]}, "entrants[0]: expected a bot spec or a table"),
     ({"entrants": [{"name": "x", "bot": "random", "cmd": "y"}, "random"]}, "entrants[0].cmd: unknown key"),
     ({"entrants": [{"name": "x"}, "random"]}, "entrants[0]: entrant 'x': give exactly one of 'bot' or 'command'"),
-    ({"entrants": [{"name": "x", "command": "x {token} {port}"}, "random"]}, "unknown placeholder 'port'"),
+    ({"entrants": [{"name": "x", "command": "x {token_file} {port}"}, "random"]}, "unknown placeholder 'port'"),
     ({"options": 3}, "options: expected a table"),
     ({"options": {"players": 7}}, "options: all_fives: players must be 2 or 3"),
     ({"sprt": {"a": "random", "b": "first-legal", "elo0": 0, "score0": 0.5}}, "sprt: give elo0 or score0, not both"),
@@ -69,12 +69,13 @@ def test_a_stored_config_reads_back_to_the_same_config() -> None:
 
 def test_fingerprints_are_those_of_the_hand_written_validator_so_stored_tournaments_resume() -> None:
     # Hashes computed by the config before pydantic (commit c164c46): --resume compares them with stored ones.
+    # (The command entrant's hash is of its {token_file} form: a {token} command is refused now.)
     commands = config_from_mapping({
         "name": "example", "game": "all_fives", "options": {"players": 2, "target": 61}, "games": 4,
         "seed": "example-1", "concurrency": 2, "entrants": [
             {"name": "random", "bot": "random"},
-            {"name": "mine", "command": "{python} my_bot.py --server {address} --token {token}"}]})
-    assert commands.fingerprint() == "04385c80fa0f8ed0e08e881b32016fc36326ed9b4c02f55da78c6401cb21100e"
+            {"name": "mine", "command": "{python} my_bot.py --server {address} --token-file {token_file}"}]})
+    assert commands.fingerprint() == "ea927cd1ed5c06637994623042b9b107b8491d7fa93209c017bbbfd6f36b8f9b"
     gauntlet = config_from_mapping({
         "name": "t", "game": "twenty_five", "options": {"target": 25}, "games": 3, "seed": 7,
         "entrants": ["random", "first-legal", {"name": "h", "bot": "heuristic"}], "match_timeout_s": 60,
@@ -95,8 +96,8 @@ def test_the_schema_accepts_the_example_and_rejects_what_the_loader_rejects() ->
     assert list(validator.iter_errors(example)) == []
     assert validator.is_valid({**example, "entrants": ["random", {"bot": "heuristic"}], "seed": 7})
     for bad in ({"games": "two"}, {"colour": "red"}, {"game": "whist"}, {"format": "knockout"},
-                {"entrants": [{"name": "x"}]}, {"entrants": [{"command": "x {token}"}]},
-                {"entrants": [{"name": "x", "bot": "random", "command": "x {token}"}]}):
+                {"entrants": [{"name": "x"}]}, {"entrants": [{"command": "x {token_file}"}]},
+                {"entrants": [{"name": "x", "bot": "random", "command": "x {token_file}"}]}):
         assert not validator.is_valid({**example, **bad}), bad
 
 

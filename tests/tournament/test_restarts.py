@@ -22,7 +22,7 @@ from tricktable.tournament.store import DECK_KEY_ENV, TournamentStore
 
 pytestmark = pytest.mark.timeout(600)
 
-IMPATIENT = {"name": "impatient", "command": "{python} -m tests.tournament.impatient_client {address} {token} {seed}"}
+IMPATIENT = {"name": "impatient", "command": "{python} -m tests.tournament.impatient_client {address} {seed}"}
 CFG = config(entrants=[IMPATIENT, "heuristic"], games=6)
 
 

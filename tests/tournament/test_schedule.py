@@ -131,8 +131,8 @@ def test_config_errors_name_the_field():
         config(game="twenty_five", options={}, partners="rotate", entrants=["a", "b"])
     with pytest.raises(ConfigError, match="first_dealer"):
         config(options={"first_dealer": 0})
-    with pytest.raises(ConfigError, match="token"):
-        config(entrants=[{"name": "x", "command": "x --server {address}"}, "random"])
+    with pytest.raises(ConfigError, match="token_file"):  # a token on a command line: readable by anyone
+        config(entrants=[{"name": "x", "command": "x --server {address} --token {token}"}, "random"])
 
 
 def test_swiss_groups_of_three_avoid_repeated_meetings_when_they_can():

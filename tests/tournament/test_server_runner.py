@@ -25,16 +25,18 @@ async def play(cfg, tmp_path, concurrency=2, end_grace_s=None):
     return store
 
 
-def test_bot_argv_fills_the_template():
-    cfg = config(entrants=[{"name": "mine", "command": "{python} bot.py --at {address} --t {token} --s {seat}"},
+def test_bot_argv_fills_the_template_and_names_the_token_descriptor_not_the_token():
+    cfg = config(entrants=[{"name": "mine", "command": "{python} bot.py --at {address} --t {token_file} --s {seat}"},
                            "random"])
-    argv = bot_argv(cfg.entrants[0], address="127.0.0.1:5", token="tok", seat=1, seed="x")
-    assert argv[1:] == ["bot.py", "--at", "127.0.0.1:5", "--t", "tok", "--s", "1"]
+    argv = bot_argv(cfg.entrants[0], address="127.0.0.1:5", token_fd=7, seat=1, seed="x")
+    assert argv[1:] == ["bot.py", "--at", "127.0.0.1:5", "--t", "/dev/fd/7", "--s", "1"]
+    builtin = bot_argv(cfg.entrants[1], address="127.0.0.1:5", token_fd=7, seat=1, seed="x")
+    assert builtin[1:] == ["-m", "tricktable.tournament.seat", "random", "127.0.0.1:5", "x", "random"]
 
 
 def test_matches_over_the_server_store_server_records_with_the_decks_seed(tmp_path):
     cfg = config(entrants=["random", {"name": "cmd", "command": "{python} -m tricktable.tournament.seat first-legal "
-                                                              "{address} {token} {seed} {name}"}], games=2)
+                                                              "{address} {seed} {name}"}], games=2)
     store = asyncio.run(play(cfg, tmp_path))
     games = stored_games(store, "t")
     assert len(games) == 2
@@ -57,7 +59,7 @@ def test_matches_over_the_server_store_server_records_with_the_decks_seed(tmp_pa
 
 
 def test_a_bot_that_keeps_crashing_forfeits_and_the_table_is_played_out(tmp_path):
-    crash = "{python} -c \"import sys; print('dying', file=sys.stderr); sys.exit(3)\" {token}"
+    crash = "{python} -c \"import sys; print('dying', file=sys.stderr); sys.exit(3)\""
     cfg = config(entrants=["first-legal", {"name": "crasher", "command": crash}], games=1, forfeit_after=2)
     store = asyncio.run(play(cfg, tmp_path, concurrency=1))
     games = stored_games(store, "t")
@@ -89,7 +91,7 @@ def test_a_table_stopped_at_the_servers_deal_limit_is_adjudicated():
 
 
 def test_a_bot_that_hangs_after_the_game_is_stopped_and_the_match_stored(tmp_path):
-    hang = "sh -c '{python} -m tricktable.tournament.seat first-legal {address} {token} && exec sleep 300'"
+    hang = "sh -c '{python} -m tricktable.tournament.seat first-legal {address} && exec sleep 300'"
     cfg = config(entrants=["random", {"name": "hang", "command": hang}], games=1)
 
     store = asyncio.run(play(cfg, tmp_path, end_grace_s=0.5))
@@ -122,7 +124,7 @@ def test_a_given_server_address_is_used(tmp_path):
 
 
 def test_a_bot_that_keeps_timing_out_forfeits_with_the_reason(tmp_path):
-    silent = "{python} -m tests.tournament.silent_client {address} {token}"
+    silent = "{python} -m tests.tournament.silent_client {address} {token_file}"
     # A short game (target 10) so that a generous clock (the other bot never runs out, even on a loaded
     # machine) still makes a quick test.
     cfg = config(entrants=["first-legal", {"name": "silent", "command": silent}], options={"target": 10}, games=1,
@@ -141,7 +143,7 @@ def test_a_bot_that_keeps_timing_out_forfeits_with_the_reason(tmp_path):
 
 
 def test_a_command_that_cannot_start_forfeits(tmp_path):
-    cfg = config(entrants=["first-legal", {"name": "ghost", "command": "/no/such/program {token}"}], games=1)
+    cfg = config(entrants=["first-legal", {"name": "ghost", "command": "/no/such/program"}], games=1)
     store = asyncio.run(play(cfg, tmp_path))
     for _, outcome in stored_games(store, "t"):
         assert outcome.status == "forfeit" and outcome.forfeit_by == "ghost"
@@ -166,7 +168,7 @@ def test_an_entrant_that_never_joins_forfeits_and_two_absent_entrants_are_an_err
 
 
 def test_two_crashing_entrants_are_not_restarted_for_ever(tmp_path):
-    crash = "{python} -c \"import sys; sys.exit(3)\" {token}"
+    crash = "{python} -c \"import sys; sys.exit(3)\""
     cfg = config(entrants=[{"name": "c1", "command": crash}, {"name": "c2", "command": crash}], games=1,
                  forfeit_after=2)
     store = asyncio.run(play(cfg, tmp_path))
@@ -177,7 +179,7 @@ def test_two_crashing_entrants_are_not_restarted_for_ever(tmp_path):
 
 
 def test_a_bot_that_quits_quietly_before_its_game_ends_is_a_fault(tmp_path):
-    quits = "{python} -c \"pass\" {token}"
+    quits = "{python} -c \"pass\""
     cfg = config(entrants=["first-legal", {"name": "quitter", "command": quits}], games=1, forfeit_after=2)
     store = asyncio.run(play(cfg, tmp_path))
     for _, outcome in stored_games(store, "t"):

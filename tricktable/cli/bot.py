@@ -33,6 +33,7 @@ from tricktable.bots.paced import PacedBot
 from tricktable.cli.tls import TlsCa, root_certificates
 from tricktable.client_sdk.bot import Bot
 from tricktable.client_sdk.errors import SdkError
+from tricktable.client_sdk.handoff import handed_token, read_token_file
 from tricktable.client_sdk.mux import SeatMultiplexer
 from tricktable.client_sdk.runner import PlayedSeat, play_seat_async, play_target, seek_async
 from tricktable.rules.errors import TricktableError
@@ -77,7 +78,10 @@ def summary_line(number: int, played: PlayedSeat) -> str:
 def bot_command(
     spec: Annotated[str, typer.Argument(metavar="BOT", help=f"Which bot: {SPEC_HELP}.")],
     server: Annotated[str, typer.Option("--server", help="Server address, host:port.")] = "127.0.0.1:50051",
-    token: Annotated[str | None, typer.Option("--token", help="Join token of a seat (from CreateTable).")] = None,
+    token: Annotated[str | None, typer.Option("--token", help="Join token of a seat (from CreateTable); visible "
+                                              "to every local user on the command line: see --token-file.")] = None,
+    token_file: Annotated[str | None, typer.Option(
+        "--token-file", help="Read the join token from this file (or /dev/fd/N: a descriptor handed in).")] = None,
     seek: Annotated[str | None, typer.Option("--seek", help="Seek a game of this name instead of a token.")] = None,
     players: Annotated[int, typer.Option("--players", min=0, help="Players wanted when seeking (0: default).")] = 0,
     games: Annotated[int, typer.Option("--games", min=1, help="With --seek: games to play in a row (per seat).")] = 1,
@@ -96,6 +100,21 @@ def bot_command(
     """Run a bot (built-in or your own) against a server: one game, N games or until stopped."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if token_file is not None:
+        if token is not None:
+            typer.echo("error: give --token or --token-file, not both", err=True)
+            raise typer.Exit(2)
+        try:
+            token = read_token_file(token_file)
+        except OSError as exc:
+            typer.echo(f"error: cannot read the token from {token_file}: {exc}", err=True)
+            raise typer.Exit(2) from None
+    elif token is None and seek is None:
+        try:
+            token = handed_token()  # a tournament or `tricktable match` hands it in on a descriptor
+        except ValueError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
     if (token is None) == (seek is None):
         typer.echo("error: give exactly one of --token or --seek", err=True)
         raise typer.Exit(2)

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import errno
 import json
+import os
 import signal
 import sys
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from tricktable.bots import SPEC_HELP, BotSpecError, bot_factory
 from tricktable.cli import checks
 from tricktable.cli.selfplay import parse_options
 from tricktable.cli.tls import TlsCa, root_certificates
+from tricktable.client_sdk.handoff import token_descriptor
 from tricktable.client_sdk.runner import open_channel, play_target
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import events_pb2, table_service_pb2_grpc
@@ -39,6 +41,7 @@ from tricktable.server.app import GameServer, ServerConfig
 from tricktable.server.clocks import LIMITS
 from tricktable.server.logging import configure
 from tricktable.server.storage import resolve_data_dir
+from tricktable.tournament.sandbox import trusted_environment
 from tricktable.web.catalog import ServerCatalog
 from tricktable.web.viewer import WebViewer
 
@@ -208,16 +211,22 @@ async def _linger(console: Console, replay: str) -> None:
 
 async def _launch(bot: str, address: str, token: str, name: str, seed: str | None,
                   delay_ms: int, tls_ca: Path | None = None) -> asyncio.subprocess.Process:
+    """Start one seat's ``tricktable bot``, its token on a descriptor of its own (never on its command line)."""
+    fd = token_descriptor(token)
     # The server is up (this command started it or reached it): a slow first connection is waited for.
-    args = [sys.executable, "-m", "tricktable.cli.main", "bot", bot, "--server", address, "--token", token, "--name",
-            name, "--wait-for-server", "30",
+    args = [sys.executable, "-m", "tricktable.cli.main", "bot", bot, "--server", address,
+            "--token-file", f"/dev/fd/{fd}", "--name", name, "--wait-for-server", "30",
             "--delay-ms", str(delay_ms)]
     if tls_ca is not None:
         args += ["--tls-ca", str(tls_ca)]
     if seed is not None:
         args += ["--seed", seed]
-    return await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE,
-                                                stderr=asyncio.subprocess.PIPE)
+    try:
+        return await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE,
+                                                    stderr=asyncio.subprocess.PIPE, pass_fds=(fd,),
+                                                    env=trusted_environment({}))
+    finally:
+        os.close(fd)
 
 
 async def _reap(console: Console, processes: list[asyncio.subprocess.Process]) -> None:

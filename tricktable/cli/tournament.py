@@ -57,7 +57,8 @@ def flags_config(game: str | None, bots: str | None, fmt: str, games: int, seed:
 
 
 async def _dispatcher(config: TournamentConfig, runner: str, server: str | None, ray: str | None,
-                      concurrency: int, db: Path, tls_ca: Path | None = None) -> Dispatcher:
+                      concurrency: int, db: Path, tls_ca: Path | None = None, *, trusted: bool = False,
+                      hidden: tuple[Path, ...] = ()) -> Dispatcher:
     from tricktable.tournament.engine import local_dispatcher
 
     if ray is not None:
@@ -70,15 +71,24 @@ async def _dispatcher(config: TournamentConfig, runner: str, server: str | None,
     from tricktable.tournament.server_runner import ServerDispatcher
 
     configure(level="WARNING")  # the in-process server's per-call logs would drown the progress bar
-    return await ServerDispatcher.open(config, address=server, data_dir=db.parent, tls_ca=tls_ca)
+    dispatcher = await ServerDispatcher.open(config, address=server, data_dir=db.parent, tls_ca=tls_ca,
+                                             isolation="trusted" if trusted else "sandbox", hidden=hidden)
+    if trusted:
+        typer.secho("warning: --trusted-entrants: bots run as plain processes, not sandboxed; an entrant can read "
+                    "the other entrants' seat tokens, files and what they leave behind (docs/tournament.md, "
+                    "Isolation)", fg="yellow", err=True)
+    else:
+        typer.echo(f"entrants: {dispatcher.isolation}", err=True)
+    return dispatcher
 
 
 async def _run(config: TournamentConfig, store: TournamentStore, *, resume: bool, runner: str, server: str | None,
                ray: str | None, concurrency: int, db: Path, progress: RichProgress | None,
-               tls_ca: Path | None = None) -> Any:
+               tls_ca: Path | None = None, trusted: bool = False, hidden: tuple[Path, ...] = ()) -> Any:
     from tricktable.tournament.engine import Tournament
 
-    dispatcher = await _dispatcher(config, runner, server, ray, concurrency, db, tls_ca)
+    dispatcher = await _dispatcher(config, runner, server, ray, concurrency, db, tls_ca, trusted=trusted,
+                                   hidden=hidden)
     if ray is not None:
         from tricktable.tournament.ray_runner import RayDispatcher
 
@@ -104,6 +114,9 @@ def tournament_command(
     ray: Annotated[str | None, typer.Option(
         "--ray", help="Run matches as Ray tasks: a cluster address, 'auto', or 'local'.")] = None,
     tls_ca: TlsCa = None,
+    trusted_entrants: Annotated[bool, typer.Option(
+        "--trusted-entrants", help="Run bots as plain processes, not sandboxed: only for entrants you trust "
+        "(they can read each other's tokens and files).")] = False,
     out: Annotated[Path | None, typer.Option(
         "--out", help="Directory for the exports (default: <data-dir>/tournaments/<name>).")] = None,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No live progress bar.")] = False,
@@ -125,6 +138,7 @@ def tournament_command(
     from tricktable.tournament.config import ConfigError, check_bots, config_from_mapping, load_config
     from tricktable.tournament.engine import bounded_concurrency, stored_games
     from tricktable.tournament.report import RichProgress, export, print_report, summarize
+    from tricktable.tournament.sandbox import SandboxUnavailable
     from tricktable.tournament.store import StoreError, TournamentStore
 
     console = Console()
@@ -153,6 +167,8 @@ def tournament_command(
     except Exception as exc:
         typer.echo(f"error: cannot open {db_path}: {exc}", err=True)
         raise typer.Exit(2) from None
+    safe_name = "".join(c if c.isalnum() or c in "-_." else "_" for c in config.name)
+    target = out if out is not None else db_path.parent / "tournaments" / safe_name
     progress = None if no_progress else RichProgress()
     stats = None
     interrupted = False
@@ -161,11 +177,12 @@ def tournament_command(
             progress.__enter__()
         try:
             stats = asyncio.run(_run(config, store, resume=resume, runner=runner, server=server, ray=ray,
-                                     concurrency=workers, db=db_path, progress=progress, tls_ca=tls_ca))
+                                     concurrency=workers, db=db_path, progress=progress, tls_ca=tls_ca,
+                                     trusted=trusted_entrants, hidden=(target,)))
         finally:
             if progress is not None:
                 progress.__exit__(None, None, None)
-    except (StoreError, SdkError) as exc:
+    except (StoreError, SdkError, SandboxUnavailable) as exc:
         typer.echo(f"error: {exc}", err=True)
         store.close()
         raise typer.Exit(2) from None
@@ -173,8 +190,6 @@ def tournament_command(
         interrupted = True
     summary = summarize(config, store)
     print_report(summary, console, stats)
-    safe_name = "".join(c if c.isalnum() or c in "-_." else "_" for c in config.name)
-    target = out if out is not None else db_path.parent / "tournaments" / safe_name
     written = export(summary, store, target, stats)
     console.print(f"exports: {', '.join(str(p) for p in written)}")
     played = [outcome.status for _spec, outcome in stored_games(store, config.name)]

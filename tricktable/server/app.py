@@ -67,6 +67,9 @@ class ServerConfig:
     #: This process's shard and the number of shards (``serve --shards``, :mod:`server.shards`); None: unsharded.
     shard: int | None = None
     shard_count: int = 1
+    #: Also listen on this Unix domain socket (``unix:PATH``, no TLS), open to every local user: how sandboxed
+    #: bots, which have no network, reach the server (:mod:`tricktable.tournament.sandbox`).
+    unix_socket: Path | None = None
 
 
 class GameServer:
@@ -122,7 +125,11 @@ class GameServer:
             self.port = server.add_insecure_port(target)
         if not self.port:
             raise RuntimeError(f"could not bind {target}")
+        if self.config.unix_socket is not None and not server.add_insecure_port(f"unix:{self.config.unix_socket}"):
+            raise RuntimeError(f"could not bind unix:{self.config.unix_socket}")
         await server.start()
+        if self.config.unix_socket is not None:
+            self.config.unix_socket.chmod(0o666)  # a sandboxed bot runs as a user of its own
         for name in ("", *services):  # "" is the server as a whole
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         self._server = server

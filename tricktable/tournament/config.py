@@ -16,16 +16,18 @@ Example (examples/tournament.toml)::
 
     [[entrants]]
     name = "mine"
-    command = "python my_bot.py --server {address} --token {token}"
+    command = "python my_bot.py --server {address} --token-file {token_file}"
 
 Choices:
 - An entrant is either a bot (``bot``: a built-in name, ``module:Class`` or
   ``path/to/file.py:Class``; :func:`check_bots` loads each before a run) or
   a command template (any language) with the placeholders ``{address}``,
-  ``{token}``, ``{seat}``, ``{name}``, ``{seed}``, ``{python}`` (this
-  interpreter) and ``{tls_ca}`` (the ``--tls-ca`` file, empty without TLS).
-  A built-in bot over the server runs as its own process, the same SDK
-  client as ``tricktable bot NAME --server {address} --token {token}``
+  ``{token_file}`` (``/dev/fd/N``: the seat's token is on a descriptor, never
+  on the command line), ``{token_fd}``, ``{seat}``, ``{name}``, ``{seed}``,
+  ``{python}`` (this interpreter) and ``{tls_ca}`` (the ``--tls-ca`` file,
+  empty without TLS or in a sandbox); ``files`` lists more paths its sandbox
+  may read. A built-in bot over the server runs as its own process, the same SDK
+  client as ``tricktable bot NAME --server {address} --token-file {token_file}``
   (started through the lean :mod:`tricktable.tournament.seat`). Entrants are
   :class:`tricktable.tournament.entrants.EntrantSpec`.
 - ``partners`` (partnership games only): ``"fixed"`` (default) - an entrant
@@ -287,8 +289,15 @@ class TournamentConfig(BaseModel):
         raise KeyError(name)
 
     def to_json(self) -> dict[str, Any]:
-        """The config as plain JSON values (stored with the tournament; compared on resume)."""
-        return self.model_dump(mode="json")
+        """The config as plain JSON values (stored with the tournament; compared on resume).
+
+        An entrant's ``files`` is left out when empty, so configs written before it existed keep their fingerprint.
+        """
+        data = self.model_dump(mode="json")
+        for entrant in data["entrants"]:
+            if not entrant.get("files"):
+                entrant.pop("files", None)
+        return data
 
     def fingerprint(self) -> str:
         """SHA-256 of what decides the schedule and the results (not concurrency, which changes no result)."""

@@ -14,7 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-PLACEHOLDERS: tuple[str, ...] = ("address", "token", "seat", "name", "seed", "python", "tls_ca")
+#: What a command template may name. The seat's token is never one: a command line is readable by every local
+#: user. A program gets it on a descriptor: ``{token_file}`` (``/dev/fd/N``), ``{token_fd}`` (N) or the
+#: environment variable ``TRICKTABLE_TOKEN_FD`` (:mod:`tricktable.client_sdk.handoff`).
+PLACEHOLDERS: tuple[str, ...] = ("address", "token_file", "token_fd", "seat", "name", "seed", "python", "tls_ca")
 
 
 def _entrant_schema(schema: dict[str, Any]) -> None:
@@ -23,10 +26,13 @@ def _entrant_schema(schema: dict[str, Any]) -> None:
     Exactly one of ``bot`` or ``command``; ``name`` may be left out with a bot (the bot spec names it).
     """
     schema["description"] = ("A bot (a built-in name, module:Class or path/to/file.py:Class) or a command "
-                             "template with {token} and any of the placeholders " + ", ".join(PLACEHOLDERS) + ".")
+                             "template with any of the placeholders " + ", ".join(PLACEHOLDERS) + "; the seat's "
+                             "token is read from {token_file}, {token_fd} or $TRICKTABLE_TOKEN_FD.")
     schema.pop("required", None)
     for key in ("bot", "command"):
         schema["properties"][key] = {"title": key.title(), "type": "string"}
+    schema["properties"]["files"] = {"title": "Files", "type": "array", "items": {"type": "string"},
+                                     "description": "Paths the entrant's sandbox may read besides its command's."}
     schema["oneOf"] = [{"required": ["bot"], "not": {"required": ["command"]}},
                        {"required": ["name", "command"], "not": {"required": ["bot"]}}]
 
@@ -36,7 +42,10 @@ class EntrantSpec:
     """One entrant: a name and either a ``bot`` (built-in, ``module:Class`` or ``file.py:Class``) or a ``command``.
 
     A command is a template of any program that plays a seat, with the
-    placeholders of :data:`PLACEHOLDERS` (``{token}`` is required).
+    placeholders of :data:`PLACEHOLDERS`. ``files``: paths (the entrant's
+    program, its model weights) that its sandbox may read besides those named
+    on its command line and the working directory
+    (:mod:`tricktable.tournament.sandbox`).
     """
 
     # Read by pydantic when a tournament config validates its entrants: a misspelt key is an error, not ignored.
@@ -46,6 +55,7 @@ class EntrantSpec:
     name: str
     bot: str | None = None
     command: str | None = None
+    files: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         """Raises ValueError (the config reports it with the entrant's position) for an entrant no runner can start."""
@@ -54,13 +64,15 @@ class EntrantSpec:
         if (self.bot is None) == (self.command is None):
             raise ValueError(f"entrant {self.name!r}: give exactly one of 'bot' or 'command'")
         if self.command is not None:
+            if "{token}" in self.command:
+                raise ValueError(f"entrant {self.name!r}: {{token}} would put the seat's token on a command line, "
+                                 "where every local user can read it; read it from {token_file} (a path), "
+                                 "{token_fd} or $TRICKTABLE_TOKEN_FD instead")
             try:
                 self.command.format(**{k: "" for k in PLACEHOLDERS})
             except (KeyError, IndexError, ValueError) as exc:
                 raise ValueError(f"entrant {self.name!r}: bad command template {self.command!r}: unknown "
                                  f"placeholder {exc} (placeholders: {', '.join(PLACEHOLDERS)})") from None
-            if "{token}" not in self.command:
-                raise ValueError(f"entrant {self.name!r}: the command must contain {{token}}")
 
 
 def entrant_names(specs: Sequence[str]) -> list[str]:

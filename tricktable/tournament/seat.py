@@ -1,6 +1,9 @@
-"""``python -m tournament.seat BOT ADDRESS TOKEN [SEED] [NAME]``: one bot (built-in or module:Class) plays a seat.
+"""``python -m tricktable.tournament.seat BOT ADDRESS [SEED] [NAME] [TLS_CA]``: one bot plays a seat.
 
-The same SDK client as ``tricktable bot BOT --server ADDRESS --token TOKEN``
+The bot is built-in, ``module:Class`` or ``file.py:Class``; the seat's token
+is handed in on a descriptor (:mod:`tricktable.client_sdk.handoff`), never on
+the command line, where every local user could read it.
+The same SDK client as ``tricktable bot BOT --server ADDRESS --token-file F``
 (:func:`bots.make_bot` and :func:`client_sdk.runner.run_bot`), without
 loading the whole command line: a tournament starts one bot process per seat
 per match, and the command line's imports would triple each start. Exit
@@ -9,6 +12,7 @@ status as ``tricktable bot``: 0 finished, 1 aborted, 2 error.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -16,16 +20,36 @@ from pathlib import Path
 SERVER_WAIT_SECONDS = 30.0
 #: Environment variable with the pid of the tournament that started the bot.
 PARENT_ENV = "TRICKTABLE_TOURNAMENT_PID"
+#: Environment variable naming the descriptor of the tournament's lifeline (see :func:`_exit_with_parent`).
+LIFELINE_ENV = "TRICKTABLE_LIFELINE_FD"
 
 
 def _exit_with_parent() -> None:
-    """Exit when the tournament that started this bot dies (a kill must not leave bots reconnecting for a minute)."""
+    """Exit when the tournament that started this bot dies (a kill must not leave bots reconnecting for a minute).
+
+    The tournament hands every bot the read end of a pipe whose write end only it holds
+    (:data:`LIFELINE_ENV`): the pipe reads as ended the moment the tournament is gone, however it went and
+    wherever the bot runs (a sandbox's PID namespace hides the tournament's pid). Without one, the pid the
+    tournament names (:data:`PARENT_ENV`) or, failing that, this process's parent is watched.
+    """
     import os
+    import select
     import threading
     import time
 
-    # The tournament names itself (a shell may stand between it and this process, and a bot started just
-    # as the tournament died would otherwise watch its new parent, init).
+    lifeline = os.environ.pop(LIFELINE_ENV, "")
+    if lifeline.isdigit():
+        fd = int(lifeline)
+
+        def hold() -> None:
+            with contextlib.suppress(OSError):
+                select.select([fd], [], [])  # readable only at its end: nobody writes to it
+            os._exit(3)
+
+        threading.Thread(target=hold, name="lifeline", daemon=True).start()
+        return
+    # A shell may stand between the tournament and this process, and a bot started just as the tournament
+    # died would otherwise watch its new parent, init.
     named = int(os.environ.get(PARENT_ENV, "0"))
     parent = os.getppid()
 
@@ -54,8 +78,16 @@ def _exit_with_parent() -> None:
 
 def main(argv: list[str]) -> int:
     """Play the seat; returns the exit status."""
-    if len(argv) < 3:
-        print("usage: python -m tricktable.tournament.seat BOT ADDRESS TOKEN [SEED] [NAME] [TLS_CA]", file=sys.stderr)
+    from tricktable.client_sdk.handoff import TOKEN_FD_ENV, handed_token
+
+    try:
+        token = handed_token()
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if len(argv) < 2 or token is None:
+        print("usage: python -m tricktable.tournament.seat BOT ADDRESS [SEED] [NAME] [TLS_CA], with the seat's "
+              f"token on the descriptor named by {TOKEN_FD_ENV}", file=sys.stderr)
         return 2
     _exit_with_parent()
     from tricktable.bots import BotSpecError, make_bot
@@ -63,10 +95,10 @@ def main(argv: list[str]) -> int:
     from tricktable.client_sdk.runner import run_bot
     from tricktable.rules.errors import TricktableError
 
-    name, address, token = argv[0], argv[1], argv[2]
-    seed = argv[3] if len(argv) > 3 else None
-    label = argv[4] if len(argv) > 4 else name
-    root_certificates = Path(argv[5]).read_bytes() if len(argv) > 5 else None
+    name, address = argv[0], argv[1]
+    seed = argv[2] if len(argv) > 2 and argv[2] else None
+    label = argv[3] if len(argv) > 3 else name
+    root_certificates = Path(argv[4]).read_bytes() if len(argv) > 4 and argv[4] else None
     try:
         bot = make_bot(name, seed)
         # The tournament started the server before this process: a first connection that fails is the machine

@@ -32,29 +32,45 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import sys
+import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tricktable.bots.first_legal import FirstLegalBot
 from tricktable.client_sdk.errors import ConnectionLost, LimitExceeded, SdkError, TableNotPlayable
+from tricktable.client_sdk.handoff import TOKEN_FD_ENV, token_descriptor
 from tricktable.client_sdk.runner import connect, create_table, get_record, open_channel, play_target, run_bot_async
 from tricktable.tournament.config import TournamentConfig
 from tricktable.tournament.entrants import EntrantSpec
+from tricktable.tournament.relay import SocketRelay
 from tricktable.tournament.runner import MatchOutcome, bot_seed, forfeit_winners
+from tricktable.tournament.sandbox import (
+    Isolation,
+    Sandbox,
+    bound_to_this_process,
+    entrant_paths,
+    runtime_paths,
+    trusted_environment,
+    user_ids,
+)
 from tricktable.tournament.schedule import MatchSpec
-from tricktable.tournament.seat import PARENT_ENV
+from tricktable.tournament.seat import LIFELINE_ENV, PARENT_ENV
 
 #: How much of a crashed bot's stderr goes into the reason.
 STDERR_TAIL = 400
+#: How much of a bot's stderr is kept while it runs (the rest is read and dropped).
+STDERR_KEPT = 16_384
 #: The server's reason for a table cancelled because seats did not join (server/tables.py).
 _JOIN_MISSED = re.compile(r"cancelled: seat\(s\) ([\d, ]+) did not join")
 #: Seconds bots get to exit once their table has ended.
@@ -63,24 +79,50 @@ END_GRACE_S = 5.0
 SERVER_PATIENCE_S = 120.0
 
 
+#: The lifeline's ends, made once per process; the write end is never handed to a child (not inheritable).
+_LIFELINE, _LIFELINE_WRITE = os.pipe()
+
+
 class ServerAway(ConnectionLost):
     """The server did not answer within :data:`SERVER_PATIENCE_S`: the match is played again, never stored."""
 
 
-def bot_argv(entrant: EntrantSpec, *, address: str, token: str, seat: int, seed: str,
+def bot_argv(entrant: EntrantSpec, *, address: str, token_fd: int, seat: int, seed: str,
              tls_ca: Path | None = None) -> list[str]:
     """The command line of one seat's bot: the entrant's template filled in, or a built-in bot.
 
-    A built-in bot runs as :mod:`tricktable.tournament.seat` (``tricktable bot NAME``'s client, started lean).
+    No secret is on it: the seat's token is on descriptor ``token_fd`` (``{token_file}`` is its ``/dev/fd``
+    path). A built-in bot runs as :mod:`tricktable.tournament.seat` (``tricktable bot NAME``'s client,
+    started lean).
     """
     if entrant.command is not None:
-        values = {"address": address, "token": token, "seat": str(seat), "name": entrant.name, "seed": seed,
-                  "python": sys.executable, "tls_ca": "" if tls_ca is None else str(tls_ca)}
+        values = {"address": address, "token_file": f"/dev/fd/{token_fd}", "token_fd": str(token_fd),
+                  "seat": str(seat), "name": entrant.name, "seed": seed, "python": sys.executable,
+                  "tls_ca": "" if tls_ca is None else str(tls_ca)}
         return [part.format(**values) for part in shlex.split(entrant.command)]
     if entrant.bot is None:
         raise ValueError(f"entrant {entrant.name!r} has neither a command nor a bot")
-    argv = [sys.executable, "-m", "tricktable.tournament.seat", entrant.bot, address, token, seed, entrant.name]
+    argv = [sys.executable, "-m", "tricktable.tournament.seat", entrant.bot, address, seed, entrant.name]
     return argv if tls_ca is None else [*argv, str(tls_ca)]
+
+
+class _StderrTail:
+    """A bot's stderr read as it comes and only its end kept: a noisy bot never blocks on a full pipe."""
+
+    def __init__(self, stream: asyncio.StreamReader) -> None:
+        self._kept = bytearray()
+        self.task = asyncio.ensure_future(self._drain(stream))
+
+    async def _drain(self, stream: asyncio.StreamReader) -> None:
+        while chunk := await stream.read(65536):
+            self._kept += chunk
+            del self._kept[:-STDERR_KEPT]
+
+    async def text(self) -> str:
+        """What the bot wrote last (once it has exited, all it wrote up to :data:`STDERR_KEPT` bytes)."""
+        with contextlib.suppress(TimeoutError, Exception):
+            await asyncio.wait_for(asyncio.shield(self.task), timeout=1.0)
+        return bytes(self._kept).decode("utf-8", "replace")
 
 
 @dataclass(slots=True)
@@ -88,26 +130,58 @@ class _Seat:
     seat: int
     entrant: EntrantSpec
     token: str
-    argv: list[str]
+    seed: str
     process: asyncio.subprocess.Process | None = None
-    reader: asyncio.Task[bytes] | None = None
+    stderr: _StderrTail | None = None
     crashes: list[str] = field(default_factory=list)
 
 
-async def _start(seat: _Seat) -> str | None:
-    """Start the seat's bot; returns why it could not be started, or None."""
-    try:
-        seat.process = await asyncio.create_subprocess_exec(
-            *seat.argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE, start_new_session=True,
-            env={**os.environ, PARENT_ENV: str(os.getpid())})
-    except OSError as exc:
-        return f"could not start {seat.argv[0]!r}: {exc}"
-    stream = seat.process.stderr
-    if stream is None:  # started with stderr=PIPE above, so asyncio always gives a reader
-        raise RuntimeError(f"{seat.argv[0]!r} started without a stderr pipe")
-    seat.reader = asyncio.ensure_future(stream.read())
-    return None
+@dataclass(frozen=True, slots=True)
+class _Launcher:
+    """How this tournament starts a seat's bot: sandboxed (the default) or, trusted, as a plain process."""
+
+    address: str
+    tls_ca: Path | None
+    sandbox: Sandbox | None
+    uids: Iterator[int]
+    #: The read end of a pipe whose write end only this process holds: every bot inherits it, and it reads
+    #: as ended once this process is gone (:mod:`tricktable.tournament.seat`).
+    lifeline: int = field(default_factory=lambda: _LIFELINE)
+
+    async def start(self, seat: _Seat) -> str | None:
+        """Start the seat's bot, its token on a descriptor of its own; returns why it could not start, or None."""
+        fd = token_descriptor(seat.token)
+        try:
+            # The tournament names itself: its bots watch it (:mod:`tricktable.tournament.seat`), and an
+            # organiser can tell them apart.
+            extra = {TOKEN_FD_ENV: str(fd), PARENT_ENV: str(os.getpid()), LIFELINE_ENV: str(self.lifeline)}
+            if self.sandbox is None:
+                argv = inner = bot_argv(seat.entrant, address=self.address, token_fd=fd, seat=seat.seat,
+                                        seed=seat.seed, tls_ca=self.tls_ca)
+                env = trusted_environment(extra)
+            else:
+                inner = bot_argv(seat.entrant, address=self.sandbox.address, token_fd=fd, seat=seat.seat,
+                                 seed=seat.seed)
+                visible = [*runtime_paths(), Path.cwd(),
+                           *entrant_paths(inner, seat.entrant.files, seat.entrant.bot)]
+                argv = self.sandbox.command(inner, visible=visible, uid=next(self.uids))
+                env = self.sandbox.environment(extra)
+            if shutil.which(inner[0]) is None:  # said here: started through a wrapper, it would be an exit status
+                return f"could not start {inner[0]!r}: no such program"
+            argv = bound_to_this_process(argv)
+            try:
+                seat.process = await asyncio.create_subprocess_exec(
+                    *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+                    stderr=asyncio.subprocess.PIPE, start_new_session=True, env=env, pass_fds=(fd, self.lifeline))
+            except OSError as exc:
+                return f"could not start {argv[0]!r}: {exc}"
+        finally:
+            os.close(fd)  # the bot holds its own copy
+        stream = seat.process.stderr
+        if stream is None:  # started with stderr=PIPE above, so asyncio always gives a reader
+            raise RuntimeError(f"{argv[0]!r} started without a stderr pipe")
+        seat.stderr = _StderrTail(stream)
+        return None
 
 
 async def _stop(seat: _Seat) -> None:
@@ -118,10 +192,10 @@ async def _stop(seat: _Seat) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
         with contextlib.suppress(TimeoutError):  # never hang on a reaped or unreapable child
             await asyncio.wait_for(proc.wait(), timeout=5.0)
-    if seat.reader is not None:
-        seat.reader.cancel()
+    if seat.stderr is not None:
+        seat.stderr.task.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
-            await seat.reader
+            await seat.stderr.task
 
 
 async def check_reachable(address: str, root_certificates: bytes | None = None, *, patience_s: float = 0.0) -> None:
@@ -143,29 +217,67 @@ class ServerDispatcher:
     """Plays matches on a gRPC server, each bot a process (see the module docstring)."""
 
     def __init__(self, config: TournamentConfig, address: str, server: Any = None, *,
-                 tls_ca: Path | None = None) -> None:
+                 tls_ca: Path | None = None, sandbox: Sandbox | None = None, bot_address: str | None = None,
+                 cleanup: Callable[[], Awaitable[None]] | None = None) -> None:
         self.config = config
         self.address = address
-        #: The CA file to reach ``address`` over TLS (a remote ``--server``), handed to the bots too.
+        #: The CA file to reach ``address`` over TLS (a remote ``--server``), handed to unsandboxed bots too.
         self.tls_ca = tls_ca
         self.root_certificates = None if tls_ca is None else tls_ca.read_bytes()
         self.entrants = {e.name: e for e in config.entrants}
         self._server = server
+        self._cleanup = cleanup
         self.end_grace_s = END_GRACE_S
+        #: What the entrants run in, for the organiser (the summary and the log say it).
+        self.isolation = "trusted entrants: plain processes, not sandboxed" if sandbox is None else sandbox.describe()
+        self._launcher = _Launcher(address=bot_address or address, tls_ca=None if sandbox else tls_ca,
+                                   sandbox=sandbox, uids=iter(user_ids()))
 
     @classmethod
     async def open(cls, config: TournamentConfig, *, address: str | None, data_dir: Path,
-                   tls_ca: Path | None = None) -> ServerDispatcher:
+                   tls_ca: Path | None = None, isolation: Isolation = "sandbox",
+                   hidden: Sequence[Path] = ()) -> ServerDispatcher:
         """Use the server at ``address``, or start one in this process on a free port over ``data_dir``.
 
+        ``isolation``: ``sandbox`` seals every bot process off (:mod:`tricktable.tournament.sandbox`); it
+        reaches the server through a Unix socket only (the in-process server's own, the ``unix:`` address
+        given, or a relay to a TCP one). ``hidden``: more directories no bot may read (``data_dir`` always).
         The server logs through structlog as configured by the caller (the command line keeps it to warnings).
 
         Raises:
             ServerUnreachable: nothing answers at ``address`` (checked before the first match).
+            SandboxUnavailable: ``sandbox`` was asked for and this host cannot build one.
         """
-        if address is not None:
-            await check_reachable(address, None if tls_ca is None else tls_ca.read_bytes())
-            return cls(config, address, tls_ca=tls_ca)
+        folder = Path(tempfile.mkdtemp(prefix="tricktable-socket-")) if isolation == "sandbox" else None
+        secret = (data_dir.resolve(), *(p.resolve() for p in hidden))
+
+        def cleanup_folder() -> None:
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+
+        try:
+            if address is not None:
+                await check_reachable(address, None if tls_ca is None else tls_ca.read_bytes())
+                if folder is None:
+                    return cls(config, address, tls_ca=tls_ca)
+                if address.startswith("unix:"):
+                    socket_path, relay = Path(address.removeprefix("unix:").removeprefix("//")), None
+                else:
+                    socket_path = folder / "server.sock"
+                    relay = await SocketRelay.start(socket_path, address, tls_ca)
+                remote = Sandbox.detect(socket_path, secret)
+
+                async def close_relay() -> None:
+                    if relay is not None:
+                        await relay.close()
+                    cleanup_folder()
+
+                return cls(config, address, tls_ca=tls_ca, sandbox=remote, bot_address=remote.address,
+                           cleanup=close_relay)
+            sandbox = None if folder is None else Sandbox.detect(folder / "server.sock", secret)
+        except BaseException:
+            cleanup_folder()
+            raise
         from tricktable.server.app import GameServer, ServerConfig
         from tricktable.server.clocks import TimeControl
         from tricktable.server.lobby import Limits
@@ -177,15 +289,23 @@ class ServerDispatcher:
                         max_streams_per_client=100_000, max_deals=config.max_deals)
         # No journal: the entrants' bots end with this process, so a table left over could not be resumed.
         server = GameServer(ServerConfig(port=0, data_dir=data_dir, time_control=control, limits=limits,
-                                         journal=False))
+                                         journal=False, unix_socket=None if sandbox is None else sandbox.server_socket))
         await server.start()
-        return cls(config, server.address, server)
+
+        async def remove_folder() -> None:
+            cleanup_folder()
+
+        return cls(config, server.address, server, sandbox=sandbox,
+                   bot_address=None if sandbox is None else sandbox.address, cleanup=remove_folder)
 
     async def close(self) -> None:
-        """Stop the in-process server, if this dispatcher started one."""
+        """Stop the in-process server, if this dispatcher started one, and any relay to a remote one."""
         if self._server is not None:
             await self._server.stop("tournament over")
             self._server = None
+        if self._cleanup is not None:
+            await self._cleanup()
+            self._cleanup = None
 
     async def play(self, spec: MatchSpec) -> MatchOutcome:
         """Play one match on the server; bots' faults become faults and forfeits, never exceptions."""
@@ -203,10 +323,11 @@ class ServerDispatcher:
                                    decision_ms=self.config.decision_ms, bank_ms=self.config.bank_ms,
                                    seat_names=list(spec.seats), sealed=True,
                                    root_certificates=self.root_certificates)
-        seats = [_Seat(seat=s, entrant=self.entrants[name], token=table.tokens[s],
-                       argv=bot_argv(self.entrants[name], address=play_target(self.address, table.play_address),
-                                     token=table.tokens[s], seat=s,
-                                     seed=bot_seed(spec, s), tls_ca=self.tls_ca))
+        if table.play_address and self._launcher.sandbox is None:
+            launcher = dataclasses.replace(self._launcher, address=play_target(self.address, table.play_address))
+        else:  # a sandboxed bot reaches the server through its socket only (see docs/tournament.md for shards)
+            launcher = self._launcher
+        seats = [_Seat(seat=s, entrant=self.entrants[name], token=table.tokens[s], seed=bot_seed(spec, s))
                  for s, name in enumerate(spec.seats)]
         faults = {name: 0 for name in spec.seats}
         forfeit: tuple[str, str] | None = None
@@ -220,7 +341,7 @@ class ServerDispatcher:
 
         async def launch(seat: _Seat) -> bool:
             nonlocal forfeit
-            problem = await _start(seat)
+            problem = await launcher.start(seat)
             if problem is None:
                 return True
             name = seat.entrant.name
@@ -247,10 +368,7 @@ class ServerDispatcher:
                 for task in [t for t in waits if t in finished]:
                     seat = waits[task]
                     code = task.result()
-                    stderr = b""
-                    if seat.reader is not None:
-                        with contextlib.suppress(Exception):
-                            stderr = await seat.reader
+                    stderr = "" if seat.stderr is None else await seat.stderr.text()
                     ended_now, server_was_away = await self._has_ended(table.table_id, table.owner_token)
                     if ended_now:
                         # Its game is over (the server writes the record before it tells the seats).
@@ -263,7 +381,7 @@ class ServerDispatcher:
                         continue
                     name = seat.entrant.name
                     faults[name] += 1
-                    tail = stderr.decode("utf-8", "replace").strip()[-STDERR_TAIL:]
+                    tail = stderr.strip()[-STDERR_TAIL:]
                     status = f"exit {code} before the game ended"
                     seat.crashes.append(f"{status}: {tail}" if tail else status)
                     if faults[name] >= self.config.forfeit_after:

@@ -1,0 +1,164 @@
+"""An entrant that tries to learn what its seat may not: ``python -m tests.tournament.cheater ADDRESS TOKEN_FILE ...``.
+
+Before it plays it looks, as a cheating entrant on the same machine would,
+for other seats' tokens and the tournament's deck key: in every visible
+process's command line, environment and open descriptors, in the paths
+given after ``--probe`` (the data directory, the database), in what an
+earlier match left in ``/tmp``, and over the network (every listening TCP
+port it can see). Every token-shaped string it finds it tries as a
+credential (``Watch``). Then it plays first-legal and reports what it found
+in the note of its first action, which the record keeps::
+
+    cheat procs=1 tokens=0 worked=0 keys=0 tmp=none probed=0 net=0
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import socket
+import stat
+import sys
+from pathlib import Path
+
+import grpc
+
+from tricktable.bots.first_legal import FirstLegalBot
+from tricktable.client_sdk.bot import AnnotatedAction
+from tricktable.client_sdk.runner import run_bot
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
+from tricktable.rules.actions import Action
+from tricktable.rules.game import SeatView
+
+TOKEN = re.compile(rb"[A-Za-z0-9_-]{43}")
+DECK_KEY = re.compile(rb"(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])")
+MARKER = Path("/tmp/tricktable-cheater-was-here")
+_READ = 1 << 20
+
+
+def _read(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(_READ)
+    except OSError:
+        return b""
+
+
+def scan_processes() -> tuple[int, bytes]:
+    """Other processes seen, and all of their command lines, environments and open files that could be read."""
+    me = os.getpid()
+    seen, found = 0, bytearray()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        seen += 1
+        found += _read(entry / "cmdline") + b"\0" + _read(entry / "environ") + b"\0"
+        try:
+            descriptors = list((entry / "fd").iterdir())
+        except OSError:
+            continue
+        for fd in descriptors:
+            try:
+                regular = stat.S_ISREG(os.stat(fd).st_mode)  # a pipe or socket would block (or steal its data)
+            except OSError:
+                continue
+            if regular:
+                found += _read(fd) + b"\0"
+    return seen, bytes(found)
+
+
+def scan_paths(paths: list[str]) -> bytes:
+    """Everything readable under the probed paths (files, or directories walked)."""
+    found = bytearray()
+    for name in paths:
+        root = Path(name)
+        files = [root] if root.is_file() else [p for p in root.rglob("*") if p.is_file()] if root.is_dir() else []
+        for path in files:
+            found += _read(path) + b"\0"
+    return bytes(found)
+
+
+def listening_ports() -> list[int]:
+    """TCP ports in the LISTEN state that this process can see."""
+    ports = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in _read(Path(table)).decode(errors="replace").splitlines()[1:]:
+            fields = line.split()
+            if len(fields) > 3 and fields[3] == "0A":
+                ports.append(int(fields[1].rpartition(":")[2], 16))
+    return sorted(set(ports))
+
+
+def connects(ports: list[int]) -> int:
+    """How many of ``ports`` accept a connection on the loopback address."""
+    count = 0
+    for port in ports[:50]:
+        with socket.socket() as probe:
+            probe.settimeout(0.5)
+            try:
+                probe.connect(("127.0.0.1", port))
+                count += 1
+            except OSError:
+                pass
+    return count
+
+
+async def tokens_that_work(address: str, candidates: set[str]) -> int:
+    """How many candidate tokens the server accepts (a Watch stream that sends a first message)."""
+    worked = 0
+    give_up = asyncio.get_running_loop().time() + 10.0
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        for token in sorted(candidates):
+            if asyncio.get_running_loop().time() > give_up:
+                break
+            call = stub.Watch(table_service_pb2.WatchRequest(token=token))
+            try:
+                await asyncio.wait_for(call.read(), timeout=1.0)
+                worked += 1
+            except (grpc.aio.AioRpcError, TimeoutError):
+                pass
+            finally:
+                call.cancel()
+    return worked
+
+
+class ReportingBot(FirstLegalBot):
+    """First-legal, with the findings as the note of its first action."""
+
+    def __init__(self, note: str) -> None:
+        self.note: str | None = note
+
+    def choose_action(self, view: SeatView) -> Action | AnnotatedAction:  # type: ignore[override]
+        action = super().choose_action(view)
+        if self.note is None:
+            return action
+        note, self.note = self.note, None
+        return AnnotatedAction(action, note=note)
+
+
+def main(argv: list[str]) -> int:
+    address, token_file = argv[0], argv[1]
+    probes = argv[argv.index("--probe") + 1:] if "--probe" in argv else []
+    own = Path(token_file).read_text().strip()
+    procs, seen = scan_processes()
+    earlier = MARKER.exists()
+    with contextlib.suppress(OSError):
+        MARKER.write_text(own)
+    probed = scan_paths(probes)
+    text = seen + probed
+    tokens = {m.decode() for m in TOKEN.findall(text)} - {own}
+    keys = {m.decode() for m in DECK_KEY.findall(text)}
+    worked = asyncio.run(tokens_that_work(address, tokens)) if tokens else 0
+    print(f"candidates {len(tokens)} worked {worked}", file=sys.stderr)
+    net = connects(listening_ports())
+    note = (f"cheat procs={procs} tokens={len(tokens)} worked={worked} keys={len(keys)} "
+            f"tmp={'seen' if earlier else 'none'} probed={len(probed)} net={net}")
+    result = run_bot(ReportingBot(note), address, token=own, name="cheater")
+    return 0 if result.status == "finished" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

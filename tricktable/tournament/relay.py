@@ -1,0 +1,85 @@
+"""A Unix socket that forwards every connection to a TCP server: how sandboxed bots reach a remote ``--server``.
+
+Why: a sandboxed bot has no network (:mod:`tricktable.tournament.sandbox`);
+the only way out is the socket bound into its sandbox. For a server
+started by the tournament that socket is the server's own; for one given as
+``--server HOST:PORT`` it is this relay, which copies bytes both ways and,
+with ``--tls-ca``, speaks TLS to the server itself (so the bot speaks plain
+gRPC to the socket and never needs the CA file). A connection the server
+drops (a restart) is closed on the bot's side too, and the bot reconnects
+as it would over TCP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ssl
+from pathlib import Path
+
+_CHUNK = 65536
+
+
+async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while chunk := await reader.read(_CHUNK):
+            writer.write(chunk)
+            await writer.drain()
+    except (ConnectionError, OSError):
+        pass
+    finally:
+        with contextlib.suppress(Exception):
+            writer.close()
+
+
+class SocketRelay:
+    """Listens on ``path``; each connection is copied to ``address`` (``host:port``), over TLS with a CA file."""
+
+    def __init__(self, server: asyncio.base_events.Server, connections: set[asyncio.Task[None]]) -> None:
+        self._server = server
+        self._connections = connections
+
+    @classmethod
+    async def start(cls, path: Path, address: str, tls_ca: Path | None = None) -> SocketRelay:
+        """Listen on ``path`` (open to every local user: a sandboxed bot runs as a user of its own)."""
+        host, _, port = address.rpartition(":")
+        host = host.strip("[]")
+        context: ssl.SSLContext | None = None
+        if tls_ca is not None:
+            context = ssl.create_default_context(cafile=str(tls_ca))
+            context.set_alpn_protocols(["h2"])  # gRPC over TLS is HTTP/2, negotiated by ALPN
+        connections: set[asyncio.Task[None]] = set()
+
+        async def forward(bot_reader: asyncio.StreamReader, bot_writer: asyncio.StreamWriter) -> None:
+            try:
+                server_reader, server_writer = await asyncio.open_connection(
+                    host, int(port), ssl=context, server_hostname=host if context else None)
+            except (OSError, ssl.SSLError):
+                bot_writer.close()  # the server is away: the bot sees its connection fail and tries again
+                return
+            await asyncio.gather(_pump(bot_reader, server_writer), _pump(server_reader, bot_writer))
+
+        async def tracked(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            task = asyncio.current_task()
+            if task is not None:
+                connections.add(task)
+            try:
+                await forward(reader, writer)
+            finally:
+                if task is not None:
+                    connections.discard(task)
+
+        server = await asyncio.start_unix_server(tracked, path=str(path))
+        path.chmod(0o666)
+        return cls(server, connections)
+
+    async def close(self) -> None:
+        """Stop listening and drop every connection."""
+        self._server.close()
+        for task in list(self._connections):
+            task.cancel()
+        for task in list(self._connections):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        with contextlib.suppress(Exception):
+            await self._server.wait_closed()
