@@ -197,6 +197,8 @@ async def test_lobby_live_game_replay_and_tournament_in_a_real_browser(site: Sit
         await expect(page.get_by_test_id("progress")).to_contain_text("6 of 6 games")
         # one deck set per pair: no interval, as the report says, rather than [0.000, 1.000]
         await expect(page.get_by_test_id("pairs").locator("td.ci")).to_have_text(["too few deck sets"] * 3)
+        # ended: the deck key and its salt beside the commitment shown from the start
+        await expect(page.get_by_test_id("deck-key").locator(".digest")).to_have_count(3)
         await page.screenshot(path=SHOTS / "tournament.png", full_page=True)
         await page.get_by_test_id("games").locator("a").first.click()
         await expect(counter).to_contain_text("step 0 of")

@@ -12,6 +12,8 @@ import pytest
 from tests.web.conftest import Site
 from tests.web.support import play, run_tournament, sse_messages
 from tricktable.tournament.config import config_from_mapping
+from tricktable.tournament.deck_key import opens
+from tricktable.tournament.engine import Tournament, local_dispatcher
 from tricktable.tournament.store import TournamentStore
 from tricktable.web.app import make_app
 from tricktable.web.catalog import FileCatalog
@@ -141,6 +143,26 @@ async def test_tournament_page_reads_the_database_while_the_tournament_runs(site
                for p in page["pairs"])
     async with site.http.get(page["matches"][0]["replay"].replace("/replay/", "/api/replay/")) as response:
         assert response.status == 200 and (await response.json())["frames"]
+
+
+async def test_tournament_page_shows_the_deck_key_commitment_while_running_and_the_key_once_ended(site: Site) -> None:
+    db = site.server.storage.path
+    config = config_from_mapping({"name": "keyed-cup", "game": "all_fives", "entrants": ["random", "first-legal"],
+                                  "games": 2, "seed": "keyed"})
+    store = TournamentStore(db)
+    try:
+        store.begin(config, resume=False)
+        async with site.http.get("/api/tournaments/keyed-cup") as response:
+            running = (await response.json())["deck_key"]
+        assert running["commitment"] and (running["key"], running["salt"]) == (None, None)
+        await Tournament(config, store, local_dispatcher(config, 1)).run(resume=True)
+        key = store.deck_key(config.name)
+    finally:
+        store.close()
+    async with site.http.get("/api/tournaments/keyed-cup") as response:
+        ended = (await response.json())["deck_key"]
+    assert (ended["commitment"], ended["key"]) == (running["commitment"], key)
+    assert opens(ended["commitment"], tournament=config.name, seed=config.seed, salt=ended["salt"], key=key)
 
 
 async def test_tournament_page_gives_pairs_of_two_deck_sets_an_interval_with_width(site: Site) -> None:

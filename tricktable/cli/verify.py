@@ -8,12 +8,18 @@ action and what was expected against what the record says; a summary
 ``N records, M invalid`` follows. Exit status 1 when any record is invalid
 or a file cannot be read, else 0. A malformed file is an error line, never
 a traceback.
+
+A tournament's export folder (``tricktable tournament``'s ``--out``) is
+checked whole: every record of its ``records.jsonl`` (replayed, and each the
+record of a game of ``matches.csv``, dealt from that game's seed), the deck
+key that ``summary.json`` reveals against its commitment, and every deck
+set's seed against the key (:mod:`tricktable.tournament.audit`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -98,40 +104,92 @@ def load_records(path: Path) -> Iterator[Loaded]:
 
 def check_file(path: Path) -> list[tuple[str, str | None]]:
     """Verify every record of a file: ``(where, None)`` for a valid record, ``(where, problem)`` otherwise."""
-    out: list[tuple[str, str | None]] = []
+    return list(check_records(path))
+
+
+def check_records(path: Path, also: Callable[[object], str | None] | None = None
+                  ) -> Iterator[tuple[str, str | None]]:
+    """:func:`check_file` one record at a time; ``also`` is a further check of each record that replays."""
     for loaded in load_records(path):
         if loaded.error is not None:
-            out.append((loaded.where, loaded.error))
+            yield loaded.where, loaded.error
             continue
         if not isinstance(loaded.value, dict):
-            out.append((loaded.where, "not a game record: expected a JSON object"))
+            yield loaded.where, "not a game record: expected a JSON object"
             continue
         try:
             found = verify_record(loaded.value)
         except Exception as exc:  # an engine bug must not hide the other records
-            out.append((loaded.where, f"internal error while replaying: {type(exc).__name__}: {exc}"))
+            yield loaded.where, f"internal error while replaying: {type(exc).__name__}: {exc}"
             continue
-        out.append((loaded.where, None if found is None else str(found)))
-    return out
+        if found is not None:
+            yield loaded.where, str(found)
+        else:
+            yield loaded.where, None if also is None else also(loaded.value)
+
+
+def check_export(folder: Path) -> tuple[list[tuple[str, str | None]], Iterator[tuple[str, str | None]]]:
+    """A tournament's export folder: the deck key and deck-set findings, then each record's (replay, deck set).
+
+    Raises:
+        OSError, ValueError: ``summary.json`` or ``matches.csv`` missing or unreadable.
+    """
+    from tricktable.tournament.audit import ExportAudit
+
+    audit = ExportAudit.read(folder)
+    return [(f.where, f.problem) for f in audit.findings], check_records(folder / "records.jsonl", audit.record)
 
 
 def verify_command(
-    records: Annotated[list[Path], typer.Argument(help="Record files: JSON, or JSON Lines (one record per line).")],
+    records: Annotated[list[Path], typer.Argument(
+        help="Record files: JSON, or JSON Lines (one record per line); or a tournament's export folder.")],
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only invalid records and the summary.")] = False,
 ) -> None:
-    """Replay game records with the rules engine; report the first discrepancy of each invalid record."""
-    total = invalid = 0
+    """Replay game records with the rules engine; report the first discrepancy of each invalid record.
+
+    An export folder of ``tricktable tournament`` is checked as a whole: its records, and its deck
+    key (revealed once the tournament ended) against the commitment and every deck set's seed.
+    """
+    records_seen = Tally()
+    checks = Tally()
     for path in records:
-        for where, problem in check_file(path):
-            total += 1
-            if problem is None:
-                if not quiet:
-                    typer.echo(f"{where}: ok")
-            else:
-                invalid += 1
-                typer.echo(f"{where}: invalid: {problem}")
-    typer.echo(f"{total} records, {invalid} invalid")
-    raise typer.Exit(1 if invalid else 0)
+        if not path.is_dir():
+            records_seen.add_all(check_records(path), quiet)
+            continue
+        try:
+            findings, per_record = check_export(path)
+        except (OSError, ValueError) as exc:
+            checks.add(str(path), f"not a tournament's export folder: {exc}", quiet)
+            continue
+        checks.add_all(findings, quiet)
+        records_seen.add_all(per_record, quiet)
+    summary = f"{records_seen.total} records, {records_seen.invalid} invalid"
+    if checks.total:
+        summary += f"; {checks.total} deck-key checks, {checks.invalid} failed"
+    typer.echo(summary)
+    raise typer.Exit(1 if records_seen.invalid or checks.invalid else 0)
+
+
+class Tally:
+    """Prints each check's line (``WHERE: ok`` or ``WHERE: invalid: PROBLEM``) and counts them."""
+
+    def __init__(self) -> None:
+        self.total = self.invalid = 0
+
+    def add(self, where: str, problem: str | None, quiet: bool) -> None:
+        """One check."""
+        self.total += 1
+        if problem is None:
+            if not quiet:
+                typer.echo(f"{where}: ok")
+        else:
+            self.invalid += 1
+            typer.echo(f"{where}: invalid: {problem}")
+
+    def add_all(self, found: Iterable[tuple[str, str | None]], quiet: bool) -> None:
+        """Several checks."""
+        for where, problem in found:
+            self.add(where, problem, quiet)
 
 
 def register(app: typer.Typer) -> None:

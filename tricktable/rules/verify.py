@@ -369,9 +369,18 @@ def _check_commitment(data: object, record: GameRecord) -> Discrepancy | None:
     if not isinstance(salt, str) or not isinstance(committed, str) or record.seed is None:
         return _found("salt", "a record with a seed_sha256 needs the salt and the seed it commits to (strings)",
                       show=False)
-    found = _diff(seed_commitment(record.seed, salt), committed, "seed_sha256")
-    if found is not None:
-        return found
+    return _diff(seed_commitment(record.seed, salt), committed, "seed_sha256") or check_seeded_decks(record)
+
+
+def check_seeded_decks(record: GameRecord) -> Discrepancy | None:
+    """Whether every deck of ``record`` is the one its ``seed`` deals (:class:`SeededDecks`).
+
+    A replay checks the decks against the rules (a shuffle of the game's deck), not against the
+    seed; this is the check that ties the cards to a published seed (a table's commitment, a
+    tournament's deck set).
+    """
+    if record.seed is None:
+        return _found("seed", "the record has no seed to check its decks against", show=False)
     decks = SeededDecks(record.seed)
     for index, deal in enumerate(record.deals):
         if tuple(deal.deck) != decks.deck(index, deal.deck):

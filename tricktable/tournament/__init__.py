@@ -7,5 +7,7 @@
   :mod:`tournament.ray_runner` sends matches to a Ray cluster;
 - :mod:`tournament.store` keeps every match in SQLite (the server's database file), so a run resumes;
 - :mod:`tournament.ratings` computes OpenSkill ratings, paired results and the SPRT;
-- :mod:`tournament.engine` runs a tournament; :mod:`tournament.report` prints and exports it.
+- :mod:`tournament.engine` runs a tournament; :mod:`tournament.report` prints and exports it;
+- :mod:`tournament.deck_key` commits to the deck key at the start and reveals it at the end;
+  :mod:`tournament.audit` checks an export's deck sets against it (``tricktable verify FOLDER``).
 """

@@ -6,11 +6,14 @@ report of the whole tournament. Exports (in the output directory):
 - ``summary.json``: config, leaderboard, pairs (paired results with 95%
   intervals: ``ci95_method`` says which, ``wilson`` or ``t``; with one deck
   set it is ``too few`` and the bounds are null), crosstable, SPRT state,
-  forfeits and errors;
+  forfeits and errors, and ``deck_key``: the commitment to the deck key, with
+  the key and its salt once every table has ended
+  (:mod:`tricktable.tournament.deck_key`);
 - ``leaderboard.csv``, ``crosstable.csv`` (A's score against B per cell),
   ``pairs.csv``, ``matches.csv`` (one line per game);
 - ``records.jsonl``: every game's record, one per line, which
-  ``tricktable verify records.jsonl`` replays.
+  ``tricktable verify records.jsonl`` replays (``tricktable verify FOLDER``
+  also checks every deck set against the revealed deck key).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from rich.text import Text
 
 from tricktable.stats import SMALL_SAMPLE
 from tricktable.tournament.config import TournamentConfig
+from tricktable.tournament.deck_key import DeckKeyDisclosure
 from tricktable.tournament.engine import RunStats, stored_games
 from tricktable.tournament.ratings import (
     Game,
@@ -119,6 +123,8 @@ class Summary:
     forfeits: list[dict[str, Any]]
     errors: list[dict[str, Any]]
     status: str | None
+    #: The deck key's commitment (and, once every table has ended, the key): None for an unknown tournament.
+    deck_key: DeckKeyDisclosure | None = None
 
     def to_json(self, stats: RunStats | None = None) -> dict[str, Any]:
         """``summary.json``."""
@@ -130,6 +136,7 @@ class Summary:
             "crosstable": {a: {b: r.to_json() for b, r in row.items()} for a, row in self.cross.items()},
             "sprt": None if self.sprt is None else self.sprt.to_json(),
             "forfeits": self.forfeits, "errors": self.errors,
+            "deck_key": None if self.deck_key is None else self.deck_key.to_json(),
         }
         if stats is not None:
             data["run"] = {"played": stats.played, "already_done": stats.already_done, "scheduled": stats.scheduled,
@@ -155,7 +162,7 @@ def summarize(config: TournamentConfig, store: TournamentStore) -> Summary:
         forfeits=[{"match_id": s.match_id, "entrant": o.forfeit_by, "reason": o.reason}
                   for s, o in games if o.status == "forfeit"],
         errors=[{"match_id": s.match_id, "reason": o.reason} for s, o in games if o.status == "error"],
-        status=store.status(config.name))
+        status=store.status(config.name), deck_key=store.deck_key_disclosure(config.name))
 
 
 # --- tables ---------------------------------------------------------------------------
@@ -229,6 +236,11 @@ def print_report(summary: Summary, console: Console, stats: RunStats | None = No
         console.print(f"... and {len(summary.forfeits) - 10} more forfeits (summary.json lists them all)")
     for e in summary.errors[:10]:
         console.print(f"error {e['match_id']}: {e['reason']}")
+    if summary.deck_key is not None and summary.deck_key.commitment is not None:
+        console.print(f"deck-key commitment: {summary.deck_key.commitment}")
+        console.print("the deck key and its salt are in summary.json: tricktable verify checks every deck set"
+                      if summary.deck_key.revealed else
+                      "the deck key is revealed once every table of the tournament has ended")
     if stats is not None:
         console.print(f"this run: {stats.played} games in {stats.wall_s:.1f} s ({stats.games_per_s:.1f} games/s); "
                       f"{stats.already_done} were already stored")
@@ -242,6 +254,14 @@ def _write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]])
         writer = csv.writer(fh)
         writer.writerow(header)
         writer.writerows(rows)
+
+
+def read_csv_rows(path: Path) -> list[dict[str, str]]:
+    """The rows of an exported CSV file (``matches.csv``...) by column name; none when the file is missing."""
+    if not path.exists():
+        return []
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
 
 
 def export(summary: Summary, store: TournamentStore, out: Path, stats: RunStats | None = None) -> list[Path]:

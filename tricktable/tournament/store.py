@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tricktable.tournament.config import TournamentConfig, config_from_mapping
+from tricktable.tournament.deck_key import DeckKeyDisclosure, commitment, draw_salt
 from tricktable.tournament.runner import MatchOutcome
 from tricktable.tournament.schedule import MatchSpec
 
@@ -35,7 +36,9 @@ CREATE TABLE IF NOT EXISTS tournaments (
     created_at REAL NOT NULL,
     finished_at REAL,
     deck_key TEXT NOT NULL DEFAULT '',
-    runner_pid INTEGER
+    runner_pid INTEGER,
+    deck_salt TEXT NOT NULL DEFAULT '',
+    deck_commitment TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS tournament_matches (
     tournament_id TEXT NOT NULL,
@@ -67,6 +70,12 @@ DECK_KEY_BYTES = 32
 #: runs (the same key and config deal the same decks). An environment variable, not a flag, so it does
 #: not show in the process list.
 DECK_KEY_ENV = "TRICKTABLE_DECK_KEY"
+#: Statuses of a tournament every table of which has ended: its records may be shown, its deck key revealed.
+#: (``interrupted`` is not one: ``--resume`` deals the decks still to play.)
+ENDED_STATUSES = ("finished", "stopped by sprt")
+#: Columns added since the first version, with their definitions (an older database gains them at open).
+_ADDED_COLUMNS = (("deck_key", "TEXT NOT NULL DEFAULT ''"), ("runner_pid", "INTEGER"),
+                  ("deck_salt", "TEXT NOT NULL DEFAULT ''"), ("deck_commitment", "TEXT NOT NULL DEFAULT ''"))
 
 
 def _alive(pid: int | None) -> bool:
@@ -115,7 +124,7 @@ class TournamentStore:
         self._db.execute("PRAGMA busy_timeout=10000")
         self._db.executescript(_SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(tournaments)")}
-        for column, definition in (("deck_key", "TEXT NOT NULL DEFAULT ''"), ("runner_pid", "INTEGER")):
+        for column, definition in _ADDED_COLUMNS:
             if column not in columns:  # a database from an older version
                 self._db.execute(f"ALTER TABLE tournaments ADD COLUMN {column} {definition}")
         self._mark_interrupted()
@@ -144,11 +153,13 @@ class TournamentStore:
         if row is None:
             if resume:
                 raise StoreError(f"no tournament {config.name!r} in {self.path} to resume")
+            key, salt = os.environ.get(DECK_KEY_ENV) or secrets.token_hex(DECK_KEY_BYTES), draw_salt()
+            committed = commitment(tournament=config.name, seed=config.seed, salt=salt, key=key)
             self._db.execute(
-                "INSERT INTO tournaments (id, config, fingerprint, status, created_at, deck_key, runner_pid)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO tournaments (id, config, fingerprint, status, created_at, deck_key, runner_pid,"
+                " deck_salt, deck_commitment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (config.name, json.dumps(config.to_json(), sort_keys=True), config.fingerprint(), "running",
-                 time.time(), os.environ.get(DECK_KEY_ENV) or secrets.token_hex(DECK_KEY_BYTES), os.getpid()))
+                 time.time(), key, os.getpid(), salt, committed))
             return 0
         if not resume and row[0] != config.fingerprint():
             raise StoreError(f"another tournament named {config.name!r} (other entrants or settings) is in "
@@ -185,6 +196,28 @@ class TournamentStore:
         """The tournament's secret deck key (drawn at :meth:`begin`; '' for one begun by an older version)."""
         row = self._db.execute("SELECT deck_key FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
         return "" if row is None else str(row[0])
+
+    def deck_key_disclosure(self, tournament_id: str) -> DeckKeyDisclosure | None:
+        """What the tournament shows of its deck key: the commitment, and the key and salt once it has ended.
+
+        Why the status decides: until every table has ended (:data:`ENDED_STATUSES`), the key would
+        tell an entrant the decks still to come; a resume makes the tournament ``running`` again, so
+        it is hidden again until that run ends. None for an unknown tournament.
+        """
+        try:
+            row = self._db.execute(
+                "SELECT status, deck_commitment, deck_key, deck_salt FROM tournaments WHERE id = ?",
+                (tournament_id,)).fetchone()
+        except sqlite3.OperationalError:  # read-only, a database of an older version: no commitment column
+            return None if self.status(tournament_id) is None else DeckKeyDisclosure(commitment=None)
+        if row is None:
+            return None
+        status, committed, key, salt = row
+        if not committed:  # begun by an older version: no commitment was published at its start
+            return DeckKeyDisclosure(commitment=None)
+        if status not in ENDED_STATUSES:
+            return DeckKeyDisclosure(commitment=committed)
+        return DeckKeyDisclosure(commitment=committed, key=key, salt=salt)
 
     def status(self, tournament_id: str) -> str | None:
         """The stored status, or None for an unknown tournament."""

@@ -9,7 +9,6 @@ figures are the report's own (:func:`tricktable.tournament.report.summarize`).
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,9 +18,9 @@ from urllib.parse import quote
 
 from tricktable.tournament.config import TournamentConfig
 from tricktable.tournament.engine import swiss_round_groups
-from tricktable.tournament.report import summarize
+from tricktable.tournament.report import read_csv_rows, summarize
 from tricktable.tournament.schedule import fixed_groups, round_matches
-from tricktable.tournament.store import TournamentStore
+from tricktable.tournament.store import ENDED_STATUSES, TournamentStore
 
 
 def replay_path(tournament: str, match_id: str) -> str:
@@ -84,7 +83,7 @@ def record_from_database(db: Path, name: str, match_id: str) -> dict[str, Any] |
     store = TournamentStore(db, read_only=True)
     try:
         statuses = {stored: status for stored, _, status in store.tournaments()}  # none: no tournament tables
-        if statuses.get(name) not in ("finished", "stopped by sprt"):
+        if statuses.get(name) not in ENDED_STATUSES:
             return None  # fair play: a tournament still to (re)run may deal this game's decks again
         found = store.record(name, match_id)
         return dict(found) if found else None
@@ -126,7 +125,7 @@ def read_export(folder: Path) -> ExportFolder:
     if not isinstance(page, dict) or "tournament" not in page:
         raise ValueError(f"{folder / 'summary.json'} is not a tournament summary")
     export = ExportFolder(page=page)
-    rows = _csv_rows(folder / "matches.csv")
+    rows = read_csv_rows(folder / "matches.csv")
     records = iter(_jsonl(folder / "records.jsonl"))
     pending = next(records, None)
     matches = []
@@ -146,13 +145,6 @@ def read_export(folder: Path) -> ExportFolder:
     page["matches"] = matches
     page.setdefault("scheduled", page.get("run", {}).get("scheduled") or page.get("games", len(matches)))
     return export
-
-
-def _csv_rows(path: Path) -> list[dict[str, str]]:
-    if not path.exists():
-        return []
-    with path.open(newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
 
 
 def _jsonl(path: Path) -> Iterator[dict[str, Any]]:

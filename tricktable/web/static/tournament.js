@@ -52,6 +52,18 @@ function sprt(state) {
   return el("p", { "data-testid": "sprt" }, `${state.a} vs ${state.b}: LLR ${fmt(state.llr, 3)} in [${fmt(state.lower, 3)}, ${fmt(state.upper, 3)}] after ${state.samples} deck sets: `, el("b", {}, verdict));
 }
 
+// The deck key: its commitment from the start, the key and salt once every table has ended (docs/tournament.md).
+function deckKey(d) {
+  if (!d || !d.commitment) return el("p", { class: "muted", "data-testid": "deck-key" }, "no deck-key commitment was published for this tournament");
+  const line = (label, value) => el("p", {}, `${label}: `, el("span", { class: "digest" }, value));
+  return el("div", { "data-testid": "deck-key" },
+    line(`commitment (${d.scheme})`, d.commitment),
+    d.key === null
+      ? el("p", { class: "muted" }, "the key and its salt are revealed once every table of the tournament has ended")
+      : [line("key", d.key), line("salt", d.salt),
+        el("p", { class: "muted" }, "check every deck set against them: tricktable verify EXPORT_FOLDER")]);
+}
+
 function games(rows) {
   return el("table", { class: "grid", "data-testid": "games" },
     el("tr", {}, th("game"), th("round", true), th("deck set", true), th("seats"), th("status"), th("scores", true), th("")),
@@ -72,6 +84,7 @@ async function refresh() {
     el("h2", {}, "crosstable"), el("div", { class: "scroll" }, crosstable(page.crosstable, names)),
     el("h2", {}, "paired results on shared decks"), el("div", { class: "scroll" }, pairs(page.pairs)),
     el("h2", {}, "SPRT"), sprt(page.sprt),
+    el("h2", {}, "deck key"), deckKey(page.deck_key),
     el("h2", {}, `games (${page.matches.length})`), el("div", { class: "scroll" }, games(page.matches)));
   return page.status === "running";
 }
