@@ -11,8 +11,9 @@ includes storing and the ratings at the end.
 ``--server-games N`` also plays N games over the real gRPC server (one in
 this process, each bot a separate process), to show what a process per bot
 per match costs, once with every bot sandboxed (the default) and once as
-plain processes (``sandbox_cost``: the ratio of their wall times). Results print as a table and as JSON (``--out FILE``). The machine is shared,
-so each run also gives the CPU seconds it used (this process, its workers and
+plain processes (``sandbox_cost``: the ratio of their wall times). Results
+print as a table and as JSON (``--out FILE``). The machine is shared, so
+each run also gives the CPU seconds it used (this process, its workers and
 bot processes) and the load average: games per CPU second do not depend on
 what else runs.
 """
