@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from tricktable.rules.actions import Beg, Bid, Discard, Gift, Pass, PassJink, PassRob, Play, Stand
+from tricktable.rules.actions import Beg, Bid, Denomination, Discard, Gift, Pass, PassJink, PassRob, Play, Rob, Stand
+from tricktable.rules.cards import ALL_CARDS, LA_BLANCHE, LE_FOU
 from tricktable.rules.defaults import default_action, lowness
 from tricktable.rules.game import SeatView
 from tricktable.rules.match import Match
@@ -54,9 +55,29 @@ def test_cinq_cents_default_discard_keeps_trumps_and_drops_the_six_lowest_cards(
     assert all(lowness(view, c)[0] == 0 for c in action.cards) or all(lowness(view, c)[0] == 1 for c in kept)
 
 
-def test_spoil_five_dealer_declines_to_rob_by_default() -> None:
-    match = first_state("twenty_five", {}, PassRob)
-    assert default_action(view_to_act(match)) == PassRob()
+def test_spoil_five_default_takes_a_rob_burying_the_lowest_card_it_may() -> None:
+    """Robbing takes a trump for the weakest card: it never weakens a hand, so the careful player robs."""
+    for wanted in (PassRob, Rob):  # the dealer's decision on a turned-up ace; a rob beside the plays
+        match = first_state("twenty_five", {}, wanted, seeds=600)
+        view = view_to_act(match)
+        robs = [a for a in view.legal_actions if isinstance(a, Rob)]
+        action = default_action(view)
+        assert isinstance(action, Rob) and robs, view.legal_actions
+        assert lowness(view, action.card) == min(lowness(view, a.card) for a in robs)
+        match.check(action)
+
+
+def test_cinq_cents_default_at_no_trump_gives_up_le_fou_before_la_blanche() -> None:
+    """At no-trump La Blanche beats Le Fou (rules.md 3.4): the lower joker is Le Fou, whatever the card index."""
+    match = new_match("cinq_cents", {}, seed="no-trump")
+    match = match.apply(Bid(tricks=7, denomination=Denomination("NT")))
+    while not any(isinstance(a, Discard) for a in match.legal_actions()):
+        match = match.apply(Pass())
+    match = match.apply(default_action(view_to_act(match)))
+    view = view_to_act(match)
+    assert view.trump is None
+    assert lowness(view, LE_FOU) < lowness(view, LA_BLANCHE)
+    assert max(lowness(view, c) for c in ALL_CARDS if not c.is_joker) < lowness(view, LE_FOU)
 
 
 def test_forty_five_default_declines_a_jink() -> None:
