@@ -50,7 +50,7 @@ from tricktable.client_sdk.runner import connect, create_table, get_record, open
 from tricktable.tournament.config import TournamentConfig
 from tricktable.tournament.entrants import EntrantSpec
 from tricktable.tournament.runner import MatchOutcome, bot_seed, forfeit_winners
-from tricktable.tournament.schedule import MatchSpec
+from tricktable.tournament.schedule import MatchSpec, deck_set_index, tables_per_deck_set
 from tricktable.tournament.seat import PARENT_ENV
 
 #: How much of a crashed bot's stderr goes into the reason.
@@ -152,6 +152,9 @@ class ServerDispatcher:
         self.entrants = {e.name: e for e in config.entrants}
         self._server = server
         self.end_grace_s = END_GRACE_S
+        #: The tournament's organiser credential, the owner token of every table created (set by the engine
+        #: from its store, :class:`tricktable.tournament.engine.CreatesTables`); empty: one per table.
+        self.owner_token = ""
 
     @classmethod
     async def open(cls, config: TournamentConfig, *, address: str | None, data_dir: Path,
@@ -197,12 +200,13 @@ class ServerDispatcher:
 
     async def _play(self, spec: MatchSpec) -> MatchOutcome:
         started = time.perf_counter()
-        # Sealed: the record and the table's progress are this dispatcher's alone (its owner token), since
-        # other tables of the deck set may start later and deal the same cards.
+        # Sealed: the record and the table's progress are the organiser's alone (its owner token) until every
+        # table of the deck set has ended, since the others may start later and deal the same cards.
         table = await create_table(self.address, game=spec.game, options=spec.options, seed=spec.seed,
                                    decision_ms=self.config.decision_ms, bank_ms=self.config.bank_ms,
                                    seat_names=list(spec.seats), sealed=True,
-                                   root_certificates=self.root_certificates)
+                                   deck_set=(tables_per_deck_set(self.config), deck_set_index(self.config, spec)),
+                                   owner_token=self.owner_token, root_certificates=self.root_certificates)
         seats = [_Seat(seat=s, entrant=self.entrants[name], token=table.tokens[s],
                        argv=bot_argv(self.entrants[name], address=play_target(self.address, table.play_address),
                                      token=table.tokens[s], seat=s,

@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS tournaments (
     created_at REAL NOT NULL,
     finished_at REAL,
     deck_key TEXT NOT NULL DEFAULT '',
-    runner_pid INTEGER
+    runner_pid INTEGER,
+    owner_token TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS tournament_matches (
     tournament_id TEXT NOT NULL,
@@ -67,6 +68,8 @@ DECK_KEY_BYTES = 32
 #: runs (the same key and config deal the same decks). An environment variable, not a flag, so it does
 #: not show in the process list.
 DECK_KEY_ENV = "TRICKTABLE_DECK_KEY"
+#: Bytes of randomness in a tournament's organiser credential (:meth:`TournamentStore.owner_token`).
+OWNER_TOKEN_BYTES = 32
 
 
 def _alive(pid: int | None) -> bool:
@@ -104,6 +107,7 @@ class TournamentStore:
             sqlite3.Error: a read-only open of a file that is missing or not a database.
         """
         self.path = path
+        self.read_only = read_only
         if read_only:  # the web viewer reads a tournament while it runs; it must never write to its file
             self._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
             self._db.execute("PRAGMA busy_timeout=10000")
@@ -115,7 +119,8 @@ class TournamentStore:
         self._db.execute("PRAGMA busy_timeout=10000")
         self._db.executescript(_SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(tournaments)")}
-        for column, definition in (("deck_key", "TEXT NOT NULL DEFAULT ''"), ("runner_pid", "INTEGER")):
+        for column, definition in (("deck_key", "TEXT NOT NULL DEFAULT ''"), ("runner_pid", "INTEGER"),
+                                   ("owner_token", "TEXT NOT NULL DEFAULT ''")):
             if column not in columns:  # a database from an older version
                 self._db.execute(f"ALTER TABLE tournaments ADD COLUMN {column} {definition}")
         self._mark_interrupted()
@@ -145,10 +150,11 @@ class TournamentStore:
             if resume:
                 raise StoreError(f"no tournament {config.name!r} in {self.path} to resume")
             self._db.execute(
-                "INSERT INTO tournaments (id, config, fingerprint, status, created_at, deck_key, runner_pid)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO tournaments (id, config, fingerprint, status, created_at, deck_key, runner_pid,"
+                " owner_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (config.name, json.dumps(config.to_json(), sort_keys=True), config.fingerprint(), "running",
-                 time.time(), os.environ.get(DECK_KEY_ENV) or secrets.token_hex(DECK_KEY_BYTES), os.getpid()))
+                 time.time(), os.environ.get(DECK_KEY_ENV) or secrets.token_hex(DECK_KEY_BYTES), os.getpid(),
+                 secrets.token_urlsafe(OWNER_TOKEN_BYTES)))
             return 0
         if not resume and row[0] != config.fingerprint():
             raise StoreError(f"another tournament named {config.name!r} (other entrants or settings) is in "
@@ -185,6 +191,23 @@ class TournamentStore:
         """The tournament's secret deck key (drawn at :meth:`begin`; '' for one begun by an older version)."""
         row = self._db.execute("SELECT deck_key FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
         return "" if row is None else str(row[0])
+
+    def owner_token(self, tournament_id: str) -> str:
+        """The tournament's organiser credential: the owner token of every table it creates on a server.
+
+        Drawn at :meth:`begin` (a tournament begun by an older version gets one at its next run), so a
+        resumed tournament keeps it. Whoever holds it follows every table of the tournament live and sees
+        its whole page while deck sets are still being played (docs/tournament.md).
+        """
+        row = self._db.execute("SELECT owner_token FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
+        if row is None:
+            return ""
+        if not row[0] and not self.read_only:
+            token = secrets.token_urlsafe(OWNER_TOKEN_BYTES)
+            self._db.execute("UPDATE tournaments SET owner_token = ? WHERE id = ? AND owner_token = ''",
+                             (token, tournament_id))
+            return self.owner_token(tournament_id)
+        return str(row[0])
 
     def status(self, tournament_id: str) -> str | None:
         """The stored status, or None for an unknown tournament."""
