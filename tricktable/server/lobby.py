@@ -237,7 +237,7 @@ class Lobby:
         """Hold ``table`` open, its seats bound to the tokens of ``digests``; withhold its twins from now on.
 
         Spectators already following a twin that this table withholds (it was not withheld before) are
-        woken: their streams check the rule again and end (:meth:`check_reveal`), before any more event.
+        woken: their streams check the rule again and end (:meth:`check_open`), before any more event.
         """
         for state, digest in zip(table.seats, digests, strict=True):
             state.token_digest = digest
@@ -565,7 +565,8 @@ class Lobby:
 
     def _withheld(self, table_id: str, key: str, sealed: bool, deck_set: DeckSet | None) -> bool:
         """The rule (:func:`withholding.withheld`) on what this lobby knows of the table's twins."""
-        open_twins = len(self._open_twins.get(key, set()) - {table_id}) if key else 0
+        twins = self._open_twins.get(key) if key else None
+        open_twins = 0 if twins is None else len(twins) - (table_id in twins)  # checked per event a spectator gets
         ended = self._ended_indexes(key) if sealed and key and deck_set is not None else None
         return withholding.withheld(open_twins=open_twins, sealed=sealed, deck_set=deck_set, ended=ended)
 
