@@ -48,7 +48,7 @@ async def test_serve_prints_the_viewer_address_after_the_grpc_one_and_serves_the
         assert viewer.startswith("web viewer on http://127.0.0.1:")
         url = viewer.removeprefix("web viewer on ")
         status, body = await get(url + "api/tables")
-        assert status == 200 and json.loads(body) == {"live": True, "tables": []}
+        assert status == 200 and json.loads(body) == {"live": True, "organiser": False, "tables": []}
         process.send_signal(signal.SIGTERM)
         assert await asyncio.wait_for(process.wait(), 30) == 0
 

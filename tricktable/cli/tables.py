@@ -8,6 +8,8 @@
 
 All three are plain clients of the server (ListTables, Spectate, GetRecord);
 an unreachable server or an unknown table is one line and exit status 2.
+``watch`` and ``record`` take ``--token-file``: the owner token of a table
+the server withholds (a tournament's organiser token follows all its tables).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from rich.markup import escape
 
 from tricktable.cli import checks
 from tricktable.cli.match import show_table
+from tricktable.cli.owner import TokenFile, read_owner_token
 from tricktable.client_sdk.errors import SdkError, error_from_rpc
 from tricktable.client_sdk.runner import connect, get_record, list_tables, open_channel
 from tricktable.protocol import convert
@@ -61,12 +64,14 @@ def watch_command(
     table_id: Annotated[str, typer.Argument(metavar="TABLE", help="The table's id (see tricktable tables).")],
     server: ServerOption = "127.0.0.1:50051",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Show deal results only, not every trick.")] = False,
+    token_file: TokenFile = None,
 ) -> None:
     """Follow a table's public events in the terminal until its game ends."""
     console = Console(highlight=False)
     try:
-        result = asyncio.run(_watch(console, server, table_id, quiet))
-    except (SdkError, TricktableError) as exc:
+        owner_token = read_owner_token(token_file)
+        result = asyncio.run(_watch(console, server, table_id, quiet, owner_token))
+    except (SdkError, TricktableError, OSError, ValueError) as exc:
         checks.fail(str(exc))
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
@@ -76,13 +81,13 @@ def watch_command(
                       f"{' '.join(str(s) for s in result.scores)}; {escape(result.reason)}")
 
 
-async def _watch(console: Console, server: str, table_id: str, quiet: bool) -> Result | None:
+async def _watch(console: Console, server: str, table_id: str, quiet: bool, owner_token: str = "") -> Result | None:
     channel = open_channel(server)
     try:
         await connect(channel, server)
         stub = table_service_pb2_grpc.TableServiceStub(channel)
         try:
-            ended = await show_table(console, stub, table_id, quiet)
+            ended = await show_table(console, stub, table_id, quiet, owner_token=owner_token)
         except grpc.aio.AioRpcError as exc:
             raise error_from_rpc(exc) from None
         return None if ended is None else convert.result_from_proto(ended)
@@ -94,11 +99,12 @@ def record_command(
     table_id: Annotated[str, typer.Argument(metavar="TABLE", help="The table's id (see tricktable tables).")],
     server: ServerOption = "127.0.0.1:50051",
     out: Annotated[Path | None, typer.Option("--out", help="Write the record here instead of printing it.")] = None,
+    token_file: TokenFile = None,
 ) -> None:
     """Fetch an ended table's game record (JSON) from the server."""
     try:
-        text = asyncio.run(get_record(server, table_id))
-    except (SdkError, TricktableError) as exc:
+        text = asyncio.run(get_record(server, table_id, owner_token=read_owner_token(token_file)))
+    except (SdkError, TricktableError, OSError, ValueError) as exc:
         checks.fail(str(exc))
     pretty = json.dumps(json.loads(text), indent=1) + "\n"
     if out is None:

@@ -30,6 +30,8 @@ from tricktable.bots import SPEC_HELP
 from tricktable.cli.tls import TlsCa
 
 if TYPE_CHECKING:  # imported when the command runs, so that other commands (every bot process) start faster
+    from rich.console import Console
+
     from tricktable.tournament.config import TournamentConfig
     from tricktable.tournament.engine import Dispatcher
     from tricktable.tournament.report import RichProgress
@@ -84,8 +86,18 @@ async def _dispatcher(config: TournamentConfig, runner: str, server: str | None,
 
 async def _run(config: TournamentConfig, store: TournamentStore, *, resume: bool, runner: str, server: str | None,
                ray: str | None, concurrency: int, db: Path, progress: RichProgress | None,
-               tls_ca: Path | None = None, trusted: bool = False, hidden: tuple[Path, ...] = ()) -> Any:
+               tls_ca: Path | None = None, trusted: bool = False, hidden: tuple[Path, ...] = (),
+               console: Console | None = None) -> Any:
+    from tricktable.cli.owner import owner_token_path, write_owner_token
     from tricktable.tournament.engine import Tournament
+
+    def keep_owner_token(token: str) -> None:
+        """Write the organiser's credential where only this user reads it, and say how to watch with it."""
+        path = owner_token_path(db.parent, config.name)
+        write_owner_token(path, token)
+        if console is not None:
+            console.print(f"organiser token: {path} (watch any table: tricktable watch TABLE --token-file {path}; "
+                          "in the viewer: its lobby's organiser sign-in)")
 
     dispatcher = await _dispatcher(config, runner, server, ray, concurrency, db, tls_ca, trusted=trusted,
                                    hidden=hidden)
@@ -94,7 +106,8 @@ async def _run(config: TournamentConfig, store: TournamentStore, *, resume: bool
 
         if isinstance(dispatcher, RayDispatcher):
             concurrency = dispatcher.slots
-    tournament = Tournament(config, store, dispatcher, concurrency=concurrency, progress=progress)
+    tournament = Tournament(config, store, dispatcher, concurrency=concurrency, progress=progress,
+                            on_begin=keep_owner_token)
     return await tournament.run(resume=resume)
 
 
@@ -178,7 +191,7 @@ def tournament_command(
         try:
             stats = asyncio.run(_run(config, store, resume=resume, runner=runner, server=server, ray=ray,
                                      concurrency=workers, db=db_path, progress=progress, tls_ca=tls_ca,
-                                     trusted=trusted_entrants, hidden=(target,)))
+                                     trusted=trusted_entrants, hidden=(target,), console=console))
         finally:
             if progress is not None:
                 progress.__exit__(None, None, None)

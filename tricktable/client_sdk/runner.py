@@ -798,11 +798,15 @@ async def create_table(
     seat_names: Sequence[str] = (),
     root_certificates: bytes | None = None,
     sealed: bool = False,
+    deck_set: tuple[int, int] | None = None,
+    owner_token: str = "",
 ) -> CreatedTable:
     """Create a table of ``game`` and return its id and one join token per seat.
 
     ``sealed``: the record, spectating and progress are for the owner token only (tournaments: later
-    tables may deal from the same seed).
+    tables may deal from the same seed); ``deck_set`` (tables dealt from the seed, this one's index):
+    the seal lifts once a table of every index has ended. ``owner_token``: the creator's own credential
+    (one for many tables); empty: the server draws one.
 
     Raises:
         InvalidRequest: bad game or options.
@@ -814,7 +818,10 @@ async def create_table(
         options=convert.options_to_proto(game, options or {}),
         seat_names=list(seat_names),
         sealed=sealed,
+        owner_token=owner_token,
     )
+    if deck_set is not None:
+        request.deck_set.tables, request.deck_set.index = deck_set
     if decision_ms is not None:
         request.time_control.decision_ms = decision_ms
     if bank_ms is not None:

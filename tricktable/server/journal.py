@@ -115,6 +115,8 @@ class Opening:
     seed_chosen: bool = False
     sealed: bool = False
     owner_digest: str = ""
+    #: A sealed table's deck set as ``[tables, index]`` (when its seal lifts); None: sealed for good, or unsealed.
+    deck_set: list[int] | None = None
 
     def to_json(self) -> str:
         """The stored form (the fields read as they are: ``asdict`` would deep-copy every list first)."""

@@ -16,9 +16,13 @@ start (with a journal) or aborts them with reason "server shutdown"
 What is withheld (docs/protocol.md, section 19): a table whose seed the
 creator chose may share its decks with other tables (a tournament plays each
 deck set several times). While another table dealt from the same seed is not
-over - or for good when the creator sealed the table - its record, its
-spectating and its progress are withheld from anyone without its owner
-token, so nothing about a running table's cards leaks through its twin.
+over - or, when the creator sealed the table, until its deck set is over (for
+good without one) - its record, its spectating and its progress are withheld
+from anyone without its owner token, so nothing about a running table's cards
+leaks through its twin. The rule is :func:`tricktable.server.withholding.withheld`;
+the lobby gathers its facts (open twins, the deck-set indexes ended, here and
+in the store) and, when a twin is created, wakes the spectators of the tables
+it withholds so that their streams end.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import structlog
 from tricktable.rules.game import Seat
 from tricktable.rules.match import MAX_DEALS
 from tricktable.rules.registry import game_rules, new_match
+from tricktable.server import withholding
 from tricktable.server.clocks import TimeControl
 from tricktable.server.errors import (
     BadTokenError,
@@ -54,6 +59,7 @@ from tricktable.server.shard_ids import table_id_for, token_prefix
 from tricktable.server.storage import Storage, TableMeta
 from tricktable.server.stream_guard import ClientStreams
 from tricktable.server.tables import Table, TableStatus
+from tricktable.server.withholding import MAX_OWNER_TOKEN, MIN_OWNER_TOKEN, DeckSet, twin_key
 
 log = structlog.get_logger("tricktable.lobby")
 
@@ -144,10 +150,14 @@ class Lobby:
         self._unstored: list[Table] = []
         self._store_timer: asyncio.TimerHandle | None = None
         self._storer: asyncio.Task[None] | None = None
-        #: The seed of every table with a creator-chosen seed this process created (its twins are found by seed).
-        self._seed_of: dict[str, str] = {}
-        #: Chosen seed -> ids of its tables not over yet: while there are two, each withholds its cards.
-        self._open_seeds: dict[str, set[str]] = {}
+        #: Twin key (:func:`twin_key` of a chosen seed) -> ids of its tables not over yet: while there are two,
+        #: each withholds its cards.
+        self._open_twins: dict[str, set[str]] = {}
+        #: Twin key -> deck-set indexes of its sealed tables ended in this process, and of those in the store
+        #: (read once per key: every table that ends later ends here): when a deck set is over, its seal lifts.
+        self._ended_here: dict[str, set[int]] = {}
+        self._ended_stored: dict[str, set[int]] = {}
+        self._reading_ended: dict[str, asyncio.Future[None]] = {}
         #: Spectate streams open per table id.
         self._spectators: Counter[str] = Counter()
         self.closing = False
@@ -175,8 +185,13 @@ class Lobby:
         names: list[str] | None = None,
         client: str = "",
         sealed: bool = False,
+        deck_set: DeckSet | None = None,
+        owner_token: str = "",
     ) -> tuple[Table, list[str]]:
         """A new table and one join token per seat (the creator's owner token is ``table.owner_token``).
+
+        ``deck_set``: a sealed table's place among the tables dealt from its seed (when its seal lifts);
+        ``owner_token``: the creator's own (a tournament's, for all its tables); empty: one is drawn.
 
         Raises:
             ShuttingDownError, TooManyTablesError, InvalidRequestError, OptionsError.
@@ -191,6 +206,7 @@ class Lobby:
         if seed is not None and not 1 <= len(seed) <= MAX_SEED:
             raise InvalidRequestError(f"seed must be 1 to {MAX_SEED} characters when set (leave it unset and the "
                                       f"server draws a secret one), not {len(seed)}")
+        _check_withholding(seed, sealed, deck_set, owner_token)
         control = (time_control or self.time_control).validate()
         secret = seed if seed else secrets.token_hex(16)
         asked = dict(options or {})
@@ -201,23 +217,28 @@ class Lobby:
         table_id = table_id_for(self.shard, secrets.token_hex(6))
         table = Table(table_id=table_id, match=match, seed=secret, time_control=control, names=names,
                       on_end=self._table_ended, max_deals=self.limits.max_deals, seed_chosen=bool(seed),
-                      sealed=sealed, metrics=self.metrics)
-        owner = new_token()
+                      sealed=sealed, deck_set=deck_set, metrics=self.metrics)
+        owner = owner_token or new_token()
         table.owner_token, table.owner_digest = owner, token_digest(owner)
         tokens = [self.tokens.issue(table_id, state.seat) for state in table.seats]
-        self._add(table, [token_digest(t) for t in tokens], client, secret)
+        self._add(table, [token_digest(t) for t in tokens], client)
         if self.journal is not None:
             self.journal.open_table(Opening(
                 table_id=table_id, game=game, options=asked, seed=secret, time_control=asdict(control),
                 names=table.names, token_digests=[s.token_digest for s in table.seats],
                 created_at=table.created_at, client=client, salt=table.salt, seed_chosen=table.seed_chosen,
-                sealed=sealed, owner_digest=table.owner_digest))
+                sealed=sealed, owner_digest=table.owner_digest,
+                deck_set=None if deck_set is None else [deck_set.tables, deck_set.index]))
             table.journal = TableJournal(self.journal, table_id)
         log.info("table created", table=table_id, game=game, players=table.players, client=client)
         return table, tokens
 
-    def _add(self, table: Table, digests: list[str], client: str, seed: str) -> None:
-        """Hold ``table`` (dealt from ``seed``) open, its seats bound to the tokens of ``digests``."""
+    def _add(self, table: Table, digests: list[str], client: str) -> None:
+        """Hold ``table`` open, its seats bound to the tokens of ``digests``; withhold its twins from now on.
+
+        Spectators already following a twin that this table withholds (it was not withheld before) are
+        woken: their streams check the rule again and end (:meth:`check_open`), before any more event.
+        """
         for state, digest in zip(table.seats, digests, strict=True):
             state.token_digest = digest
             self.tokens.restore(table.id, state.seat, digest)
@@ -225,9 +246,13 @@ class Lobby:
         self._open[table.id] = table
         self._owners[table.id] = client
         self._open_by_client[client] += 1
-        if table.seed_chosen:
-            self._seed_of[table.id] = seed
-            self._open_seeds.setdefault(seed, set()).add(table.id)
+        if table.twin_key:
+            twins = self._open_twins.setdefault(table.twin_key, set())
+            for twin in twins:
+                self._tables[twin].wake()
+            twins.add(table.id)
+            if table.deck_set is not None:
+                self._read_ended_soon(table.twin_key)
 
     def resume(self) -> list[Table]:
         """Rebuild every table of the journal (at start-up, before serving) and return them.
@@ -252,14 +277,15 @@ class Lobby:
                 table = Table(table_id=o.table_id, match=match, seed=o.seed,
                               time_control=TimeControl(**o.time_control).validate(), names=o.names,
                               on_end=self._table_ended, max_deals=self.limits.max_deals, salt=o.salt or None,
-                              seed_chosen=o.seed_chosen, sealed=o.sealed, metrics=self.metrics)
+                              seed_chosen=o.seed_chosen, sealed=o.sealed,
+                              deck_set=None if o.deck_set is None else DeckSet(*o.deck_set), metrics=self.metrics)
                 table.owner_digest = o.owner_digest
             except Exception:
                 log.exception("journaled table can not be rebuilt; dropped", table=o.table_id, game=o.game)
                 self.journal.close_table(o.table_id)
                 continue
             table.created_at = o.created_at
-            self._add(table, o.token_digests, o.client, o.seed)
+            self._add(table, o.token_digests, o.client)
             try:
                 table.replay(entry.steps)
             except Exception as error:
@@ -404,11 +430,13 @@ class Lobby:
             self._open_by_client[client] -= 1
             if not self._open_by_client[client]:
                 del self._open_by_client[client]
-        twins = self._open_seeds.get(self._seed_of.get(table.id, ""))
+        twins = self._open_twins.get(table.twin_key)
         if twins is not None:
             twins.discard(table.id)
             if not twins:
-                del self._open_seeds[self._seed_of[table.id]]
+                del self._open_twins[table.twin_key]
+        if table.deck_set is not None:
+            self._ended_here.setdefault(table.twin_key, set()).add(table.deck_set.index)
         self._unstored.append(table)
         if self._store_timer is None and self._storer is None:
             self._store_timer = asyncio.get_running_loop().call_later(STORE_SECONDS, self._store_waiting)
@@ -477,30 +505,37 @@ class Lobby:
         if found is None:
             raise TableNotFoundError(f"no table {table_id!r}")
         if table is not None:
+            if table.deck_set is not None:
+                await self._read_ended(table.twin_key)
             self.check_reveal(table, owner_token)
         else:
             meta = await self.stored_meta(table_id)
-            seed = found.get("seed")
-            if self._withheld(table_id, seed if isinstance(seed, str) else None, meta.seed_chosen, meta.sealed) \
-                    and not _owner_matches(owner_token, meta.owner_sha256):
+            if await self.withheld_meta(meta, found) and not self.owns_stored(meta, owner_token):
                 raise WithheldError(_WITHHELD)
         return found
 
     def withheld(self, table: Table) -> bool:
         """Whether ``table``'s record, spectating and progress are withheld from anyone without its owner token."""
-        return self._withheld(table.id, self._seed_of.get(table.id), table.seed_chosen, table.sealed)
+        return self._withheld(table.id, table.twin_key, table.sealed, table.deck_set)
 
-    async def withheld_meta(self, meta: TableMeta) -> bool:
-        """:meth:`withheld` for a stored table (its seed is read from its record only when a twin could be open)."""
-        if meta.sealed:
-            return True
-        if not meta.seed_chosen or not self._open_seeds:
-            return False
-        seed = self._seed_of.get(meta.id)
-        if seed is None:  # stored by an earlier run of the server
-            record = await asyncio.to_thread(self.storage.record, meta.id)
+    async def withheld_meta(self, meta: TableMeta, record: Mapping[str, Any] | None = None) -> bool:
+        """:meth:`withheld` for a stored table.
+
+        Its twins are found by its twin key; a table stored by a version that kept none has its seed read
+        from its record (``record`` when the caller has it) only when a twin of it could be open.
+        """
+        deck_set = DeckSet(meta.deck_set_tables, meta.deck_set_index) if meta.deck_set_tables else None
+        if meta.sealed and deck_set is None:
+            return True  # sealed for good: nothing to look up
+        key = meta.twin_key
+        if not key and meta.seed_chosen and self._open_twins:
+            if record is None:
+                record = await asyncio.to_thread(self.storage.record, meta.id)
             seed = record.get("seed") if record else None
-        return self._withheld(meta.id, seed if isinstance(seed, str) else None, True, False)
+            key = twin_key(seed) if isinstance(seed, str) else ""
+        if meta.sealed and key:
+            await self._read_ended(key)
+        return self._withheld(meta.id, key, meta.sealed, deck_set)
 
     def check_reveal(self, table: Table, owner_token: str) -> None:
         """Pass when ``table`` is not withheld or ``owner_token`` is its creator's.
@@ -508,15 +543,64 @@ class Lobby:
         Raises:
             WithheldError
         """
-        if self.withheld(table) and not _owner_matches(owner_token, table.owner_digest):
+        if self.withheld(table) and not self.owns(table, owner_token):
             raise WithheldError(_WITHHELD)
 
-    def _withheld(self, table_id: str, seed: str | None, chosen: bool, sealed: bool) -> bool:
-        if sealed:
-            return True
-        if not chosen or seed is None:
-            return False
-        return bool(self._open_seeds.get(seed, set()) - {table_id})
+    def check_open(self, table: Table) -> None:
+        """Pass while ``table`` is not withheld: a spectator's stream let in before checks it before each event.
+
+        Raises:
+            WithheldError: a twin created since withholds the table (the stream ends, PERMISSION_DENIED).
+        """
+        if self.withheld(table):
+            raise WithheldError(_WITHHELD_SINCE)
+
+    def owns(self, table: Table, owner_token: str) -> bool:
+        """Whether ``owner_token`` is ``table``'s creator's (reads whatever is withheld)."""
+        return _owner_matches(owner_token, table.owner_digest)
+
+    def owns_stored(self, meta: TableMeta, owner_token: str) -> bool:
+        """:meth:`owns` for a stored table."""
+        return _owner_matches(owner_token, meta.owner_sha256)
+
+    def _withheld(self, table_id: str, key: str, sealed: bool, deck_set: DeckSet | None) -> bool:
+        """The rule (:func:`withholding.withheld`) on what this lobby knows of the table's twins."""
+        twins = self._open_twins.get(key) if key else None
+        open_twins = 0 if twins is None else len(twins) - (table_id in twins)  # checked per event a spectator gets
+        ended = self._ended_indexes(key) if sealed and key and deck_set is not None else None
+        return withholding.withheld(open_twins=open_twins, sealed=sealed, deck_set=deck_set, ended=ended)
+
+    def _ended_indexes(self, key: str) -> set[int] | None:
+        """The deck-set indexes of twin key ``key`` of which a table has ended (None until the store was read)."""
+        stored = self._ended_stored.get(key)
+        return None if stored is None else stored | self._ended_here.get(key, set())
+
+    async def _read_ended(self, key: str) -> None:
+        """Read from the store, once per key, which deck-set indexes of twin key ``key`` ended before.
+
+        A failed read is logged and tried again at the next ask; until then the seal holds.
+        """
+        if key in self._ended_stored:
+            return
+        reading = self._reading_ended.get(key)
+        if reading is None:
+            reading = self._reading_ended[key] = asyncio.ensure_future(self._load_ended(key))
+        await asyncio.shield(reading)
+
+    async def _load_ended(self, key: str) -> None:
+        try:
+            self._ended_stored[key] = await asyncio.to_thread(self.storage.ended_twins, key)
+        except Exception:
+            log.exception("ended twins not read", twin_key=key[:12])
+        finally:
+            self._reading_ended.pop(key, None)
+
+    def _read_ended_soon(self, key: str) -> None:
+        """Start :meth:`_read_ended` for a sealed table just added, so its seal can lift without a wait."""
+        if key in self._ended_stored or key in self._reading_ended:
+            return
+        with contextlib.suppress(RuntimeError):  # no running loop (a table built outside the server): on demand
+            self._reading_ended[key] = asyncio.get_running_loop().create_task(self._load_ended(key))
 
     async def stored(self, *, game: str | None = None, limit: int = 100) -> list[TableMeta]:
         """Stored (ended) tables, newest first."""
@@ -575,6 +659,28 @@ _WITHHELD = ("withheld: the table is sealed, or a table dealt from the same seed
              "only its creator's owner token reads it now")
 
 
+_WITHHELD_SINCE = ("withheld since this stream began: a table dealt from the same seed was created; "
+                   "only its creator's owner token follows it now")
+
+
+def _check_withholding(seed: str | None, sealed: bool, deck_set: DeckSet | None, owner_token: str) -> None:
+    """Refuse a deck set without a seal and a seed, a bad deck set, or an owner token too short or odd.
+
+    Raises:
+        InvalidRequestError: naming the field as the protos do.
+    """
+    if deck_set is not None:
+        if not (sealed and seed):
+            raise InvalidRequestError("deck_set needs sealed and a seed: it says when a sealed table's seal lifts")
+        problem = deck_set.check()
+        if problem is not None:
+            raise InvalidRequestError(problem)
+    if owner_token and not (MIN_OWNER_TOKEN <= len(owner_token) <= MAX_OWNER_TOKEN
+                            and owner_token.isascii() and owner_token.isprintable() and " " not in owner_token):
+        raise InvalidRequestError(f"owner_token must be {MIN_OWNER_TOKEN} to {MAX_OWNER_TOKEN} printable ASCII "
+                                  f"characters without spaces when set, not {len(owner_token)} characters")
+
+
 def _owner_matches(token: str, digest: str) -> bool:
     return bool(token and digest) and secrets.compare_digest(token_digest(token), digest)
 
@@ -601,4 +707,6 @@ def meta_of(table: Table) -> TableMeta:
         winners=list(result.winners) if result else [], scores=list(result.scores) if result else [],
         actions=table.actions_played, created_at=table.created_at, started_at=table.started_at,
         ended_at=table.ended_at, seed_chosen=table.seed_chosen, sealed=table.sealed,
-        owner_sha256=table.owner_digest)
+        owner_sha256=table.owner_digest, twin_key=table.twin_key,
+        deck_set_tables=0 if table.deck_set is None else table.deck_set.tables,
+        deck_set_index=0 if table.deck_set is None else table.deck_set.index)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Coroutine
 from dataclasses import replace
@@ -42,6 +43,7 @@ from tricktable.server.storage import TableMeta as StoredMeta
 from tricktable.server.stream_guard import Inbox, RejectionBudget, StreamFailure, decoded
 from tricktable.server.tables import Outcome, Table
 from tricktable.server.wire import SeatWire, event_to_proto, options_message, stored_table_info, table_info
+from tricktable.server.withholding import DeckSet
 
 Context = grpc.aio.ServicerContext[Any, Any]
 log = structlog.get_logger("tricktable.service")
@@ -64,7 +66,9 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         table, tokens = self.lobby.create_table(
             game=game, options=options, time_control=control,
             seed=request.seed if request.HasField("seed") else None,
-            names=list(request.seat_names), client=client_of(context), sealed=request.sealed)
+            names=list(request.seat_names), client=client_of(context), sealed=request.sealed,
+            deck_set=DeckSet(request.deck_set.tables, request.deck_set.index) if request.HasField("deck_set") else None,
+            owner_token=request.owner_token)
         return pb.CreateTableResponse(
             table_id=table.id, seed_sha256=table.seed_sha256, table=table_info(table),
             seat_tokens=[pb.SeatToken(seat=s, token=t) for s, t in enumerate(tokens)], owner_token=table.owner_token)
@@ -242,12 +246,15 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         self.lobby.check_reveal(table, request.owner_token)  # first: even a refused resume point tells progress
         last_seen = request.last_seen_sequence if request.HasField("last_seen_sequence") else None
         check_resume_point(table, None, last_seen)
+        # A stream let in while the table was not withheld ends (PERMISSION_DENIED) once it is: a twin created
+        # meanwhile deals the same cards. The creator's stream goes on.
+        gate = None if self.lobby.owns(table, request.owner_token) else functools.partial(self.lobby.check_open, table)
         with self.lobby.spectating(table):
             snap = table.snapshot(None)
             yield pb.SpectateResponse(started=pb.SpectateStarted(table=table_info(table), sequence=snap.seq,
                                                                  view=convert.view_to_proto(snap.view)))
             after = snap.seq if last_seen is None else last_seen
-            async for item in table.follow(None, after):
+            async for item in table.follow(None, after, gate=gate):
                 if isinstance(item, Event):
                     yield pb.SpectateResponse(event=event_to_proto(item))
 

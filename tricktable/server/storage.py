@@ -47,7 +47,12 @@ _ADDED_COLUMNS = {
     "seed_chosen": "INTEGER NOT NULL DEFAULT 0",
     "sealed": "INTEGER NOT NULL DEFAULT 0",
     "owner_sha256": "TEXT NOT NULL DEFAULT ''",
+    "twin_key": "TEXT NOT NULL DEFAULT ''",
+    "deck_set_tables": "INTEGER NOT NULL DEFAULT 0",
+    "deck_set_index": "INTEGER NOT NULL DEFAULT 0",
 }
+#: Indexes over added columns (made once the columns exist).
+_ADDED_INDEXES = "CREATE INDEX IF NOT EXISTS tables_twins ON tables (twin_key) WHERE twin_key != '';"
 
 
 def resolve_data_dir(flag: str | os.PathLike[str] | None = None) -> Path:
@@ -100,6 +105,12 @@ class TableMeta:
     sealed: bool = False
     #: SHA-256 (hex) of the creator's owner token; the token itself is never stored.
     owner_sha256: str = ""
+    #: What groups the table with its twins (:func:`tricktable.server.withholding.twin_key`); '': a drawn seed,
+    #: or stored by a version that did not keep it.
+    twin_key: str = ""
+    #: A sealed table's deck set (tables dealt from its seed, its index among them); 0 tables: none.
+    deck_set_tables: int = 0
+    deck_set_index: int = 0
 
 
 def _row(meta: TableMeta, record: dict[str, Any]) -> tuple[Any, ...]:
@@ -107,7 +118,8 @@ def _row(meta: TableMeta, record: dict[str, Any]) -> tuple[Any, ...]:
     return (meta.id, meta.game, meta.players, meta.status, meta.reason, json.dumps(meta.options),
             json.dumps(meta.names), json.dumps(meta.time_control), meta.seed_sha256, json.dumps(meta.winners),
             json.dumps(meta.scores), meta.actions, meta.created_at, meta.started_at, meta.ended_at,
-            json.dumps(record, separators=(",", ":")), int(meta.seed_chosen), int(meta.sealed), meta.owner_sha256)
+            json.dumps(record, separators=(",", ":")), int(meta.seed_chosen), int(meta.sealed), meta.owner_sha256,
+            meta.twin_key, meta.deck_set_tables, meta.deck_set_index)
 
 
 class Storage:
@@ -128,6 +140,7 @@ class Storage:
         for column, definition in _ADDED_COLUMNS.items():
             if column not in present:  # a database from an older version
                 db.execute(f"ALTER TABLE tables ADD COLUMN {column} {definition}")
+        db.executescript(_ADDED_INDEXES)
         self._db = db
         return self
 
@@ -174,8 +187,8 @@ class Storage:
                     db.executemany(
                         "INSERT OR REPLACE INTO tables (id, game, players, status, reason, options, names,"
                         " time_control, seed_sha256, winners, scores, actions, created_at, started_at, ended_at,"
-                        " record, seed_chosen, sealed, owner_sha256)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                        " record, seed_chosen, sealed, owner_sha256, twin_key, deck_set_tables, deck_set_index)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
                     db.execute("COMMIT")
                 except BaseException:
                     if db.in_transaction:
@@ -206,6 +219,13 @@ class Storage:
             return self._select("WHERE game = ? ORDER BY ended_at DESC LIMIT ?", (game, limit))
         return self._select("ORDER BY ended_at DESC LIMIT ?", (limit,))
 
+    def ended_twins(self, key: str) -> set[int]:
+        """The deck-set indexes of the stored tables grouped by twin key ``key`` (each has ended)."""
+        with self._lock:
+            rows = self._conn().execute("SELECT DISTINCT deck_set_index FROM tables WHERE twin_key = ?"
+                                        " AND deck_set_tables > 0", (key,)).fetchall()
+        return {int(r[0]) for r in rows}
+
     def count(self) -> int:
         """Number of stored tables."""
         with self._lock:
@@ -215,10 +235,12 @@ class Storage:
         with self._lock:
             rows = self._conn().execute(
                 "SELECT id, game, players, status, reason, options, names, time_control, seed_sha256, winners,"
-                " scores, actions, created_at, started_at, ended_at, seed_chosen, sealed, owner_sha256"
+                " scores, actions, created_at, started_at, ended_at, seed_chosen, sealed, owner_sha256, twin_key,"
+                " deck_set_tables, deck_set_index"
                 f" FROM tables {where}", params).fetchall()
         return [TableMeta(id=r[0], game=r[1], players=r[2], status=r[3], reason=r[4], options=json.loads(r[5]),
                           names=json.loads(r[6]), time_control=json.loads(r[7]), seed_sha256=r[8],
                           winners=json.loads(r[9]), scores=json.loads(r[10]), actions=r[11], created_at=r[12],
                           started_at=r[13], ended_at=r[14], seed_chosen=bool(r[15]), sealed=bool(r[16]),
-                          owner_sha256=r[17]) for r in rows]
+                          owner_sha256=r[17], twin_key=r[18], deck_set_tables=r[19], deck_set_index=r[20])
+                for r in rows]

@@ -62,6 +62,7 @@ from tricktable.server.journal import Step, TableJournal
 from tricktable.server.metrics import Metrics
 from tricktable.server.seats import SeatState, clean_name
 from tricktable.server.visibility import public_view
+from tricktable.server.withholding import DeckSet, twin_key
 
 T = TypeVar("T")
 
@@ -140,6 +141,7 @@ class Table:
         salt: str | None = None,
         seed_chosen: bool = False,
         sealed: bool = False,
+        deck_set: DeckSet | None = None,
         metrics: Metrics | None = None,
     ) -> None:
         self.id = table_id
@@ -157,6 +159,10 @@ class Table:
         self.seed_chosen = seed_chosen
         #: The creator sealed the table: record, spectating and progress only with its owner token.
         self.sealed = sealed
+        #: Where a sealed table sits among the tables dealt from its seed; None: sealed for good.
+        self.deck_set = deck_set
+        #: What groups this table with its twins (tables dealt from the same chosen seed); '': a drawn seed.
+        self.twin_key = twin_key(seed) if seed_chosen else ""
         #: The creator's credential (set by the lobby; in memory only until CreateTable returns it) and its
         #: digest, which is what is kept: it reads what is withheld from everyone else.
         self.owner_token = ""
@@ -260,14 +266,16 @@ class Table:
         p = self._pending
         return self._decision_body(p) if p is not None and p.seat == seat else None
 
-    async def follow(self, audience: Audience, after_seq: int = 0,
-                     inbox: deque[T] | None = None) -> AsyncGenerator[Event | DecisionRequested | T]:
+    async def follow(self, audience: Audience, after_seq: int = 0, inbox: deque[T] | None = None,
+                     gate: Callable[[], None] | None = None) -> AsyncGenerator[Event | DecisionRequested | T]:
         """The audience's events after ``after_seq``, live, until the table has ended and all are sent.
 
         A seat also gets its pending decision, once, after the events that led
         to it; a decision already decided is never sent. Items a stream puts
         in ``inbox`` (its answers to the client; then :meth:`wake`) are
         yielded first, so one writer serves the stream without a second task.
+        ``gate`` (a spectator's) is called before each event and after each
+        wake-up; what it raises ends the stream (the table became withheld).
         """
         log = self._log(audience)
         index = max(0, min(after_seq, len(log)))
@@ -277,6 +285,8 @@ class Table:
             while inbox:
                 yield inbox.popleft()
             while index < len(log):
+                if gate is not None:
+                    gate()
                 yield log[index]
                 index += 1
             p = self._pending
@@ -291,9 +301,11 @@ class Table:
             if inbox:
                 continue
             await self._wait_for_news(audience)
+            if gate is not None:
+                gate()
 
     async def follow_batches(self, audience: Audience, after_seq: int = 0, inbox: deque[T] | None = None,
-                             coalesce: Callable[[T], bool] | None = None,
+                             coalesce: Callable[[T], bool] | None = None, gate: Callable[[], None] | None = None,
                              ) -> AsyncGenerator[list[Event | DecisionRequested | T]]:
         """:meth:`follow` in batches: each time, everything ready at once (inbox, events, then the decision), in order.
 
@@ -308,6 +320,7 @@ class Table:
         acting seat's decision never waits behind the others' events. The
         hold starts as soon as a decision is sent, so the answer's Accepted
         needs no wake-up of its own (the stream's reader gives it none).
+        ``gate`` as in :meth:`follow`: called before each batch and after each wake-up.
         """
         log = self._log(audience)
         index = max(0, min(after_seq, len(log)))
@@ -318,6 +331,8 @@ class Table:
         timer: asyncio.TimerHandle | None = None
         try:
             while True:
+                if gate is not None:
+                    gate()
                 self._flush()
                 while inbox:
                     item = inbox.popleft()

@@ -23,7 +23,7 @@ import os
 import signal
 import statistics
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -65,6 +65,13 @@ class WaitsForServer(Protocol):
     async def wait_for_server(self, patience_s: float) -> bool:
         """Whether the server answers within ``patience_s`` seconds."""
         ...
+
+
+@runtime_checkable
+class CreatesTables(Protocol):
+    """A dispatcher that creates server tables: they are all given the tournament's organiser credential."""
+
+    owner_token: str
 
 
 #: Times a match whose server went away is played again from its start before the tournament stops
@@ -206,8 +213,11 @@ class Tournament:
     """One tournament over one store: :meth:`run` plays what is missing; the store then holds it all."""
 
     def __init__(self, config: TournamentConfig, store: TournamentStore, dispatcher: Dispatcher, *,
-                 concurrency: int = 1, progress: ProgressSink | None = None) -> None:
+                 concurrency: int = 1, progress: ProgressSink | None = None,
+                 on_begin: Callable[[str], None] | None = None) -> None:
         self.config = config
+        #: Told the organiser credential once the tournament is registered (the command line writes it down).
+        self.on_begin = on_begin
         self.store = store
         self.dispatcher = dispatcher
         self.concurrency = max(1, concurrency)
@@ -240,6 +250,11 @@ class Tournament:
             await self.dispatcher.close()
             raise
         tid = self.config.name
+        owner_token = self.store.owner_token(tid)
+        if isinstance(self.dispatcher, CreatesTables):
+            self.dispatcher.owner_token = owner_token
+        if self.on_begin is not None:
+            self.on_begin(owner_token)
         if resume:
             self.store.forget_unplayed(tid, UNPLAYED_REASON)
         byes: dict[str, int] = collections.defaultdict(int)

@@ -145,9 +145,10 @@ class Summary:
         return data
 
 
-def summarize(config: TournamentConfig, store: TournamentStore) -> Summary:
-    """The report of everything stored for ``config``'s tournament."""
-    games: list[Game] = stored_games(store, config.name)
+def summarize(config: TournamentConfig, store: TournamentStore, games: list[Game] | None = None) -> Summary:
+    """The report of everything stored for ``config``'s tournament (or of ``games`` of it: a public page's)."""
+    if games is None:
+        games = stored_games(store, config.name)
     names = [e.name for e in config.entrants]
     index = games_by_entrant(names, games)
     pairs = [pair_result(pair_games(index, a, b), a, b) for i, a in enumerate(names) for b in names[i + 1:]]

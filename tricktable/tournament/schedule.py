@@ -137,6 +137,23 @@ def arrangements_per_deck_set(config: TournamentConfig) -> int:
     return len(arrangements(group, config.sides, config.players, rotate_partners=config.rotating_partners))
 
 
+def groups_per_round(config: TournamentConfig) -> int:
+    """Groups (tables at once) in each round: every group of a fixed format; a Swiss round seats all but the byes."""
+    if config.format == "swiss":
+        return len(config.entrants) // config.units_per_table
+    return len(fixed_groups(config))
+
+
+def tables_per_deck_set(config: TournamentConfig) -> int:
+    """Games dealt from one deck set: every group of its round plays it in every arrangement (its twins)."""
+    return groups_per_round(config) * arrangements_per_deck_set(config)
+
+
+def deck_set_index(config: TournamentConfig, spec: MatchSpec) -> int:
+    """The match's place among the :func:`tables_per_deck_set` games of its deck set (group, then arrangement)."""
+    return spec.group * arrangements_per_deck_set(config) + spec.arrangement
+
+
 def deck_sets_per_group(config: TournamentConfig) -> int:
     """Deck sets each group plays (per round): ``deck_sets``, else ``games`` rounded up to whole rotations."""
     return deck_sets_for(config.games, config.deck_sets, arrangements_per_deck_set(config))

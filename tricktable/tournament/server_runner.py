@@ -64,7 +64,7 @@ from tricktable.tournament.sandbox import (
     trusted_environment,
     user_ids,
 )
-from tricktable.tournament.schedule import MatchSpec
+from tricktable.tournament.schedule import MatchSpec, deck_set_index, tables_per_deck_set
 from tricktable.tournament.seat import LIFELINE_ENV, PARENT_ENV
 
 #: How much of a crashed bot's stderr goes into the reason.
@@ -232,6 +232,9 @@ class ServerDispatcher:
         self.isolation = "trusted entrants: plain processes, not sandboxed" if sandbox is None else sandbox.describe()
         self._launcher = _Launcher(address=bot_address or address, tls_ca=None if sandbox else tls_ca,
                                    sandbox=sandbox, uids=iter(user_ids()))
+        #: The tournament's organiser credential, the owner token of every table created (set by the engine
+        #: from its store, :class:`tricktable.tournament.engine.CreatesTables`); empty: one per table.
+        self.owner_token = ""
 
     @classmethod
     async def open(cls, config: TournamentConfig, *, address: str | None, data_dir: Path,
@@ -317,12 +320,13 @@ class ServerDispatcher:
 
     async def _play(self, spec: MatchSpec) -> MatchOutcome:
         started = time.perf_counter()
-        # Sealed: the record and the table's progress are this dispatcher's alone (its owner token), since
-        # other tables of the deck set may start later and deal the same cards.
+        # Sealed: the record and the table's progress are the organiser's alone (its owner token) until every
+        # table of the deck set has ended, since the others may start later and deal the same cards.
         table = await create_table(self.address, game=spec.game, options=spec.options, seed=spec.seed,
                                    decision_ms=self.config.decision_ms, bank_ms=self.config.bank_ms,
                                    seat_names=list(spec.seats), sealed=True,
-                                   root_certificates=self.root_certificates)
+                                   deck_set=(tables_per_deck_set(self.config), deck_set_index(self.config, spec)),
+                                   owner_token=self.owner_token, root_certificates=self.root_certificates)
         if table.play_address and self._launcher.sandbox is None:
             launcher = dataclasses.replace(self._launcher, address=play_target(self.address, table.play_address))
         else:  # a sandboxed bot reaches the server through its socket only (see docs/tournament.md for shards)

@@ -38,7 +38,8 @@ CREATE TABLE IF NOT EXISTS tournaments (
     deck_key TEXT NOT NULL DEFAULT '',
     runner_pid INTEGER,
     deck_salt TEXT NOT NULL DEFAULT '',
-    deck_commitment TEXT NOT NULL DEFAULT ''
+    deck_commitment TEXT NOT NULL DEFAULT '',
+    owner_token TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS tournament_matches (
     tournament_id TEXT NOT NULL,
@@ -75,7 +76,10 @@ DECK_KEY_ENV = "TRICKTABLE_DECK_KEY"
 ENDED_STATUSES = ("finished", "stopped by sprt")
 #: Columns added since the first version, with their definitions (an older database gains them at open).
 _ADDED_COLUMNS = (("deck_key", "TEXT NOT NULL DEFAULT ''"), ("runner_pid", "INTEGER"),
-                  ("deck_salt", "TEXT NOT NULL DEFAULT ''"), ("deck_commitment", "TEXT NOT NULL DEFAULT ''"))
+                  ("deck_salt", "TEXT NOT NULL DEFAULT ''"), ("deck_commitment", "TEXT NOT NULL DEFAULT ''"),
+                  ("owner_token", "TEXT NOT NULL DEFAULT ''"))
+#: Bytes of randomness in a tournament's organiser credential (:meth:`TournamentStore.owner_token`).
+OWNER_TOKEN_BYTES = 32
 
 
 def _alive(pid: int | None) -> bool:
@@ -113,6 +117,7 @@ class TournamentStore:
             sqlite3.Error: a read-only open of a file that is missing or not a database.
         """
         self.path = path
+        self.read_only = read_only
         if read_only:  # the web viewer reads a tournament while it runs; it must never write to its file
             self._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
             self._db.execute("PRAGMA busy_timeout=10000")
@@ -157,9 +162,9 @@ class TournamentStore:
             committed = commitment(tournament=config.name, seed=config.seed, salt=salt, key=key)
             self._db.execute(
                 "INSERT INTO tournaments (id, config, fingerprint, status, created_at, deck_key, runner_pid,"
-                " deck_salt, deck_commitment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " deck_salt, deck_commitment, owner_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (config.name, json.dumps(config.to_json(), sort_keys=True), config.fingerprint(), "running",
-                 time.time(), key, os.getpid(), salt, committed))
+                 time.time(), key, os.getpid(), salt, committed, secrets.token_urlsafe(OWNER_TOKEN_BYTES)))
             return 0
         if not resume and row[0] != config.fingerprint():
             raise StoreError(f"another tournament named {config.name!r} (other entrants or settings) is in "
@@ -218,6 +223,23 @@ class TournamentStore:
         if status not in ENDED_STATUSES:
             return DeckKeyDisclosure(commitment=committed)
         return DeckKeyDisclosure(commitment=committed, key=key, salt=salt)
+
+    def owner_token(self, tournament_id: str) -> str:
+        """The tournament's organiser credential: the owner token of every table it creates on a server.
+
+        Drawn at :meth:`begin` (a tournament begun by an older version gets one at its next run), so a
+        resumed tournament keeps it. Whoever holds it follows every table of the tournament live and sees
+        its whole page while deck sets are still being played (docs/tournament.md).
+        """
+        row = self._db.execute("SELECT owner_token FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
+        if row is None:
+            return ""
+        if not row[0] and not self.read_only:
+            token = secrets.token_urlsafe(OWNER_TOKEN_BYTES)
+            self._db.execute("UPDATE tournaments SET owner_token = ? WHERE id = ? AND owner_token = ''",
+                             (token, tournament_id))
+            return self.owner_token(tournament_id)
+        return str(row[0])
 
     def status(self, tournament_id: str) -> str | None:
         """The stored status, or None for an unknown tournament."""

@@ -12,6 +12,13 @@ Pages are static files (``web/static``) that read the JSON API:
 Bad input gets a status and a one-line message, never a traceback: an
 unknown table, record or tournament is 404, a record that does not replay
 422, anything unexpected 500 with the details in the server's log only.
+
+Who sees what (docs/viewer.md): a table withheld by the server's rule
+(docs/protocol.md, section 19: a sealed tournament table until its deck set
+is over, a table whose twin is not over) is, to the public, as unknown as a
+table that does not exist. The holder of its owner token (a tournament's
+organiser) sees and follows it: the token comes as ``Authorization: Bearer
+TOKEN`` or in the cookie ``POST /api/organiser`` sets, never in an address.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from typing import Any
 import structlog
 from aiohttp import web
 
+from tricktable.server.withholding import MAX_OWNER_TOKEN, MIN_OWNER_TOKEN
 from tricktable.web import live
 from tricktable.web.analysed import DEFAULT_SIMS, Analyses, AnalysisError
 from tricktable.web.catalog import Catalog, ServerCatalog, replay_path
@@ -65,6 +73,8 @@ def make_app(catalog: Catalog, *, pages: bool = True) -> web.Application:
         web.get("/api/analysis/{tournament}/{match_id}", api_analysis),
         web.get("/api/tournaments", api_tournaments),
         web.get("/api/tournaments/{tournament}", api_tournament),
+        web.post("/api/organiser", api_organiser_sign_in),
+        web.delete("/api/organiser", api_organiser_sign_out),
         web.get("/static/{name}", static_file),
     ])
     return app
@@ -86,6 +96,46 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 def _catalog(request: web.Request) -> Catalog:
     return request.app[CATALOG]
+
+
+#: The cookie that carries an organiser's owner token to every page and live stream (EventSource can send no
+#: header): HttpOnly, so no script reads it back, and SameSite=Strict, so no other site's page sends it.
+OWNER_COOKIE = "tricktable_owner"
+
+
+def owner_token(request: web.Request) -> str:
+    """The owner token the request carries (``Authorization: Bearer``, else the organiser cookie); '' if none."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return request.cookies.get(OWNER_COOKIE, "")
+
+
+async def api_organiser_sign_in(request: web.Request) -> web.StreamResponse:
+    """Keep an owner token in this browser's cookie (form or JSON field ``token``): withheld tables then show.
+
+    The token is not checked here (that would tell a guesser when it guessed right): each table compares it
+    with its own owner's. 400 when it is missing or not the shape of one.
+    """
+    if request.content_type == "application/json":
+        body = await request.json()
+        token = body.get("token") if isinstance(body, dict) else None
+    else:
+        token = (await request.post()).get("token")
+    if not isinstance(token, str) or not MIN_OWNER_TOKEN <= len(token.strip()) <= MAX_OWNER_TOKEN:
+        raise web.HTTPBadRequest(text=f"400: token: expected an owner token ({MIN_OWNER_TOKEN} to "
+                                      f"{MAX_OWNER_TOKEN} characters)")
+    response = web.json_response({"organiser": True})
+    response.set_cookie(OWNER_COOKIE, token.strip(), httponly=True, samesite="Strict", path="/",
+                        secure=request.secure)
+    return response
+
+
+async def api_organiser_sign_out(request: web.Request) -> web.StreamResponse:
+    """Forget the owner token of this browser."""
+    response = web.json_response({"organiser": False})
+    response.del_cookie(OWNER_COOKIE, path="/")
+    return response
 
 
 def _page(name: str) -> Handler:
@@ -114,9 +164,9 @@ async def table_page(request: web.Request) -> web.StreamResponse:
     """The live page; an ended table no longer in memory goes to its replay."""
     table_id = request.match_info["table_id"]
     catalog = _catalog(request)
-    if catalog.table(table_id) is not None:
+    if catalog.table(table_id, owner_token(request)) is not None:
         return await _page("table.html")(request)
-    if await catalog.record(table_id) is not None:
+    if await catalog.record(table_id, owner_token(request)) is not None:
         raise web.HTTPFound(replay_path(table_id))
     raise _not_found(f"no table {table_id!r}")
 
@@ -130,24 +180,31 @@ async def replay_page(request: web.Request) -> web.StreamResponse:
 async def tournament_page(request: web.Request) -> web.StreamResponse:
     """The tournament page."""
     name = request.match_info["tournament"]
-    if await _catalog(request).tournament(name) is None:
+    if await _catalog(request).tournament(name, owner_token(request)) is None:
         raise _not_found(f"no tournament {name!r}")
     return await _page("tournament.html")(request)
 
 
 async def api_tables(request: web.Request) -> web.StreamResponse:
-    """The lobby: every table, open ones first."""
+    """The lobby: every table the request may see, open ones first (``organiser``: it carries an owner token)."""
     catalog = _catalog(request)
-    return web.json_response({"live": catalog.live, "tables": await catalog.tables()})
+    token = owner_token(request)
+    return web.json_response({"live": catalog.live, "organiser": bool(token),
+                              "tables": await catalog.tables(token)})
 
 
 async def api_table_events(request: web.Request) -> web.StreamResponse:
-    """A live table's spectator events as Server-Sent Events (404 when the table is not in memory)."""
+    """A live table's spectator events as Server-Sent Events (404 when it is not in memory, or withheld).
+
+    A stream that becomes withheld (a twin of its table created) ends with a ``withheld`` event.
+    """
     table_id = request.match_info["table_id"]
-    table = _catalog(request).table(table_id)
+    catalog = _catalog(request)
+    token = owner_token(request)
+    table = catalog.table(table_id, token)
     if table is None:
         raise _not_found(f"no live table {table_id!r}")
-    return await live.stream(request, table)
+    return await live.stream(request, table, catalog.gate(table, token))
 
 
 async def _record(request: web.Request) -> dict[str, Any]:
@@ -157,7 +214,7 @@ async def _record(request: web.Request) -> dict[str, Any]:
         found = await catalog.tournament_record(info["tournament"], info["match_id"])
         what = f"no game {info['match_id']!r} in tournament {info['tournament']!r}"
     else:
-        found = await catalog.record(info["table_id"])
+        found = await catalog.record(info["table_id"], owner_token(request))
         what = f"no ended table {info['table_id']!r}"
     if found is None:
         raise _not_found(what)
@@ -205,7 +262,7 @@ async def api_tournaments(request: web.Request) -> web.StreamResponse:
 async def api_tournament(request: web.Request) -> web.StreamResponse:
     """One tournament's standings, pairs, SPRT, progress and games."""
     name = request.match_info["tournament"]
-    page = await _catalog(request).tournament(name)
+    page = await _catalog(request).tournament(name, owner_token(request))
     if page is None:
         raise _not_found(f"no tournament {name!r}")
     return web.json_response(page)

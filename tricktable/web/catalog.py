@@ -6,17 +6,27 @@ its database. For ``tricktable view``, with no server: :class:`FileCatalog`
 reads a record, a ``records.jsonl`` or a tournament's export folder once,
 :class:`DatabaseCatalog` the tournaments of a database file as they are
 stored (:func:`open_catalog` picks one).
+
+What a table shows follows the server's one rule of what is withheld
+(:mod:`tricktable.server.withholding`, through the lobby, as gRPC applies it):
+a withheld table is not listed, not followed live and has no record here,
+except for the holder of its owner token (``owner_token`` of each method, an
+organiser's); a tournament's page shows a deck set once all its tables are
+over (:func:`tricktable.web.standings.page_from_database`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote
 
+from tricktable.server.errors import ServerError
 from tricktable.server.lobby import Lobby
 from tricktable.server.storage import TableMeta
 from tricktable.server.tables import Table
@@ -39,15 +49,19 @@ class Catalog(Protocol):
     #: Whether tables may be live (a server) or only ended (files).
     live: bool
 
-    async def tables(self) -> list[dict[str, Any]]:
-        """The lobby's rows: open tables first, then ended ones, newest first."""
+    async def tables(self, owner_token: str = "") -> list[dict[str, Any]]:
+        """The lobby's rows: open tables first, then ended ones, newest first (withheld ones for their owner)."""
         ...
 
-    def table(self, table_id: str) -> Table | None:
-        """A table in memory (open, or ended moments ago), or None."""
+    def table(self, table_id: str, owner_token: str = "") -> Table | None:
+        """A table in memory (open, or ended moments ago) that may be followed, or None."""
         ...
 
-    async def record(self, table_id: str) -> dict[str, Any] | None:
+    def gate(self, table: Table, owner_token: str = "") -> Callable[[], None] | None:
+        """What a live stream of ``table`` checks before each batch (raises once it is withheld); None: nothing."""
+        ...
+
+    async def record(self, table_id: str, owner_token: str = "") -> dict[str, Any] | None:
         """The record of an ended table, or None."""
         ...
 
@@ -55,8 +69,8 @@ class Catalog(Protocol):
         """The tournaments to list."""
         ...
 
-    async def tournament(self, name: str) -> dict[str, Any] | None:
-        """The tournament page's data, or None."""
+    async def tournament(self, name: str, owner_token: str = "") -> dict[str, Any] | None:
+        """The tournament page's data (every game for its organiser's token), or None."""
         ...
 
     async def tournament_record(self, name: str, match_id: str) -> dict[str, Any] | None:
@@ -92,20 +106,23 @@ class DatabaseCatalog:
     def __init__(self, database: Path) -> None:
         self.database = database
 
-    async def tables(self) -> list[dict[str, Any]]:
+    async def tables(self, owner_token: str = "") -> list[dict[str, Any]]:
         return []
 
-    def table(self, table_id: str) -> Table | None:
+    def table(self, table_id: str, owner_token: str = "") -> Table | None:
         return None
 
-    async def record(self, table_id: str) -> dict[str, Any] | None:
+    def gate(self, table: Table, owner_token: str = "") -> Callable[[], None] | None:
+        return None
+
+    async def record(self, table_id: str, owner_token: str = "") -> dict[str, Any] | None:
         return None
 
     async def tournaments(self) -> list[dict[str, Any]]:
         return await asyncio.to_thread(standings.list_database, self.database)
 
-    async def tournament(self, name: str) -> dict[str, Any] | None:
-        return await asyncio.to_thread(standings.page_from_database, self.database, name)
+    async def tournament(self, name: str, owner_token: str = "") -> dict[str, Any] | None:
+        return await asyncio.to_thread(standings.page_from_database, self.database, name, owner_token)
 
     async def tournament_record(self, name: str, match_id: str) -> dict[str, Any] | None:
         return await asyncio.to_thread(standings.record_from_database, self.database, name, match_id)
@@ -122,33 +139,37 @@ class ServerCatalog(DatabaseCatalog):
         self.ended_rows = ended_rows
         self.open_rows = open_rows
 
-    async def tables(self) -> list[dict[str, Any]]:
-        in_memory = sorted(self.lobby.tables(), key=lambda t: t.created_at, reverse=True)
+    async def tables(self, owner_token: str = "") -> list[dict[str, Any]]:
+        in_memory = sorted((t for t in self.lobby.tables() if self._shown(t, owner_token)),
+                           key=lambda t: t.created_at, reverse=True)
         rows = [open_row(t) for t in in_memory if not t.is_over][: self.open_rows]
-        shown = {r["id"] for r in rows}
+        listed = {r["id"] for r in rows}
         stored = await self.lobby.stored(limit=self.ended_rows)
-        rows += [stored_row(m) for m in stored if m.id not in shown]
-        shown |= {m.id for m in stored}
-        rows += [open_row(t) for t in in_memory if t.is_over and t.id not in shown]  # ended, not stored yet
+        for meta in stored:
+            if meta.id not in listed and (self.lobby.owns_stored(meta, owner_token)
+                                          or not await self.lobby.withheld_meta(meta)):
+                rows.append(stored_row(meta))
+        listed |= {m.id for m in stored}
+        rows += [open_row(t) for t in in_memory if t.is_over and t.id not in listed]  # ended, not stored yet
         return rows
 
-    def table(self, table_id: str) -> Table | None:
-        table = self.lobby.find(table_id)
-        # Fair play (docs/protocol.md, section 19): a withheld table is not shown live, as Spectate refuses it.
-        return None if table is None or self.lobby.withheld(table) else table
+    def _shown(self, table: Table, owner_token: str) -> bool:
+        """Fair play (docs/protocol.md, section 19): a withheld table only for its owner, as Spectate and GetTable."""
+        return self.lobby.owns(table, owner_token) or not self.lobby.withheld(table)
 
-    async def record(self, table_id: str) -> dict[str, Any] | None:
+    def table(self, table_id: str, owner_token: str = "") -> Table | None:
         table = self.lobby.find(table_id)
-        if table is not None and (not table.is_over or self.lobby.withheld(table)):
+        return None if table is None or not self._shown(table, owner_token) else table
+
+    def gate(self, table: Table, owner_token: str = "") -> Callable[[], None] | None:
+        # A page let in while the table was not withheld stops once a twin withholds it (as a Spectate stream).
+        return None if self.lobby.owns(table, owner_token) else functools.partial(self.lobby.check_open, table)
+
+    async def record(self, table_id: str, owner_token: str = "") -> dict[str, Any] | None:
+        try:
+            return await self.lobby.record(table_id, owner_token)  # as GetRecord gives it, withheld or not
+        except ServerError:
             return None
-        found = await asyncio.to_thread(self.lobby.storage.record, table_id)
-        if found is None and table is not None:
-            return table.record
-        if found is not None and table is None:
-            meta = await asyncio.to_thread(self.lobby.storage.meta, table_id)
-            if meta is not None and await self.lobby.withheld_meta(meta):  # as GetRecord withholds it
-                return None
-        return found
 
 
 class FileCatalog:
@@ -179,7 +200,7 @@ class FileCatalog:
             raise ValueError(f"{path}: expected a record (a JSON object)")
         return cls({path.stem: record})
 
-    async def tables(self) -> list[dict[str, Any]]:
+    async def tables(self, owner_token: str = "") -> list[dict[str, Any]]:
         rows = []
         for table_id, record in self.records.items():
             result = record.get("result") or {}
@@ -190,10 +211,13 @@ class FileCatalog:
                          "url": replay_path(table_id)})
         return rows
 
-    def table(self, table_id: str) -> Table | None:
+    def table(self, table_id: str, owner_token: str = "") -> Table | None:
         return None
 
-    async def record(self, table_id: str) -> dict[str, Any] | None:
+    def gate(self, table: Table, owner_token: str = "") -> Callable[[], None] | None:
+        return None
+
+    async def record(self, table_id: str, owner_token: str = "") -> dict[str, Any] | None:
         return self.records.get(table_id)
 
     async def tournaments(self) -> list[dict[str, Any]]:
@@ -205,7 +229,7 @@ class FileCatalog:
                  "games": page.get("games"), "scheduled": page.get("scheduled"),
                  "url": standings.tournament_path(self.export.name)}]
 
-    async def tournament(self, name: str) -> dict[str, Any] | None:
+    async def tournament(self, name: str, owner_token: str = "") -> dict[str, Any] | None:
         return self.export.page if self.export is not None and self.export.name == name else None
 
     async def tournament_record(self, name: str, match_id: str) -> dict[str, Any] | None:

@@ -12,13 +12,15 @@ where it stopped.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
 
-from tricktable.server.errors import InvalidRequestError, ShuttingDownError
+from tricktable.server.errors import InvalidRequestError, ShuttingDownError, WithheldError
 from tricktable.server.events import Event
 from tricktable.server.service import check_resume_point
 from tricktable.server.tables import Table
@@ -69,16 +71,22 @@ def resume_point(request: web.Request, table: Table) -> int:
     return after
 
 
-async def stream(request: web.Request, table: Table) -> web.StreamResponse:
-    """Send the table's spectator events from the resume point until the table has ended and all are sent."""
+async def stream(request: web.Request, table: Table, gate: Callable[[], None] | None = None) -> web.StreamResponse:
+    """Send the table's spectator events from the resume point until the table has ended and all are sent.
+
+    ``gate`` (:meth:`tricktable.web.catalog.Catalog.gate`) is checked before each batch: once the table is
+    withheld (a twin of it was created) the stream sends a last ``withheld`` event, with the reason, and ends.
+    """
     after = resume_point(request, table)
     response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
                                            "X-Accel-Buffering": "no"})
     await response.prepare(request)
     seq = after
     try:
+        if gate is not None:
+            gate()  # withheld while the response was prepared: not even the state goes out
         await _send(response, "state", after, message(table, []))
-        async for batch in table.follow_batches(None, after):
+        async for batch in table.follow_batches(None, after, gate=gate):
             events = [item for item in batch if isinstance(item, Event)]  # spectators get events only
             if events:
                 seq = events[-1].seq
@@ -88,6 +96,9 @@ async def stream(request: web.Request, table: Table) -> web.StreamResponse:
         pass
     except ShuttingDownError:  # suspended for a restart: the browser's EventSource resumes from the last id
         pass
+    except WithheldError as error:  # no more of this table for this page: the page closes its EventSource
+        with contextlib.suppress(ConnectionResetError):
+            await _send(response, "withheld", seq, {"reason": error.message})
     return response
 
 

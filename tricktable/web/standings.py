@@ -9,17 +9,22 @@ figures are the report's own (:func:`tricktable.tournament.report.summarize`).
 
 from __future__ import annotations
 
+import collections
 import json
-from collections.abc import Iterator
+import secrets
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from tricktable.server import withholding
+from tricktable.server.withholding import DeckSet
 from tricktable.tournament.config import TournamentConfig
-from tricktable.tournament.engine import swiss_round_groups
+from tricktable.tournament.engine import UNPLAYED_REASON, stored_games, swiss_round_groups
+from tricktable.tournament.ratings import Game
 from tricktable.tournament.report import read_csv_rows, summarize
-from tricktable.tournament.schedule import fixed_groups, round_matches
+from tricktable.tournament.schedule import deck_set_index, fixed_groups, round_matches, tables_per_deck_set
 from tricktable.tournament.store import ENDED_STATUSES, TournamentStore
 
 
@@ -57,8 +62,13 @@ def list_database(db: Path) -> list[dict[str, Any]]:
         store.close()
 
 
-def page_from_database(db: Path, name: str) -> dict[str, Any] | None:
-    """The page of tournament ``name`` as stored so far, or None when the database has no such tournament."""
+def page_from_database(db: Path, name: str, owner_token: str = "") -> dict[str, Any] | None:
+    """The page of tournament ``name`` as stored so far, or None when the database has no such tournament.
+
+    Fair play: the public page holds only the games of deck sets that are over (every one of their games
+    stored, :func:`public_games`), as the server withholds their tables until then; the holder of the
+    tournament's owner token (its organiser) gets every game stored. ``withheld_games`` counts the others.
+    """
     if not db.exists():
         return None
     store = TournamentStore(db, read_only=True)
@@ -67,13 +77,36 @@ def page_from_database(db: Path, name: str) -> dict[str, Any] | None:
         if not found:
             return None
         config = found[0]
-        page = summarize(config, store).to_json()
+        games = stored_games(store, name)
+        expected = store.owner_token(name)
+        organiser = bool(owner_token and expected) and secrets.compare_digest(owner_token.encode(), expected.encode())
+        shown = games if organiser else public_games(config, games)
+        page = summarize(config, store, shown).to_json()
         page["scheduled"] = scheduled_games(config)
-        page["matches"] = [_match_row(name, m.spec.to_json(), m.outcome.to_json(), replay=m.outcome.status != "error")
-                           for m in store.iter_matches(name)]
+        page["withheld_games"] = len(games) - len(shown)
+        page["organiser"] = organiser
+        page["matches"] = [_match_row(name, spec.to_json(), outcome.to_json(), replay=outcome.status != "error")
+                           for spec, outcome in shown]
         return page
     finally:
         store.close()
+
+
+def public_games(config: TournamentConfig, games: Sequence[Game]) -> list[Game]:
+    """The games of ``games`` whose deck set is over: the server's rule (:func:`withholding.withheld`) on them.
+
+    A deck set is over once a game of each of its places (:func:`deck_set_index`) is stored; a game the
+    machinery could not play (played again on ``--resume``) does not count, as its table will be dealt again.
+    """
+    tables = tables_per_deck_set(config)
+    ended: dict[tuple[int, int], set[int]] = collections.defaultdict(set)
+    for spec, outcome in games:
+        if not (outcome.status == "error" and outcome.reason.startswith(UNPLAYED_REASON)):
+            ended[(spec.round, spec.deck_set)].add(deck_set_index(config, spec))
+    return [(spec, outcome) for spec, outcome in games
+            if not withholding.withheld(open_twins=0, sealed=True,
+                                        deck_set=DeckSet(tables, deck_set_index(config, spec)),
+                                        ended=ended[(spec.round, spec.deck_set)])]
 
 
 def record_from_database(db: Path, name: str, match_id: str) -> dict[str, Any] | None:

@@ -24,8 +24,40 @@ function section(title, tables) {
       tableRows(tables))));
 }
 
+// The organiser's sign-in: its owner token goes to the viewer once, which keeps it in an HttpOnly cookie;
+// tables withheld from the public (a tournament's deck set still being played) then show and can be followed.
+let organiser = null;
+
+async function signIn(event) {
+  event.preventDefault();
+  const token = event.target.elements.token.value.trim();
+  const response = await fetch("/api/organiser", { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ token }) });
+  if (!response.ok) { alert(await response.text()); return; }
+  refresh();
+}
+
+async function signOut() {
+  await fetch("/api/organiser", { method: "DELETE" });
+  refresh();
+}
+
+function drawOrganiser(signedIn, live) {
+  if (signedIn === organiser) return;  // drawn once per state: a redraw would wipe what is being typed
+  organiser = signedIn;
+  const box = document.getElementById("organiser");
+  if (!live) { box.replaceChildren(); return; }
+  box.replaceChildren(signedIn
+    ? el("p", { class: "muted", "data-testid": "organiser" }, "signed in with an owner token: its withheld tables are listed too. ",
+      el("button", { type: "button", onclick: signOut }, "sign out"))
+    : el("form", { onsubmit: signIn, "data-testid": "organiser" },
+      el("label", {}, "organiser: ", el("input", { name: "token", type: "password", autocomplete: "off",
+        placeholder: "owner token" })), " ", el("button", { type: "submit" }, "sign in")));
+}
+
 async function refresh() {
-  const [{ live, tables }, { tournaments }] = await Promise.all([getJSON("/api/tables"), getJSON("/api/tournaments")]);
+  const [{ live, organiser: signedIn, tables }, { tournaments }] = await Promise.all([getJSON("/api/tables"), getJSON("/api/tournaments")]);
+  drawOrganiser(Boolean(signedIn), live);
   const games = [...new Set(tables.map((t) => t.game))].sort();
   const shown = tables.filter((t) => !gameFilter || t.game === gameFilter);
   const filter = el("select", { onchange: (e) => { gameFilter = e.target.value; refresh(); } },

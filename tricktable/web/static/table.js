@@ -117,5 +117,10 @@ for (const kind of ["state", "batch", "end"]) {
     if (kind === "end") source.close();
   });
 }
+source.addEventListener("withheld", (message) => {
+  source.close();
+  state.ended = true;
+  status.replaceChildren(el("span", { class: "error-box", "data-testid": "withheld" }, JSON.parse(message.data).reason));
+});
 source.onerror = () => { if (!state.ended) status.textContent = "connection lost; reconnecting…"; };
 setInterval(() => { if (state.clock && !state.ended) draw(); }, 250);

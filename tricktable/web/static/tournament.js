@@ -75,10 +75,14 @@ function games(rows) {
 async function refresh() {
   const page = await getJSON(api);
   const names = page.leaderboard.map((s) => s.name);
-  const done = page.games, total = Math.max(page.scheduled || 0, done);
+  // Games of a deck set still being played are counted but not shown (fair play: their twins are to come).
+  const withheld = page.withheld_games || 0;
+  const done = page.games + withheld, total = Math.max(page.scheduled || 0, done);
   main.replaceChildren(
     el("p", {}, `${page.config.game}, ${page.config.format}, ${page.config.entrants.length} entrants `, statusBadge(page.status)),
-    el("div", { "data-testid": "progress" }, el("p", {}, `${done} of ${total} games`),
+    el("div", { "data-testid": "progress" }, el("p", {}, `${done} of ${total} games`,
+      withheld ? el("span", { class: "muted", "data-testid": "withheld" },
+        ` (${withheld} in deck sets still being played: shown once every arrangement of theirs is over)`) : ""),
       el("div", { class: "progress" }, el("div", { style: `width:${total ? (100 * done / total).toFixed(1) : 0}%` }))),
     el("h2", {}, "leaderboard (OpenSkill)"), el("div", { class: "scroll" }, leaderboard(page.leaderboard)),
     el("h2", {}, "crosstable"), el("div", { class: "scroll" }, crosstable(page.crosstable, names)),

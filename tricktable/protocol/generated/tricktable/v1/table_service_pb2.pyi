@@ -382,14 +382,22 @@ class CreateTableRequest(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     SEAT_NAMES_FIELD_NUMBER: _builtins.int
     SEALED_FIELD_NUMBER: _builtins.int
+    DECK_SET_FIELD_NUMBER: _builtins.int
+    OWNER_TOKEN_FIELD_NUMBER: _builtins.int
     game: _game_pb2.Game.ValueType
     """The game."""
     seed: _builtins.str
     """A secret seed for the decks; unset: the server draws one."""
     sealed: _builtins.bool
     """Seal the table: its record, spectating and progress (deal number, scores, result) are only for
-    the holder of CreateTableResponse.owner_token, for good. For tournaments, whose later tables may
-    deal from the same seed (duplicate deals): the server can not know of a table not yet created.
+    the holder of CreateTableResponse.owner_token, for good unless `deck_set` says when the seal
+    lifts. For tournaments, whose later tables may deal from the same seed (duplicate deals): the
+    server can not know of a table not yet created.
+    """
+    owner_token: _builtins.str
+    """The owner token to bind to the table instead of one the server draws: 32 to 256 printable
+    ASCII characters, secret. A creator that passes the same one to many tables (a tournament's
+    organiser) follows all of them with it. Unset or empty: the server draws one.
     """
     @_builtins.property
     def options(self) -> _game_pb2.TableOptions:
@@ -403,6 +411,14 @@ class CreateTableRequest(_message.Message):
     def seat_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Display names by seat; missing names default to "seat-N"."""
 
+    @_builtins.property
+    def deck_set(self) -> Global___DeckSet:
+        """With `sealed` and `seed`: this table is one of the `deck_set.tables` tables the creator deals
+        from this seed (a tournament's deck set, played in every arrangement). The seal lifts once a
+        table of every index 0 to tables-1 dealt from the seed has ended and none of them is open;
+        then the tables are withheld no longer. Unset: sealed for good.
+        """
+
     def __init__(
         self,
         *,
@@ -412,16 +428,46 @@ class CreateTableRequest(_message.Message):
         seed: _builtins.str | None = ...,
         seat_names: _abc.Iterable[_builtins.str] | None = ...,
         sealed: _builtins.bool = ...,
+        deck_set: Global___DeckSet | None = ...,
+        owner_token: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "options", b"options", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "deck_set", b"deck_set", "options", b"options", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "game", b"game", "options", b"options", "sealed", b"sealed", "seat_names", b"seat_names", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "deck_set", b"deck_set", "game", b"game", "options", b"options", "owner_token", b"owner_token", "sealed", b"sealed", "seat_names", b"seat_names", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
 
 Global___CreateTableRequest: _TypeAlias = CreateTableRequest  # noqa: Y015
+
+@_typing.final
+class DeckSet(_message.Message):
+    """Where a sealed table sits among the tables dealt from its seed (CreateTableRequest.deck_set)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLES_FIELD_NUMBER: _builtins.int
+    INDEX_FIELD_NUMBER: _builtins.int
+    tables: _builtins.int
+    """How many tables the creator deals from the seed, replays of a table not counted (1 or more)."""
+    index: _builtins.int
+    """This table's place among them, 0 to tables-1; a replay of a table that ended early (a server
+    restart) takes the same index.
+    """
+    def __init__(
+        self,
+        *,
+        tables: _builtins.int = ...,
+        index: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["index", b"index", "tables", b"tables"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeckSet: _TypeAlias = DeckSet  # noqa: Y015
 
 @_typing.final
 class CreateTableResponse(_message.Message):
@@ -440,8 +486,9 @@ class CreateTableResponse(_message.Message):
     seed_sha256: _builtins.str
     """SHA-256 of the seed, hex."""
     owner_token: _builtins.str
-    """Secret credential of the creator: reads the record and spectates while they are withheld (a
-    sealed table, or one dealt from the same seed as a table not over yet).
+    """Secret credential of the creator (CreateTableRequest.owner_token when given): reads the record
+    and spectates while they are withheld (a sealed table, or one dealt from the same seed as a
+    table not over yet).
     """
     play_address: _builtins.str
     """host:port of the server process that runs the table (a shard of `tricktable serve --shards`): open
