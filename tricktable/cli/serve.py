@@ -64,6 +64,9 @@ def serve_command(
     drain_seconds: Annotated[float, typer.Option(
         "--drain-seconds", min=0, help="On SIGTERM, how long running tables may finish before the rest are left "
         "in the journal for the next start.")] = 30.0,
+    min_free_mb: Annotated[int, typer.Option(
+        "--min-free-mb", help="Free space (MiB) the data directory keeps: below it, and while the journal or the "
+        "record store can not write, no new tables or seats; 0: only failed writes count.")] = 16,
     journal: Annotated[bool, typer.Option(
         "--journal/--no-journal", help="Journal running tables so a restart (after a crash too) resumes them.")]
     = True,
@@ -98,6 +101,7 @@ def serve_command(
     for flag, count in (("--max-tables", max_tables), ("--max-tables-per-client", max_tables_per_client),
                         ("--max-streams-per-client", max_streams_per_client)):
         checks.at_least(flag, count, 1)
+    checks.at_least("--min-free-mb", min_free_mb, 0)
     if print_config:
         typer.echo(to_toml(ctx.params), nl=False)
         raise typer.Exit(0)
@@ -114,7 +118,7 @@ def serve_command(
         host=host, port=port, data_dir=resolve_data_dir(data_dir), tls_cert=tls_cert, tls_key=tls_key,
         time_control=clocks, journal=journal, drain_seconds=drain_seconds,
         limits=Limits(max_tables=max_tables, max_tables_per_client=max_tables_per_client,
-                      max_streams_per_client=max_streams_per_client))
+                      max_streams_per_client=max_streams_per_client, min_free_bytes=min_free_mb * 1024 * 1024))
     companions = [] if no_http else [beside_server(http_host, http_port, announce=notes.append, pages=viewer)]
 
     def ready(server: GameServer, shards: list[Shard] | None = None) -> None:

@@ -1,7 +1,8 @@
 """Build, start and stop the grpc.aio server.
 
 Registered: ``tricktable.v1.TableService``, health checking (every service
-SERVING; NOT_SERVING while stopping) and reflection. Binds 127.0.0.1 by
+SERVING; NOT_SERVING while stopping, and while the journal or the record
+store can not write: :mod:`tricktable.server.store_health`) and reflection. Binds 127.0.0.1 by
 default; TLS when a certificate and key are given.
 
 Crash survival (``ServerConfig.journal``, on by default): every table is
@@ -86,7 +87,10 @@ class GameServer:
         #: Where the other shards are (None: unsharded); their addresses are set once every shard listens.
         self.shards = None if config.shard is None else Shards(config.shard, config.shard_count)
         self.health = HealthServicer()
+        #: Health updates in flight (the storage's state changed), held until done.
+        self._health_updates: set[asyncio.Task[None]] = set()
         self.port = 0
+        self._services: tuple[str, ...] = ("",)
         self._server: grpc.aio.Server | None = None
         self._stopped = asyncio.Event()
 
@@ -130,12 +134,26 @@ class GameServer:
         await server.start()
         if self.config.unix_socket is not None:
             self.config.unix_socket.chmod(0o666)  # a sandboxed bot runs as a user of its own
-        for name in ("", *services):  # "" is the server as a whole
-            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        self._services = ("", *services)  # "" is the server as a whole
+        await self._publish_health()
+        self.lobby.health.on_change(self._storage_changed)
+        self.lobby.keep_storage()
         self._server = server
         log.info("server started", address=self.address, data_dir=str(self.config.data_dir),
                  tls=bool(self.config.tls_cert))
         return self.port
+
+    def _storage_changed(self) -> None:
+        task = asyncio.get_running_loop().create_task(self._publish_health())
+        self._health_updates.add(task)
+        task.add_done_callback(self._health_updates.discard)
+
+    async def _publish_health(self) -> None:
+        """Every service SERVING while storage writes, NOT_SERVING while it fails (ignored once stopping)."""
+        serving = self.lobby.health.writable
+        status = health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
+        for name in self._services:
+            await self.health.set(name, status)
 
     async def stop(self, reason: str = "server shutdown") -> None:
         """Stop accepting tables, drain, leave the rest in the journal (or abort them with ``reason``), stop serving."""

@@ -6,6 +6,10 @@ errors; the error interceptor turns it into the status code of
 error class is mapped. Refusals inside a seat's stream (an illegal or stale
 action) are not errors: they are in-band rejections with a
 :class:`tricktable.protocol.reasons.RejectReason`, and the stream stays open.
+
+An error with a :attr:`ServerError.reason` also carries it, for a client to
+branch on without parsing the message, as the trailing metadata entry
+:data:`REASON_KEY` (:func:`reason_metadata`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from tricktable.rules.errors import NotationError, OptionsError, RecordError
 #: Characters at most of a message the server sends (status details, rejection messages): a message may
 #: quote the client's input, and an unbounded quote would grow past the client's metadata limit.
 MAX_MESSAGE_CHARS = 500
+#: The trailing metadata key of a refusal's machine-readable reason (:attr:`ServerError.reason`).
+REASON_KEY = "tricktable-reason"
 
 
 def bounded(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
@@ -28,6 +34,9 @@ def bounded(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
 
 class ServerError(Exception):
     """Base of the server's domain errors; ``message`` is what the client reads."""
+
+    #: A machine-readable reason sent beside the status (:data:`REASON_KEY`); empty: none.
+    reason = ""
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -56,6 +65,12 @@ class TooManyStreamsError(ServerError):
 
 class ShuttingDownError(ServerError):
     """The server is stopping and accepts no new tables or seekers."""
+
+
+class StorageUnavailableError(ServerError):
+    """The journal or the record store can not write (a full disk): no new tables or seats until it can."""
+
+    reason = "STORAGE_UNAVAILABLE"
 
 
 class TableNotOverError(ServerError):
@@ -109,6 +124,7 @@ STATUS_CODES: dict[type[Exception], grpc.StatusCode] = {
     TooManyRejectionsError: grpc.StatusCode.RESOURCE_EXHAUSTED,
     JoinDeadlineError: grpc.StatusCode.DEADLINE_EXCEEDED,
     ShuttingDownError: grpc.StatusCode.UNAVAILABLE,
+    StorageUnavailableError: grpc.StatusCode.UNAVAILABLE,
     TableNotOverError: grpc.StatusCode.FAILED_PRECONDITION,
     AlreadyJoinedError: grpc.StatusCode.FAILED_PRECONDITION,
     WithheldError: grpc.StatusCode.PERMISSION_DENIED,
@@ -141,3 +157,9 @@ def ending_status(error: Exception) -> tuple[grpc.StatusCode, str]:
     if code is None:
         return grpc.StatusCode.INTERNAL, f"internal error: {type(error).__name__}"
     return code, bounded(str(error))
+
+
+def reason_metadata(error: BaseException) -> tuple[tuple[str, str], ...]:
+    """The trailing metadata that carries ``error``'s machine-readable reason (none for an error without one)."""
+    reason = error.reason if isinstance(error, ServerError) else ""
+    return ((REASON_KEY, reason),) if reason else ()

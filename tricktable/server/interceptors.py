@@ -16,7 +16,7 @@ from typing import Any
 import grpc
 import structlog
 
-from tricktable.server.errors import ending_status, status_for
+from tricktable.server.errors import ending_status, reason_metadata, status_for
 from tricktable.server.stream_guard import ClientStreams
 
 log = structlog.get_logger("tricktable.rpc")
@@ -85,7 +85,7 @@ class _Wrapping(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
 async def _abort_for(error: Exception, context: Context, method: str) -> None:
     if status_for(error) is None:
         log.exception("unexpected error", method=method)
-    await context.abort(*ending_status(error))
+    await context.abort(*ending_status(error), trailing_metadata=reason_metadata(error))
 
 
 class ErrorInterceptor(_Wrapping):

@@ -36,6 +36,18 @@ pages and deleting forty of them rewrites about as many (200 -> 25-40 µs a
 table on the development machine). A crash before a batch is deleted leaves
 tables whose records are stored: the next start forgets them instead of
 resuming them (``tricktable.server.lobby.Lobby.resume``).
+
+When a write fails (a full disk: ``database or disk is full``), the table
+it was for is *broken*: it plays on in memory, but a journal that lacks its
+latest steps would resume it at an earlier point than its seats saw, so its
+rows are deleted (:meth:`Journal.settle`). While that delete fails too, the
+table is *stale* and its end is not sent (``TableJournal.settled``): a
+restart may resume a table whose last moves it lost, never one whose end
+its seats received. The storage keeper retries the delete every second
+(``tricktable.server.lobby.Lobby.keep_storage``); once it is done, or the
+table's record is stored, the held ends go out. Every failure is reported
+to the server's :class:`tricktable.server.store_health.StoreHealth`, which
+refuses new tables until the journal writes again (:meth:`Journal.check`).
 """
 
 from __future__ import annotations
@@ -45,13 +57,15 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from tricktable.server.storage import open_wal
+from tricktable.server.storage import WRITE_CHECK_SCHEMA, WRITE_CHECK_SQL, open_wal
+from tricktable.server.store_health import JOURNAL, StoreHealth
 
 if TYPE_CHECKING:
     from tricktable.server.metrics import Metrics
@@ -81,7 +95,7 @@ CREATE TABLE IF NOT EXISTS steps (
     step TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS steps_of_table ON steps (table_id);
-"""
+""" + WRITE_CHECK_SCHEMA
 #: Why steps are rows in the order written (``seq``) rather than clustered by table: a group commit of
 #: moves of many tables then writes one or two pages of the WAL, not one per table (on the development
 #: machine, 5-8 µs a move instead of 8-13 in groups of 20 moves of 20 to 2,000 tables).
@@ -174,6 +188,21 @@ class TableJournal:
         """Commit the open group: called before anything of the table is sent (cheap when nothing is open)."""
         self._journal.commit()
 
+    def settled(self, release: Callable[[], None]) -> bool:
+        """Whether the table's end may be sent now: the journal holds all of it, or nothing.
+
+        Called when the table ends, before its end is published: its open
+        steps are committed first. False when a failed write left part of it
+        that can not be deleted yet; ``release`` is then called once it is
+        (or once its record is stored), and the end is sent then.
+        """
+        journal = self._journal
+        journal.commit()
+        if self.table_id not in journal.stale or journal.settle():
+            return True
+        journal.on_settled(self.table_id, release)
+        return False
+
 
 class Journal:
     """The journal file. Writes come from the event loop's thread only; moves are committed in groups."""
@@ -188,6 +217,12 @@ class Journal:
         self._checkpointer: threading.Thread | None = None
         #: Tables whose journal write failed: they play on, but can not be resumed (logged once each).
         self.broken: set[str] = set()
+        #: Broken tables whose rows are still in the file (their delete failed too): :meth:`settle` retries it.
+        self.stale: set[str] = set()
+        #: What to call once a stale table's rows are gone (the table's held end).
+        self._releases: dict[str, list[Callable[[], None]]] = {}
+        #: Where failures are reported (the lobby's); None: only logged.
+        self.health: StoreHealth | None = None
         #: Tables whose record is stored, waiting to leave the journal together (:meth:`close_table`).
         self._forgotten: list[str] = []
         self._forget_timer: asyncio.TimerHandle | None = None
@@ -230,7 +265,10 @@ class Journal:
         try:
             while not self._stop.wait(self._checkpoint_seconds):
                 self.background_checkpoint(db)
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try:
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error:  # a full disk: the WAL stays, and the next start reads it
+                log.exception("journal checkpoint at close failed")
         finally:
             db.close()
 
@@ -258,6 +296,9 @@ class Journal:
     def close_table(self, table_id: str) -> None:
         """Forget a table whose record is stored: with the next batch, within :data:`FORGET_SECONDS` on a loop."""
         self.broken.discard(table_id)
+        if table_id in self.stale:  # its record is stored: a start forgets it whatever rows are left
+            self.stale.discard(table_id)
+            self._release(table_id)
         self._forgotten.append(table_id)
         loop = _running_loop()
         if loop is None or len(self._forgotten) >= FORGET_BATCH:
@@ -284,8 +325,9 @@ class Journal:
             db.execute(f"DELETE FROM steps WHERE table_id IN ({marks})", gone)
             db.execute(f"DELETE FROM openings WHERE table_id IN ({marks})", gone)
             db.execute("COMMIT")
-        except sqlite3.Error:
+        except sqlite3.Error as error:
             log.exception("journal delete of finished tables failed; the next start forgets them", tables=gone)
+            self._failed(error)
             self._rollback()
 
     def commit(self) -> None:
@@ -299,10 +341,9 @@ class Journal:
             db.execute("COMMIT")
             if self.metrics is not None:
                 self.metrics.journal_commit.observe(time.perf_counter() - started)
-        except sqlite3.Error:
-            if self.metrics is not None:
-                self.metrics.storage_errors.labels("journal").inc()
+        except sqlite3.Error as error:
             log.exception("journal commit failed; these tables will not survive a restart", tables=sorted(group))
+            self._failed(error)
             self._rollback()
             for table_id in group:
                 self._drop(table_id)
@@ -327,14 +368,16 @@ class Journal:
             self._group.add(table_id)
             for sql, params in statements:
                 db.execute(sql, params)
-        except sqlite3.Error:
+        except sqlite3.Error as error:
             log.exception("journal write failed; this table will not survive a restart", table=table_id)
+            self._failed(error)
             if db.in_transaction:  # only the statement failed
                 self._drop(table_id)
             else:  # SQLite rolled the whole group back
                 lost, self._group = self._group | {table_id}, set()
                 for lost_id in lost:
                     self._drop(lost_id)
+            self.settle()
         if loop is None:
             self.commit()
 
@@ -359,15 +402,82 @@ class Journal:
         _passive_checkpoint(db)
 
     def _drop(self, table_id: str) -> None:
-        """Stop journaling ``table_id`` and delete what the journal holds of it (best effort)."""
+        """Stop journaling ``table_id``; what the journal holds of it is deleted by :meth:`settle`."""
         self.broken.add(table_id)
+        self.stale.add(table_id)
         self._group.discard(table_id)
-        db = self._conn()
+
+    def settle(self) -> bool:
+        """Delete the rows of every stale table (one transaction, after the open group); True when none is left.
+
+        A failure is logged and reported, and leaves them stale: the
+        storage keeper calls this again.
+        """
+        if not self.stale:
+            return True
+        db = self._db
+        if db is None:
+            return False
+        self.commit()
+        if db.in_transaction:
+            return False
+        gone = sorted(self.stale)
+        marks = ", ".join("?" * len(gone))
         try:
-            db.execute("DELETE FROM steps WHERE table_id = ?", (table_id,))
-            db.execute("DELETE FROM openings WHERE table_id = ?", (table_id,))
-        except sqlite3.Error:
-            log.exception("journal delete failed", table=table_id)
+            db.execute("BEGIN")
+            db.execute(f"DELETE FROM steps WHERE table_id IN ({marks})", gone)
+            db.execute(f"DELETE FROM openings WHERE table_id IN ({marks})", gone)
+            db.execute("COMMIT")
+        except sqlite3.Error as error:
+            log.warning("journal delete of broken tables failed; their ends wait", tables=len(gone), error=str(error))
+            self._failed(error)
+            self._rollback()
+            return False
+        self.stale.difference_update(gone)
+        for table_id in gone:
+            self._release(table_id)
+        return True
+
+    def on_settled(self, table_id: str, release: Callable[[], None]) -> None:
+        """Call ``release`` once the stale ``table_id`` is settled (its rows deleted, or its record stored)."""
+        self._releases.setdefault(table_id, []).append(release)
+
+    def _release(self, table_id: str) -> None:
+        for release in self._releases.pop(table_id, ()):
+            try:
+                release()
+            except Exception:
+                log.exception("release of a held table end failed", table=table_id)
+
+    def check(self) -> bool:
+        """Settle the stale tables and commit one small write: True when the journal writes (its failure cleared).
+
+        The storage keeper's retry while the journal fails; a write that
+        commits is the only proof that it writes again.
+        """
+        if not self.settle():
+            return False
+        db = self._db
+        if db is None:
+            return False
+        try:
+            db.execute("BEGIN")
+            db.execute(WRITE_CHECK_SQL, (time.time(),))
+            db.execute("COMMIT")
+        except sqlite3.Error as error:
+            self._failed(error)
+            self._rollback()
+            return False
+        if self.health is not None:
+            self.health.recovered(JOURNAL)
+        return True
+
+    def _failed(self, error: sqlite3.Error) -> None:
+        """Count and report a failed write (the health refuses new tables until :meth:`check` passes)."""
+        if self.metrics is not None:
+            self.metrics.storage_errors.labels(JOURNAL).inc()
+        if self.health is not None:
+            self.health.failed(JOURNAL, error)
 
     def _rollback(self) -> None:
         db = self._db
@@ -379,6 +489,7 @@ class Journal:
     def tables(self) -> list[JournaledTable]:
         """Every journaled table, oldest first, with its steps in order; unreadable rows are logged and skipped."""
         self.forget_now()
+        self.settle()
         db = self._conn()
         found = []
         for table_id, text in db.execute("SELECT table_id, opening FROM openings ORDER BY rowid").fetchall():

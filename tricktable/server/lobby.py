@@ -13,6 +13,17 @@ play on for up to ``drain_seconds``, then suspends the rest for the next
 start (with a journal) or aborts them with reason "server shutdown"
 (without), and waits until every ended table's record is stored.
 
+When storage fails (a full disk; :mod:`tricktable.server.store_health`), the
+lobby creates no table and seats no seeker or first join
+(:class:`StorageUnavailableError`), and the running tables play on. An
+ended table's record that could not be stored stays in memory with its
+table, and is stored again every :data:`tricktable.server.store_health.CHECK_SECONDS`
+by the storage keeper (:meth:`Lobby.keep_storage`) and at shutdown, for up
+to :data:`STORE_PATIENCE_SECONDS`; the journal keeps the table meanwhile,
+so even a restart before then plays it to its end and stores the record.
+How many records may wait is bounded (``Limits.max_unstored_records``): at
+the bound no table is created until they are stored.
+
 What is withheld (docs/protocol.md, section 19): a table whose seed the
 creator chose may share its decks with other tables (a tournament plays each
 deck set several times). While another table dealt from the same seed is not
@@ -46,6 +57,7 @@ from tricktable.server.errors import (
     BadTokenError,
     InvalidRequestError,
     ShuttingDownError,
+    StorageUnavailableError,
     TableNotFoundError,
     TableNotOverError,
     TooManyStreamsError,
@@ -57,6 +69,7 @@ from tricktable.server.metrics import Metrics
 from tricktable.server.seats import TokenBook, clean_name, new_token, token_digest
 from tricktable.server.shard_ids import table_id_for, token_prefix
 from tricktable.server.storage import Storage, TableMeta
+from tricktable.server.store_health import CHECK_SECONDS, JOURNAL, RECORDS, StoreHealth, check_free_space
 from tricktable.server.stream_guard import ClientStreams
 from tricktable.server.tables import Table, TableStatus
 from tricktable.server.withholding import MAX_OWNER_TOKEN, MIN_OWNER_TOKEN, DeckSet, twin_key
@@ -68,6 +81,9 @@ MAX_SEED = 256
 #: worker-thread hop a batch instead of a table). The table keeps its record in memory until then and after, and
 #: the journal keeps the table until its record is stored, so a crash meanwhile loses nothing.
 STORE_SECONDS = 0.5
+#: How long a shutdown keeps trying to store records that fail to be stored (a full disk) before it gives up on
+#: them: the journal still holds those tables, and the next start stores their records.
+STORE_PATIENCE_SECONDS = 10.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -93,6 +109,10 @@ class Limits:
     retain_seconds: float = 30.0
     #: A table is aborted after this many deals without a result (no table runs for ever).
     max_deals: int = MAX_DEALS
+    #: Ended tables whose records wait to be stored (kept in memory, retried): at this many, no new table.
+    max_unstored_records: int = 2000
+    #: Free bytes the data directory's file system keeps: below, no new tables or seats (0: not checked).
+    min_free_bytes: int = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -158,6 +178,11 @@ class Lobby:
         self._ended_here: dict[str, set[int]] = {}
         self._ended_stored: dict[str, set[int]] = {}
         self._reading_ended: dict[str, asyncio.Future[None]] = {}
+        #: Ids of the ended tables whose records are not stored yet (waiting, being stored, or failed to be).
+        self._unstored_ids: set[str] = set()
+        #: Whether the journal and the record store write (:meth:`check_storage` refuses while not).
+        self.health = StoreHealth()
+        self._keeper: asyncio.Task[None] | None = None
         #: Spectate streams open per table id.
         self._spectators: Counter[str] = Counter()
         self.closing = False
@@ -165,8 +190,10 @@ class Lobby:
         self.metrics = Metrics()
         self.metrics.watch(self.tables, lambda: sum(self.client_streams.open.values()),
                            lambda: sum(self._spectators.values()))
+        self.metrics.watch_storage(lambda: self.health.writable, lambda: len(self._unstored_ids))
         if journal is not None:
             journal.metrics = self.metrics
+            journal.health = self.health
 
     # --- tables ----------------------------------------------------------
 
@@ -198,6 +225,7 @@ class Lobby:
         """
         if self.closing:
             raise ShuttingDownError("the server is shutting down and accepts no new tables")
+        self.check_storage()
         if len(self._open) >= self.limits.max_tables:
             raise TooManyTablesError(f"the server holds its limit of {self.limits.max_tables} open tables")
         if client and self._open_by_client[client] >= self.limits.max_tables_per_client:
@@ -221,17 +249,45 @@ class Lobby:
         owner = owner_token or new_token()
         table.owner_token, table.owner_digest = owner, token_digest(owner)
         tokens = [self.tokens.issue(table_id, state.seat) for state in table.seats]
-        self._add(table, [token_digest(t) for t in tokens], client)
+        digests = [token_digest(t) for t in tokens]
         if self.journal is not None:
             self.journal.open_table(Opening(
                 table_id=table_id, game=game, options=asked, seed=secret, time_control=asdict(control),
-                names=table.names, token_digests=[s.token_digest for s in table.seats],
-                created_at=table.created_at, client=client, salt=table.salt, seed_chosen=table.seed_chosen,
-                sealed=sealed, owner_digest=table.owner_digest,
+                names=table.names, token_digests=digests, created_at=table.created_at, client=client,
+                salt=table.salt, seed_chosen=table.seed_chosen, sealed=sealed, owner_digest=table.owner_digest,
                 deck_set=None if deck_set is None else [deck_set.tables, deck_set.index]))
+            if table_id in self.journal.broken:  # not journaled: it would not survive a restart
+                table.discard()
+                self.tokens.revoke(digests)
+                self.journal.broken.discard(table_id)  # never handed out: nothing more is written for it
+                self.check_storage()
+                raise StorageUnavailableError("storage unavailable: the table could not be journaled")
             table.journal = TableJournal(self.journal, table_id)
+        self._add(table, digests, client)
         log.info("table created", table=table_id, game=game, players=table.players, client=client)
         return table, tokens
+
+    def check_storage(self) -> None:
+        """Pass while the journal and the record store write and the records waiting are under their bound.
+
+        Raises:
+            StorageUnavailableError
+        """
+        if not self.health.writable:
+            raise StorageUnavailableError(f"storage unavailable: {self.health.reason}; the server takes no new "
+                                          "tables or seats until it writes again (running tables play on)")
+        if len(self._unstored_ids) >= self.limits.max_unstored_records:
+            raise StorageUnavailableError(f"storage unavailable: {len(self._unstored_ids)} records wait to be "
+                                          "stored; the server takes no new tables until they are")
+
+    def check_join(self, table: Table) -> None:
+        """Pass unless a join would seat a table that has not started while storage fails (its start is a write).
+
+        Raises:
+            StorageUnavailableError
+        """
+        if table.status is TableStatus.WAITING:
+            self.check_storage()
 
     def _add(self, table: Table, digests: list[str], client: str) -> None:
         """Hold ``table`` open, its seats bound to the tokens of ``digests``; withhold its twins from now on.
@@ -366,6 +422,7 @@ class Lobby:
         """
         if self.closing:
             raise ShuttingDownError("the server is shutting down and seats no seekers")
+        self.check_storage()
         game_rules(game).config({"players": players})  # OptionsError for an unknown game or a bad count
         if sum(len(q) for q in self._seekers.values()) >= self.limits.max_seekers:
             raise TooManyTablesError(f"the server holds its limit of {self.limits.max_seekers} seekers")
@@ -438,6 +495,7 @@ class Lobby:
         if table.deck_set is not None:
             self._ended_here.setdefault(table.twin_key, set()).add(table.deck_set.index)
         self._unstored.append(table)
+        self._unstored_ids.add(table.id)
         if self._store_timer is None and self._storer is None:
             self._store_timer = asyncio.get_running_loop().call_later(STORE_SECONDS, self._store_waiting)
 
@@ -457,23 +515,31 @@ class Lobby:
         self._storer = None
 
     async def _store_batches(self) -> None:
-        """Store the waiting records, a batch at a time (one transaction each), until none waits."""
+        """Store the waiting records, a batch at a time (one transaction each), until none waits or one fails."""
         while self._unstored:
             batch, self._unstored = self._unstored, []
-            await self._store(batch)
+            if not await self._store(batch):
+                return  # kept: the storage keeper tries again
 
-    async def _store(self, tables: list[Table]) -> None:
+    async def _store(self, tables: list[Table]) -> bool:
+        """Store ``tables``' records in one transaction; False when the store failed (the batch waits again)."""
         ended = [(meta_of(table), table.record or {}) for table in tables]
         try:
             failed = await self.storage.save_all_async(ended)
         except Exception as refused:
-            log.exception("record store failed", tables=[t.id for t in tables])
-            failed = dict.fromkeys((t.id for t in tables), refused)
+            self.metrics.storage_errors.labels(RECORDS).inc(len(tables))
+            log.error("record store failed; the records are kept and stored again", tables=len(tables),
+                      waiting=len(self._unstored_ids), error=f"{type(refused).__name__}: {refused}")
+            self.health.failed(RECORDS, refused)
+            self._unstored[:0] = tables
+            return False
+        self.health.recovered(RECORDS)
         loop = asyncio.get_running_loop()
         for (meta, _), table in zip(ended, tables, strict=True):
+            self._unstored_ids.discard(table.id)
             lost = failed.get(table.id)
             if lost is not None:  # the journal keeps the table: the next start plays it to its end and stores it
-                self.metrics.storage_errors.labels("records").inc()
+                self.metrics.storage_errors.labels(RECORDS).inc()
                 log.error("record store failed", table=table.id, game=table.game, error=repr(lost))
             else:
                 self.metrics.records_stored.inc()
@@ -481,6 +547,42 @@ class Lobby:
                 if self.journal is not None:
                     self.journal.close_table(table.id)
             loop.call_later(self.limits.retain_seconds, self._forget, table.id)
+        return True
+
+    def unstored(self) -> int:
+        """How many ended tables' records are not stored yet."""
+        return len(self._unstored_ids)
+
+    def keep_storage(self) -> None:
+        """Start the storage keeper (once the server runs): every :data:`CHECK_SECONDS`, :meth:`check_storage_once`."""
+        if self._keeper is None:
+            self._keeper = asyncio.get_running_loop().create_task(self._keep_storage())
+
+    async def _keep_storage(self) -> None:
+        while True:
+            await asyncio.sleep(CHECK_SECONDS)
+            try:
+                await self.check_storage_once()
+            except Exception:  # the keeper must outlive any one look
+                log.exception("storage check failed")
+
+    async def check_storage_once(self) -> None:
+        """Look at the free space, retry what failed (records, the journal's stale tables) and clear what writes."""
+        folders = {self.storage.data_dir}
+        if self.journal is not None:
+            folders.add(self.journal.path.parent)
+        check_free_space(self.health, sorted(folders), self.limits.min_free_bytes)
+        if self.journal is not None and (self.journal.stale or self.health.failing(JOURNAL)):
+            self.journal.check()
+        if self._unstored and self.health.failing(RECORDS):
+            self._store_waiting()
+        elif self.health.failing(RECORDS) and self._storer is None:
+            try:
+                await asyncio.to_thread(self.storage.check)
+            except Exception as error:
+                log.warning("record store still fails", error=f"{type(error).__name__}: {error}")
+            else:
+                self.health.recovered(RECORDS)
 
     def _forget(self, table_id: str) -> None:
         table = self._tables.pop(table_id, None)
@@ -497,6 +599,8 @@ class Lobby:
             WithheldError: the record is withheld and ``owner_token`` is not the table's.
         """
         table = self._tables.get(table_id)
+        if table is not None and table.end_held:
+            raise TableNotOverError(f"table {table_id!r} is ending: its end waits for the storage to write again")
         if table is not None and not table.is_over:
             raise TableNotOverError(f"table {table_id!r} is still {table.status.value}; its record comes at the end")
         found = await asyncio.to_thread(self.storage.record, table_id)
@@ -617,12 +721,30 @@ class Lobby:
             raise TableNotFoundError(f"no table {table_id!r}")
         return meta
 
-    async def drain(self) -> None:
-        """Wait until every ended table's record is stored (those waiting for their batch are stored now)."""
-        self._store_waiting()
-        while self._storing:
-            await asyncio.gather(*list(self._storing), return_exceptions=True)
+    async def drain(self, patience: float = STORE_PATIENCE_SECONDS) -> None:
+        """Wait until every ended table's record is stored (those waiting for their batch are stored now).
+
+        Records that fail to be stored are tried again every :data:`CHECK_SECONDS` for up to ``patience``
+        seconds, then given up on with a log line each (the journal still holds their tables).
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + patience
+        while True:
             self._store_waiting()
+            while self._storing:
+                await asyncio.gather(*list(self._storing), return_exceptions=True)
+            if not self._unstored:
+                return
+            if not self.health.failing(RECORDS):  # ended while the last batch was stored: store them now
+                continue
+            if loop.time() >= deadline:
+                for table in self._unstored:
+                    log.error("record not stored at shutdown; the journal keeps its table for the next start",
+                              table=table.id, game=table.game, reason=self.health.reason)
+                return
+            await asyncio.sleep(CHECK_SECONDS)
+            if self.journal is not None and self.journal.stale:
+                self.journal.settle()
 
     async def shutdown(self, reason: str = "server shutdown", *, drain_seconds: float = 0.0) -> None:
         """Stop accepting tables and seekers; let open tables play for up to ``drain_seconds``; store every record.
@@ -652,6 +774,11 @@ class Lobby:
             else:
                 table.abort(reason)
         await self.drain()
+        if self._keeper is not None:
+            self._keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._keeper
+            self._keeper = None
         log.info("lobby closed", tables=len(self._tables), suspended=len(left) if self.journal is not None else 0)
 
 

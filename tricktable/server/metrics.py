@@ -85,6 +85,10 @@ class Metrics:
         """Report the lobby's tables by game and status, its open streams and spectators, read at each scrape."""
         self.registry.register(_LobbyCollector(tables, streams, spectators))
 
+    def watch_storage(self, writable: Callable[[], bool], unstored: Callable[[], int]) -> None:
+        """Report whether storage writes and how many records wait to be stored, read at each scrape."""
+        self.registry.register(_StorageCollector(writable, unstored))
+
     def exposition(self) -> bytes:
         """Every metric, in the text exposition format."""
         return generate_latest(self.registry)
@@ -113,3 +117,21 @@ class _LobbyCollector(Collector):
         yield GaugeMetricFamily("tricktable_streams", "Open streams (calls and PlayMany conversations)",
                                 value=self._streams())
         yield GaugeMetricFamily("tricktable_spectators", "Open spectator streams", value=self._spectators())
+
+
+class _StorageCollector(Collector):
+    """The storage gauges: 0 while the journal or the record store fails (a full disk), and the records kept."""
+
+    def __init__(self, writable: Callable[[], bool], unstored: Callable[[], int]) -> None:
+        self._writable, self._unstored = writable, unstored
+
+    def describe(self) -> Iterator[GaugeMetricFamily]:
+        return iter(())
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        yield GaugeMetricFamily("tricktable_storage_writable",
+                                "1 while the journal and the record store write, 0 while they fail (no new tables)",
+                                value=int(self._writable()))
+        yield GaugeMetricFamily("tricktable_records_unstored",
+                                "Ended tables whose records are kept in memory until they are stored",
+                                value=self._unstored())

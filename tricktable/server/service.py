@@ -163,6 +163,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
                 yield response
             return
         table, seat = self.lobby.resolve(join.token)
+        self.lobby.check_join(table)
         self.lobby.check_seat_streams(table, seat)
         last_seen = join.last_seen_sequence if join.HasField("last_seen_sequence") else None
         inbox = Inbox()
@@ -226,6 +227,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
 
     async def Watch(self, request: pb.WatchRequest, context: Context) -> AsyncIterator[pb.WatchResponse]:
         table, seat = self.lobby.resolve(request.token)
+        self.lobby.check_join(table)
         self.lobby.check_seat_streams(table, seat)
         last_seen = request.last_seen_sequence if request.HasField("last_seen_sequence") else None
         async for response in _seat_stream(table, seat, request.name, last_seen, pb.WatchResponse, Inbox(), None,

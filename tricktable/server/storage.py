@@ -4,6 +4,10 @@ The data directory comes from the ``--data-dir`` flag, else the
 ``TRICKTABLE_DATA_DIR`` environment variable, else ``./data``. Writes run in
 a worker thread (``asyncio.to_thread``) so the event loop never waits on the
 disk; one connection serves every thread behind a lock.
+
+A write that fails (``database or disk is full``) raises: the lobby keeps
+the records in memory and tries again (``tricktable.server.lobby``), and
+:meth:`Storage.check` tells when the file writes again.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +25,13 @@ from typing import Any
 
 DB_NAME = "tricktable.sqlite3"
 ENV_DATA_DIR = "TRICKTABLE_DATA_DIR"
+
+#: One row rewritten to tell whether a database writes again after a failure (the record store's and the
+#: journal's ``check``): only a committed write proves it, and this one is a page, whatever the tables hold.
+WRITE_CHECK_SCHEMA = """
+CREATE TABLE IF NOT EXISTS write_check (id INTEGER PRIMARY KEY CHECK (id = 1), at REAL NOT NULL);
+"""
+WRITE_CHECK_SQL = "INSERT OR REPLACE INTO write_check (id, at) VALUES (1, ?)"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -41,7 +53,7 @@ CREATE TABLE IF NOT EXISTS tables (
     record TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS tables_ended ON tables (ended_at);
-"""
+""" + WRITE_CHECK_SCHEMA
 #: Columns added after the first schema, with their definitions: :meth:`Storage.open` adds those missing.
 _ADDED_COLUMNS = {
     "seed_chosen": "INTEGER NOT NULL DEFAULT 0",
@@ -195,6 +207,23 @@ class Storage:
                         db.execute("ROLLBACK")
                     raise
         return failed
+
+    def check(self) -> None:
+        """Commit one small write (:data:`WRITE_CHECK_SQL`): returns once the file writes again, else raises.
+
+        Raises:
+            sqlite3.Error: the write failed (the disk is still full).
+        """
+        with self._lock:
+            db = self._conn()
+            db.execute("BEGIN")
+            try:
+                db.execute(WRITE_CHECK_SQL, (time.time(),))
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
 
     async def save_all_async(self, ended: Sequence[tuple[TableMeta, dict[str, Any]]]) -> dict[str, Exception]:
         """:meth:`save_all` in a worker thread."""

@@ -16,7 +16,10 @@ Crash survival: with a ``journal`` sink set, the table hands it a step
 (:mod:`tricktable.server.journal`) before it publishes anything that step caused, so
 :meth:`Table.replay` can rebuild it after a restart with the same logs and
 sequence numbers. :meth:`Table.suspend` freezes a table the next start will
-resume (the server is stopping).
+resume (the server is stopping). A table whose journal lost part of it to a
+failed write (a full disk) holds its end until the journal holds none of it
+(``TableJournal.settled``): its seats never receive the end of a game a
+restart could resume.
 """
 
 from __future__ import annotations
@@ -207,6 +210,8 @@ class Table:
         self.journal: TableJournal | None = None
         #: Frozen for a restart (:meth:`suspend`): nothing changes any more in this process.
         self.suspended = False
+        #: Over, but its end not sent yet: the journal still holds part of it (:meth:`_release_end`).
+        self.end_held = False
         self.log = structlog.get_logger("tricktable.table").bind(table=table_id, game=self.game)
         #: Where this table's moves, clocks and refusals are counted (its lobby's); None: not counted.
         self.metrics = metrics
@@ -294,7 +299,7 @@ class Table:
                 sent = p.decision_id
                 yield self._decision_body(p)
                 continue
-            if self.is_over:
+            if self.is_over and not self.end_held:
                 while inbox:
                     yield inbox.popleft()
                 return
@@ -363,7 +368,7 @@ class Table:
                     if held_until is None:
                         held_until = self._loop.time() + COALESCE_SECONDS
                         timer = self._loop.call_at(held_until, self._wake_audience, audience)
-                elif self.is_over:
+                elif self.is_over and not self.end_held:
                     return
                 elif held_until is not None and self._loop.time() >= held_until:
                     held_until = timer = None  # the hold after a decision ran out with nothing to send
@@ -789,6 +794,12 @@ class Table:
         self.log.info("table suspended for a restart", actions=self._actions)
         self._notify()  # its followers end their streams with UNAVAILABLE
 
+    def discard(self) -> None:
+        """Let go of a table that was never handed out (its creation failed): its join timer stops."""
+        if self._join_timer is not None:
+            self._join_timer.cancel()
+            self._join_timer = None
+
     # --- ending ----------------------------------------------------------
 
     def abort(self, reason: str) -> None:
@@ -816,10 +827,12 @@ class Table:
         self._join_timer = None
         self._pending = None
         self.record = self._build_record()
-        if result is not None:
+        journal = self.journal
+        self.end_held = journal is not None and not journal.settled(self._release_end)
+        if not self.end_held and result is not None:
             self._publish_all(TableEnded(result=result))
         self.log.info("table ended", status=self.status.value,
-                      reason=result.reason if result else aborted_reason, actions=self._actions)
+                      reason=result.reason if result else aborted_reason, actions=self._actions, held=self.end_held)
         self._notify()
         self.ended.set()
         if self._on_end is not None:
@@ -827,6 +840,17 @@ class Table:
                 self._on_end(self)
             except Exception:
                 self.log.exception("on_end callback failed")
+
+    def _release_end(self) -> None:
+        """Send the held end: the journal no longer holds a part of this table a restart could resume."""
+        if not self.end_held:
+            return
+        self.end_held = False
+        result = self.match.result
+        if result is not None:
+            self._publish_all(TableEnded(result=result))
+        self.log.info("held table end sent")
+        self._notify()
 
     def _build_record(self) -> dict[str, Any]:
         try:

@@ -4,7 +4,8 @@ Prometheus scrapes ``/metrics``; an orchestrator's probes ask ``/healthz`` (the 
 restart it if not) and ``/readyz`` (it takes new tables: take it out of rotation if not). They
 answer beside the viewer's pages on the HTTP port, and without them (``serve --no-viewer``), and
 carry nothing about any table's cards, seeds or tokens. Readiness follows the same state as the
-gRPC health service: not ready while the server drains.
+gRPC health service: not ready while the server drains, or while its storage can not write (a full
+disk: :mod:`tricktable.server.store_health`).
 """
 
 from __future__ import annotations
@@ -39,4 +40,7 @@ async def readyz(request: web.Request) -> web.Response:
     lobby = request.app[LOBBY]
     if lobby.closing:
         return web.json_response({"status": "not ready", "reason": "draining: no new tables"}, status=503)
+    if not lobby.health.writable:
+        return web.json_response({"status": "not ready", "reason": f"storage unavailable: {lobby.health.reason}"},
+                                 status=503)
     return web.json_response({"status": "ready"})
