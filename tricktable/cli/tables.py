@@ -27,6 +27,7 @@ from rich.markup import escape
 from tricktable.cli import checks
 from tricktable.cli.match import show_table
 from tricktable.cli.owner import TokenFile, read_owner_token
+from tricktable.cli.tls import TlsCa, root_certificates
 from tricktable.client_sdk.errors import SdkError, error_from_rpc
 from tricktable.client_sdk.runner import connect, get_record, list_tables, open_channel
 from tricktable.protocol import convert
@@ -45,10 +46,11 @@ def _status(value: int) -> str:
 def tables_command(
     server: ServerOption = "127.0.0.1:50051",
     game: Annotated[str | None, typer.Option("--game", help="Only tables of this game.")] = None,
+    tls_ca: TlsCa = None,
 ) -> None:
     """List the server's tables: id, game, status, deal, scores and seats."""
     try:
-        found = asyncio.run(list_tables(server, game=game))
+        found = asyncio.run(list_tables(server, game=game, root_certificates=root_certificates(tls_ca)))
     except (SdkError, TricktableError) as exc:
         checks.fail(str(exc))
     if not found:
@@ -65,12 +67,13 @@ def watch_command(
     server: ServerOption = "127.0.0.1:50051",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Show deal results only, not every trick.")] = False,
     token_file: TokenFile = None,
+    tls_ca: TlsCa = None,
 ) -> None:
     """Follow a table's public events in the terminal until its game ends."""
     console = Console(highlight=False)
     try:
         owner_token = read_owner_token(token_file)
-        result = asyncio.run(_watch(console, server, table_id, quiet, owner_token))
+        result = asyncio.run(_watch(console, server, table_id, quiet, owner_token, root_certificates(tls_ca)))
     except (SdkError, TricktableError, OSError, ValueError) as exc:
         checks.fail(str(exc))
     except KeyboardInterrupt:
@@ -81,8 +84,9 @@ def watch_command(
                       f"{' '.join(str(s) for s in result.scores)}; {escape(result.reason)}")
 
 
-async def _watch(console: Console, server: str, table_id: str, quiet: bool, owner_token: str = "") -> Result | None:
-    channel = open_channel(server)
+async def _watch(console: Console, server: str, table_id: str, quiet: bool, owner_token: str = "",
+                 certificates: bytes | None = None) -> Result | None:
+    channel = open_channel(server, root_certificates=certificates)
     try:
         await connect(channel, server)
         stub = table_service_pb2_grpc.TableServiceStub(channel)
@@ -100,10 +104,12 @@ def record_command(
     server: ServerOption = "127.0.0.1:50051",
     out: Annotated[Path | None, typer.Option("--out", help="Write the record here instead of printing it.")] = None,
     token_file: TokenFile = None,
+    tls_ca: TlsCa = None,
 ) -> None:
     """Fetch an ended table's game record (JSON) from the server."""
     try:
-        text = asyncio.run(get_record(server, table_id, owner_token=read_owner_token(token_file)))
+        text = asyncio.run(get_record(server, table_id, owner_token=read_owner_token(token_file),
+                                      root_certificates=root_certificates(tls_ca)))
     except (SdkError, TricktableError, OSError, ValueError) as exc:
         checks.fail(str(exc))
     pretty = json.dumps(json.loads(text), indent=1) + "\n"

@@ -1,6 +1,6 @@
 """``--tls-ca``: the one option by which the client commands connect to a server over TLS.
 
-``bot``, ``match``, ``tournament`` and ``conformance`` take it when they talk
+``bot``, ``match``, ``tournament``, ``conformance``, ``tables``, ``watch`` and ``record`` take it when they talk
 to a server of their own choosing (``--server``); the server side is
 ``serve --tls-cert/--tls-key``.
 """
