@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -185,6 +186,24 @@ async def test_a_record_that_does_not_replay_is_422(tmp_path: Path) -> None:
         assert response.status == 422 and "does not replay" in text and "Traceback" not in text
     finally:
         await viewer.stop()
+
+
+async def test_a_request_line_over_8_kb_is_a_400_and_one_log_line_without_a_traceback(
+        caplog: pytest.LogCaptureFixture) -> None:
+    viewer = WebViewer(FileCatalog({}), port=0)
+    port = await viewer.start()
+    try:
+        with caplog.at_level(logging.INFO):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+            await writer.drain()
+            answer = await asyncio.wait_for(reader.read(200), 30)
+            writer.close()
+    finally:
+        await viewer.stop()
+    assert answer.startswith(b"HTTP/1.") and b" 400 " in answer.split(b"\r\n")[0]
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert any("bad HTTP request refused" in r.getMessage() for r in caplog.records)
 
 
 def test_every_page_is_served_from_package_files_with_no_address_elsewhere() -> None:

@@ -3,16 +3,39 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable
 
 import structlog
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from tricktable.server.app import Companion, GameServer
 from tricktable.web.app import make_app
 from tricktable.web.catalog import Catalog, ServerCatalog
 
 log = structlog.get_logger("tricktable.web")
+
+
+class _ClientFaults(logging.Filter):
+    """A malformed request (a request line over 8 KB, bad headers) is the client's fault, answered 400 by aiohttp.
+
+    aiohttp logs it as a server error with a traceback; here it is one line at info level, so that a client
+    cannot fill the server's log with tracebacks and a real error still shows as one.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        fault = record.exc_info[1] if record.exc_info else None
+        if isinstance(fault, HttpProcessingError):
+            record.msg, record.args = "bad HTTP request refused (%s %s)", (fault.code, fault.message.splitlines()[0])
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
+
+
+#: The HTTP server's own log (aiohttp's, with client faults made one line).
+_HTTP_LOG = logging.getLogger("tricktable.web.http")
+_HTTP_LOG.addFilter(_ClientFaults())
 
 #: Seconds open pages (live streams) get to close when the viewer stops.
 SHUTDOWN_SECONDS = 2.0
@@ -42,7 +65,7 @@ class WebViewer:
             OSError: the address can not be bound.
         """
         runner = web.AppRunner(make_app(self.catalog, pages=self.pages), access_log=None,
-                               shutdown_timeout=SHUTDOWN_SECONDS)
+                               shutdown_timeout=SHUTDOWN_SECONDS, logger=_HTTP_LOG)
         await runner.setup()
         try:
             await web.TCPSite(runner, self.host, self.port, reuse_port=False).start()
