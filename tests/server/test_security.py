@@ -47,6 +47,35 @@ async def test_streams_per_client_are_limited(tmp_path: Path) -> None:
         await server.stop()
 
 
+async def test_one_greedy_connection_meets_its_own_limit_before_it_locks_out_its_address(tmp_path: Path) -> None:
+    """Every bot of a local tournament shares 127.0.0.1: a connection's streams are limited below the address's."""
+    limits = Limits(max_streams_per_client=6, max_streams_per_connection=3)
+    server = GameServer(ServerConfig(port=0, data_dir=tmp_path, limits=limits, stop_grace=0.5))
+    await server.start()
+    own_connection = [("grpc.use_local_subchannel_pool", 1)]
+    try:
+        async with grpc.aio.insecure_channel(server.address, options=own_connection) as greedy, \
+                grpc.aio.insecure_channel(server.address, options=own_connection) as other:
+            stub, neighbour = (table_service_pb2_grpc.TableServiceStub(c) for c in (greedy, other))
+            created = await stub.CreateTable(pb.CreateTableRequest(game=game_pb2.GAME_ALL_FIVES))
+            request = pb.SpectateRequest(table_id=created.table_id)
+            held: list[Any] = [stub.Spectate(request) for _ in range(3)]
+            for call in held:
+                assert (await call.read()).WhichOneof("kind") == "started"
+            one_more = stub.Spectate(request)
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await one_more.read()
+            assert caught.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "this connection holds its limit of 3" in (caught.value.details() or "")
+            others: list[Any] = [neighbour.Spectate(request) for _ in range(3)]
+            for call in others:  # the same address, another connection: still let in
+                assert (await call.read()).WhichOneof("kind") == "started"
+            for call in held + others:
+                call.cancel()
+    finally:
+        await server.stop()
+
+
 async def test_an_oversized_message_is_refused(stub: Any) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await stub.CreateTable(pb.CreateTableRequest(game=game_pb2.GAME_ALL_FIVES,

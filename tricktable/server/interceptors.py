@@ -34,6 +34,12 @@ def client_of(context: Context) -> str:
     return host or peer
 
 
+def connection_of(context: Context) -> str:
+    """The client's connection (its address and port), or "" where connections are not told apart (a Unix socket)."""
+    peer = context.peer() or ""
+    return peer if peer.startswith(("ipv4:", "ipv6:")) else ""
+
+
 def _rewrap(handler: Any, unary: Callable[[Unary], Unary], streaming: Callable[[Streaming], Streaming]) -> Any:
     """The same handler with its behaviour wrapped by ``unary`` or ``streaming`` (by response cardinality)."""
     kwargs = {"request_deserializer": handler.request_deserializer,
@@ -165,7 +171,7 @@ class StreamLimitInterceptor(_Wrapping):
 
     def streaming(self, method: str, inner: Streaming) -> Streaming:
         async def behaviour(request: Any, context: Context) -> AsyncIterator[Any]:
-            with self.streams.held(client_of(context)):
+            with self.streams.held(client_of(context), connection_of(context)):
                 async for response in inner(request, context):
                     yield response
 

@@ -93,6 +93,8 @@ class Limits:
     max_tables: int = 2000
     max_tables_per_client: int = 500
     max_streams_per_client: int = 2000
+    #: Open streams per connection (below the address's, so one connection can not lock its address out).
+    max_streams_per_connection: int = 500
     max_seekers: int = 2000
     #: Open streams at once per seat token (Play and Watch): a client reconnecting in a loop can not pile them up.
     max_streams_per_seat: int = 4
@@ -148,8 +150,9 @@ class Lobby:
         self.storage = storage
         self.journal = journal
         self.limits = limits or Limits()
-        #: Open streams per client address (calls and PlayMany conversations), for every kind of stream.
-        self.client_streams = ClientStreams(self.limits.max_streams_per_client)
+        #: Open streams per connection and per client address (calls and PlayMany conversations), every kind.
+        self.client_streams = ClientStreams(self.limits.max_streams_per_client,
+                                            self.limits.max_streams_per_connection)
         self.time_control = time_control or TimeControl()
         #: This process's shard (``serve --shards``): its table ids and tokens name it; None: unsharded.
         self.shard = shard

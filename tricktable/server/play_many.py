@@ -49,6 +49,7 @@ from tricktable.server.errors import (
     ending_status,
     status_for,
 )
+from tricktable.server.interceptors import connection_of
 from tricktable.server.lobby import Limits
 from tricktable.server.stream_guard import ClientStreams, Inbox, RejectionBudget, decoded
 
@@ -238,7 +239,7 @@ class ManyCall:
         number = conversation.number
         closed = pb.SeatClosed()  # code 0: its table ended
         try:
-            with self._streams.held(self._client):
+            with self._streams.held(self._client, connection_of(self._context)):
                 async with contextlib.aclosing(self._play(conversation.read(), self._context)) as responses:
                     async for response in responses:
                         if conversation.seat is None and response.HasField("joined"):

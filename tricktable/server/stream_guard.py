@@ -104,30 +104,43 @@ class RejectionBudget:
 
 
 class ClientStreams:
-    """The open streams of each client address, at most ``limit`` each.
+    """The open streams of each connection, at most ``per_connection``, and of each client address, at most ``limit``.
 
     One count for every kind of stream: a call (counted by the stream limit
     interceptor) and each PlayMany conversation on it, so many seats over one
-    call hold what as many Play calls would.
+    call hold what as many Play calls would. Why a connection's limit below
+    the address's: every client of one machine (a local tournament's bots)
+    shares its address, and one greedy connection must meet its own limit
+    before it can lock the others out.
     """
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, per_connection: int | None = None) -> None:
         self.limit = limit
+        self.per_connection = limit if per_connection is None else min(per_connection, limit)
         self.open: Counter[str] = Counter()
+        self.by_connection: Counter[str] = Counter()
 
     @contextlib.contextmanager
-    def held(self, client: str) -> Iterator[None]:
-        """Hold one of ``client``'s streams for the block.
+    def held(self, client: str, connection: str = "") -> Iterator[None]:
+        """Hold one of ``client``'s streams, on ``connection`` ("": not told apart), for the block.
 
         Raises:
-            TooManyStreamsError: the client holds its limit.
+            TooManyStreamsError: the connection or the client holds its limit.
         """
+        if connection and self.by_connection[connection] >= self.per_connection:
+            raise TooManyStreamsError(f"this connection holds its limit of {self.per_connection} open streams")
         if self.open[client] >= self.limit:
             raise TooManyStreamsError(f"this client holds its limit of {self.limit} open streams")
         self.open[client] += 1
+        if connection:
+            self.by_connection[connection] += 1
         try:
             yield
         finally:
             self.open[client] -= 1
             if not self.open[client]:
                 del self.open[client]
+            if connection:
+                self.by_connection[connection] -= 1
+                if not self.by_connection[connection]:
+                    del self.by_connection[connection]

@@ -289,7 +289,7 @@ class ServerDispatcher:
         control = TimeControl(decision_seconds=(config.decision_ms or 10_000) / 1000.0, bank_seconds=bank,
                               grace_seconds=5.0, join_seconds=60.0)
         limits = Limits(max_tables_per_client=100_000, max_tables=100_000, retain_seconds=5.0,
-                        max_streams_per_client=100_000, max_deals=config.max_deals)
+                        max_streams_per_client=100_000, max_streams_per_connection=100_000, max_deals=config.max_deals)
         # No journal: the entrants' bots end with this process, so a table left over could not be resumed.
         server = GameServer(ServerConfig(port=0, data_dir=data_dir, time_control=control, limits=limits,
                                          journal=False, unix_socket=None if sandbox is None else sandbox.server_socket))
