@@ -35,7 +35,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -222,6 +222,6 @@ def bound_to_this_process(argv: Sequence[str]) -> list[str]:
             str(os.getpid()), *argv]
 
 
-def user_ids() -> Iterable[int]:
+def user_ids() -> Iterator[int]:
     """User ids for sandboxed bots, in turn (far more than bots can run at once)."""
     return itertools.cycle(range(FIRST_UID, FIRST_UID + _UIDS))

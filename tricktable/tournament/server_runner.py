@@ -42,7 +42,7 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,7 +79,8 @@ END_GRACE_S = 5.0
 SERVER_PATIENCE_S = 120.0
 
 
-#: The lifeline's ends, made once per process; the write end is never handed to a child (not inheritable).
+#: The lifeline's ends, made once per process: every bot inherits the read end, which reads as ended once this
+#: process is gone (:mod:`tricktable.tournament.seat`); the write end is never handed to a child.
 _LIFELINE, _LIFELINE_WRITE = os.pipe()
 
 
@@ -144,9 +145,6 @@ class _Launcher:
     tls_ca: Path | None
     sandbox: Sandbox | None
     uids: Iterator[int]
-    #: The read end of a pipe whose write end only this process holds: every bot inherits it, and it reads
-    #: as ended once this process is gone (:mod:`tricktable.tournament.seat`).
-    lifeline: int = field(default_factory=lambda: _LIFELINE)
 
     async def start(self, seat: _Seat) -> str | None:
         """Start the seat's bot, its token on a descriptor of its own; returns why it could not start, or None."""
@@ -154,7 +152,7 @@ class _Launcher:
         try:
             # The tournament names itself: its bots watch it (:mod:`tricktable.tournament.seat`), and an
             # organiser can tell them apart.
-            extra = {TOKEN_FD_ENV: str(fd), PARENT_ENV: str(os.getpid()), LIFELINE_ENV: str(self.lifeline)}
+            extra = {TOKEN_FD_ENV: str(fd), PARENT_ENV: str(os.getpid()), LIFELINE_ENV: str(_LIFELINE)}
             if self.sandbox is None:
                 argv = inner = bot_argv(seat.entrant, address=self.address, token_fd=fd, seat=seat.seat,
                                         seed=seat.seed, tls_ca=self.tls_ca)
@@ -172,7 +170,7 @@ class _Launcher:
             try:
                 seat.process = await asyncio.create_subprocess_exec(
                     *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-                    stderr=asyncio.subprocess.PIPE, start_new_session=True, env=env, pass_fds=(fd, self.lifeline))
+                    stderr=asyncio.subprocess.PIPE, start_new_session=True, env=env, pass_fds=(fd, _LIFELINE))
             except OSError as exc:
                 return f"could not start {argv[0]!r}: {exc}"
         finally:
@@ -213,12 +211,33 @@ async def check_reachable(address: str, root_certificates: bytes | None = None, 
         await channel.close(None)
 
 
+async def _start_server(config: TournamentConfig, data_dir: Path, *, unix_socket: Path | None) -> tuple[str, Any]:
+    """A server in this process on a free port over ``data_dir`` (and ``unix_socket``): its address and itself.
+
+    The server logs through structlog as configured by the caller (the command line keeps it to warnings).
+    """
+    from tricktable.server.app import GameServer, ServerConfig
+    from tricktable.server.clocks import TimeControl
+    from tricktable.server.lobby import Limits
+
+    bank = 60.0 if config.bank_ms is None else config.bank_ms / 1000.0
+    control = TimeControl(decision_seconds=(config.decision_ms or 10_000) / 1000.0, bank_seconds=bank,
+                          grace_seconds=5.0, join_seconds=60.0)
+    limits = Limits(max_tables_per_client=100_000, max_tables=100_000, retain_seconds=5.0,
+                    max_streams_per_client=100_000, max_streams_per_connection=100_000, max_deals=config.max_deals)
+    # No journal: the entrants' bots end with this process, so a table left over could not be resumed.
+    server = GameServer(ServerConfig(port=0, data_dir=data_dir, time_control=control, limits=limits,
+                                     journal=False, unix_socket=unix_socket))
+    await server.start()
+    return server.address, server
+
+
 class ServerDispatcher:
     """Plays matches on a gRPC server, each bot a process (see the module docstring)."""
 
     def __init__(self, config: TournamentConfig, address: str, server: Any = None, *,
-                 tls_ca: Path | None = None, sandbox: Sandbox | None = None, bot_address: str | None = None,
-                 cleanup: Callable[[], Awaitable[None]] | None = None) -> None:
+                 tls_ca: Path | None = None, sandbox: Sandbox | None = None, relay: SocketRelay | None = None,
+                 socket_folder: Path | None = None) -> None:
         self.config = config
         self.address = address
         #: The CA file to reach ``address`` over TLS (a remote ``--server``), handed to unsandboxed bots too.
@@ -226,12 +245,14 @@ class ServerDispatcher:
         self.root_certificates = None if tls_ca is None else tls_ca.read_bytes()
         self.entrants = {e.name: e for e in config.entrants}
         self._server = server
-        self._cleanup = cleanup
+        #: The relay to a remote server for sandboxed bots, and the folder of its socket (removed at close).
+        self._relay = relay
+        self._socket_folder = socket_folder
         self.end_grace_s = END_GRACE_S
         #: What the entrants run in, for the organiser (the summary and the log say it).
         self.isolation = "trusted entrants: plain processes, not sandboxed" if sandbox is None else sandbox.describe()
-        self._launcher = _Launcher(address=bot_address or address, tls_ca=None if sandbox else tls_ca,
-                                   sandbox=sandbox, uids=iter(user_ids()))
+        self._launcher = _Launcher(address=address if sandbox is None else sandbox.address,
+                                   tls_ca=None if sandbox else tls_ca, sandbox=sandbox, uids=user_ids())
         #: The tournament's organiser credential, the owner token of every table created (set by the engine
         #: from its store, :class:`tricktable.tournament.engine.CreatesTables`); empty: one per table.
         self.owner_token = ""
@@ -245,70 +266,49 @@ class ServerDispatcher:
         ``isolation``: ``sandbox`` seals every bot process off (:mod:`tricktable.tournament.sandbox`); it
         reaches the server through a Unix socket only (the in-process server's own, the ``unix:`` address
         given, or a relay to a TCP one). ``hidden``: more directories no bot may read (``data_dir`` always).
-        The server logs through structlog as configured by the caller (the command line keeps it to warnings).
 
         Raises:
             ServerUnreachable: nothing answers at ``address`` (checked before the first match).
             SandboxUnavailable: ``sandbox`` was asked for and this host cannot build one.
         """
-        folder = Path(tempfile.mkdtemp(prefix="tricktable-socket-")) if isolation == "sandbox" else None
+        if address is not None:
+            await check_reachable(address, None if tls_ca is None else tls_ca.read_bytes())
+            if isolation == "trusted":
+                return cls(config, address, tls_ca=tls_ca)
+        elif isolation == "trusted":
+            return cls(config, *await _start_server(config, data_dir, unix_socket=None))
+        folder = Path(tempfile.mkdtemp(prefix="tricktable-socket-"))
         secret = (data_dir.resolve(), *(p.resolve() for p in hidden))
-
-        def cleanup_folder() -> None:
-            if folder is not None:
-                shutil.rmtree(folder, ignore_errors=True)
-
+        relay = None
         try:
-            if address is not None:
-                await check_reachable(address, None if tls_ca is None else tls_ca.read_bytes())
-                if folder is None:
-                    return cls(config, address, tls_ca=tls_ca)
-                if address.startswith("unix:"):
-                    socket_path, relay = Path(address.removeprefix("unix:").removeprefix("//")), None
-                else:
-                    socket_path = folder / "server.sock"
-                    relay = await SocketRelay.start(socket_path, address, tls_ca)
-                remote = Sandbox.detect(socket_path, secret)
-
-                async def close_relay() -> None:
-                    if relay is not None:
-                        await relay.close()
-                    cleanup_folder()
-
-                return cls(config, address, tls_ca=tls_ca, sandbox=remote, bot_address=remote.address,
-                           cleanup=close_relay)
-            sandbox = None if folder is None else Sandbox.detect(folder / "server.sock", secret)
+            if address is not None and address.startswith("unix:"):
+                socket_path = Path(address.removeprefix("unix:").removeprefix("//"))
+            else:
+                socket_path = folder / "server.sock"
+            sandbox = Sandbox.detect(socket_path, secret)
+            if address is None:
+                return cls(config, *await _start_server(config, data_dir, unix_socket=socket_path), sandbox=sandbox,
+                           socket_folder=folder)
+            if not address.startswith("unix:"):
+                relay = await SocketRelay.start(socket_path, address, tls_ca)
+            return cls(config, address, tls_ca=tls_ca, sandbox=sandbox, relay=relay, socket_folder=folder)
         except BaseException:
-            cleanup_folder()
+            if relay is not None:
+                await relay.close()
+            shutil.rmtree(folder, ignore_errors=True)
             raise
-        from tricktable.server.app import GameServer, ServerConfig
-        from tricktable.server.clocks import TimeControl
-        from tricktable.server.lobby import Limits
-
-        bank = 60.0 if config.bank_ms is None else config.bank_ms / 1000.0
-        control = TimeControl(decision_seconds=(config.decision_ms or 10_000) / 1000.0, bank_seconds=bank,
-                              grace_seconds=5.0, join_seconds=60.0)
-        limits = Limits(max_tables_per_client=100_000, max_tables=100_000, retain_seconds=5.0,
-                        max_streams_per_client=100_000, max_streams_per_connection=100_000, max_deals=config.max_deals)
-        # No journal: the entrants' bots end with this process, so a table left over could not be resumed.
-        server = GameServer(ServerConfig(port=0, data_dir=data_dir, time_control=control, limits=limits,
-                                         journal=False, unix_socket=None if sandbox is None else sandbox.server_socket))
-        await server.start()
-
-        async def remove_folder() -> None:
-            cleanup_folder()
-
-        return cls(config, server.address, server, sandbox=sandbox,
-                   bot_address=None if sandbox is None else sandbox.address, cleanup=remove_folder)
 
     async def close(self) -> None:
         """Stop the in-process server, if this dispatcher started one, and any relay to a remote one."""
         if self._server is not None:
             await self._server.stop("tournament over")
             self._server = None
-        if self._cleanup is not None:
-            await self._cleanup()
-            self._cleanup = None
+        if self._relay is not None:
+            await self._relay.close()
+            self._relay = None
+        if self._socket_folder is not None:
+            shutil.rmtree(self._socket_folder, ignore_errors=True)
+            self._socket_folder = None
 
     async def play(self, spec: MatchSpec) -> MatchOutcome:
         """Play one match on the server; bots' faults become faults and forfeits, never exceptions."""
