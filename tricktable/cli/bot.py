@@ -75,6 +75,26 @@ def summary_line(number: int, played: PlayedSeat) -> str:
            f"scores {scores}{extra}"
 
 
+def _seat_token(token: str | None, token_file: str | None, *, seeking: bool) -> str | None:
+    """The seat's token: ``--token``, read from ``--token-file``, or handed in on a descriptor (not when seeking).
+
+    Raises:
+        typer.Exit: both options given, or the token could not be read (status 2, the reason printed).
+    """
+    if token_file is not None and token is not None:
+        typer.echo("error: give --token or --token-file, not both", err=True)
+        raise typer.Exit(2)
+    if token is not None or (token_file is None and seeking):
+        return token
+    try:
+        # A tournament or `tricktable match` hands it in on a descriptor.
+        return read_token_file(token_file) if token_file is not None else handed_token()
+    except (OSError, ValueError) as exc:
+        where = f" from {token_file}" if token_file is not None else ""
+        typer.echo(f"error: cannot read the token{where}: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
 def bot_command(
     spec: Annotated[str, typer.Argument(metavar="BOT", help=f"Which bot: {SPEC_HELP}.")],
     server: Annotated[str, typer.Option("--server", help="Server address, host:port.")] = "127.0.0.1:50051",
@@ -100,21 +120,7 @@ def bot_command(
     """Run a bot (built-in or your own) against a server: one game, N games or until stopped."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if token_file is not None:
-        if token is not None:
-            typer.echo("error: give --token or --token-file, not both", err=True)
-            raise typer.Exit(2)
-        try:
-            token = read_token_file(token_file)
-        except OSError as exc:
-            typer.echo(f"error: cannot read the token from {token_file}: {exc}", err=True)
-            raise typer.Exit(2) from None
-    elif token is None and seek is None:
-        try:
-            token = handed_token()  # a tournament or `tricktable match` hands it in on a descriptor
-        except ValueError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+    token = _seat_token(token, token_file, seeking=seek is not None)
     if (token is None) == (seek is None):
         typer.echo("error: give exactly one of --token or --seek", err=True)
         raise typer.Exit(2)
