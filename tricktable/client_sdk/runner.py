@@ -53,6 +53,7 @@ from tricktable.client_sdk.errors import (
     ServerUnreachable,
     error_from_rpc,
 )
+from tricktable.client_sdk.lazy_view import KeptHistory, view_on_read
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
 from tricktable.protocol.stream import next_reply
@@ -392,7 +393,7 @@ class _SeatLoop:
         self.max_reasks = max_reasks
         self.pending: dict[str, _Pending] = {}
         #: The seat's history decoded so far: a decision's view decodes only its new entries.
-        self.history = convert.KeptHistory()
+        self.history = KeptHistory()
 
     async def handle(self, message: table_service_pb2.PlayResponse | table_service_pb2.WatchResponse) -> bool:
         """Handle one server message; True once the game has ended.
@@ -454,7 +455,7 @@ class _SeatLoop:
             legal = convert.legal_actions_from_proto(decision.legal_actions)
             wire = decision.view
             table = session.view  # the seat's last view: the table's options and sides, kept
-            view = convert.view_on_read(wire, options=None if table is None else table.options,
+            view = view_on_read(wire, options=None if table is None else table.options,
                                         sides=None if table is None else table.sides,
                                         legal_actions=tuple(legal.values()) if legal else None, history=self.history)
             offered = view.legal_actions  # decoded now when a discard choice stands for them: the rest when read
