@@ -73,6 +73,22 @@ def test_decisions_with_options_converted_once_equal_the_plain_conversion(game: 
         assert discards > 0
 
 
+@pytest.mark.parametrize(("game", "options"), SHORT_GAMES)
+def test_a_stream_with_legal_actions_once_sends_the_plain_request_without_the_views_copies(
+        game: str, options: dict[str, int]) -> None:
+    """``Join.legal_actions_once``: the request as ever, its view without the deprecated legal actions."""
+    converted = convert.options_to_proto(game, new_match(game, options, seed=f"once-{game}").view(0).options)
+    wires = [SeatWire(converted, legal_actions_once=True) for _ in range(4)]
+    for decision in _decisions(game, options, f"once-{game}"):
+        out = pb.DecisionRequest()
+        wires[decision.seat].decision(decision, out)
+        expected = _plain(decision, enumerate_discards=False)
+        expected.view.ClearField("legal_actions")
+        expected.view.ClearField("discard_choice")
+        assert out == expected
+        assert out.legal_actions or out.HasField("discard_choice")
+
+
 def _discards(decision: DecisionRequested) -> int:
     return sum(1 for a in decision.legal_actions if a.type == "discard")
 
