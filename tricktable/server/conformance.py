@@ -361,6 +361,8 @@ class _Harness:
         seating.tokens = {t.seat: t.token for t in created.seat_tokens}
         key = created.table_id if seating.seat is None else seating.tokens[seating.seat]
         self.relay.scripts[key] = seating.script
+        seating.script.note_text(f"table {created.table_id}: the client "
+                                 + ("spectates" if seating.seat is None else f"plays seat {seating.seat}"))
 
 
 def _default_players(game: str) -> int:
