@@ -9,8 +9,9 @@ SDK bots and stub bots in the server benchmark's turnaround (docs/benchmarks.md,
 "What the SDK bots' extra turnaround is made of").
 
 The messages are recorded once per run, from a real server on 127.0.0.1
-(every seat of ``--games`` tables joined with batches and coalesced events,
-each answering its first legal action id), then every tree replays the same
+(every seat of ``--games`` tables joined as the runner joins: batches,
+coalesced events, the legal actions once; each answering its first legal
+action id), then every tree replays the same
 bytes in its own process: ``--refs`` names earlier commits (``git archive``
 of each, as :mod:`bench.table_step` does), the working tree is measured last
 as ``tree``, and the trees alternate round by round. Each process replays
@@ -89,7 +90,8 @@ async def _record_seat(stub: Any, token: str) -> list[bytes]:
     call = stub.Play()
     messages: list[bytes] = []
     try:
-        await call.write(pb.PlayRequest(join=pb.Join(token=token, accept_batches=True, coalesce_events=True)))
+        await call.write(pb.PlayRequest(join=pb.Join(token=token, accept_batches=True, coalesce_events=True,
+                                                     legal_actions_once=True)))
         while True:
             message = await call.read()
             if not isinstance(message, pb.PlayResponse):
@@ -103,7 +105,7 @@ async def _record_seat(stub: Any, token: str) -> list[bytes]:
                 if item.decision.legal_actions:
                     decide.action_id = item.decision.legal_actions[0].id
                 else:  # a discard offered as a DiscardChoice
-                    first = convert.view_from_proto(item.decision.view).legal_actions[0]
+                    first = convert.discard_choice_from_proto(item.decision.discard_choice)[0]
                     decide.action.CopyFrom(convert.action_to_proto(first))
                 await call.write(pb.PlayRequest(decide=decide))
     finally:

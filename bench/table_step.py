@@ -7,7 +7,10 @@ the rules' check and step, the logs), the Accepted
 put in A's inbox, then every seat's stream (``tricktable.server.service._seat_stream``
 with batches) drained once and every message serialized, as gRPC does
 before writing it. Bots answer with the first legal action id, so a game
-plays the same moves on every tree. No journal (``bench.journal_cost``
+plays the same moves on every tree. Each stream is the one an SDK bot's join
+opens on that tree (``Join.legal_actions_once`` where the tree has it: the
+legal actions in the request only); ``--plain-join`` measures the join of a
+client that asks for nothing (both copies of the legal actions). No journal (``bench.journal_cost``
 measures it), no coalescing hold (every seat's batch is drained at once:
 the same conversions, more batch wrappers).
 
@@ -32,6 +35,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import inspect
 import json
 import os
 import statistics
@@ -47,7 +51,7 @@ RESULTS = Path(__file__).resolve().parent / "results" / "table_step.json"
 GAME = "twenty_five"
 
 
-async def _play_games(game: str, games: int, seed: str) -> dict[str, Any]:
+async def _play_games(game: str, games: int, seed: str, plain_join: bool = False) -> dict[str, Any]:
     """Play ``games`` tables through the real decide and stream code; the CPU and wall seconds of the moves.
 
     ``source`` names the file the server code came from, so the caller can check that the tree it meant
@@ -69,7 +73,7 @@ async def _play_games(game: str, games: int, seed: str) -> dict[str, Any]:
         match = new_match(game, {}, seed=f"{seed}-{number}")
         table = Table(table_id=f"t{number}", match=match, seed=seed, time_control=TimeControl())
         inboxes = [Inbox() for _ in range(table.players)]
-        wires = [_stream_wire(service, table) for _ in range(table.players)]
+        wires = [_stream_wire(service, table, plain_join) for _ in range(table.players)]
         streams: list[Any] = [
             service._seat_stream(table, s, f"bot-{s}", 0, pb.PlayResponse, inboxes[s], None, True,
                                  **({} if wires[s] is None else {"wire": wires[s]}))
@@ -130,16 +134,21 @@ class _FullCollections:
             self.count += 1
 
 
-def _stream_wire(service: Any, table: Any) -> Any:
+def _stream_wire(service: Any, table: Any, plain_join: bool = False) -> Any:
     """The seat stream's conversions, shared by its writer and its reader as the Play handler shares them.
 
     Why: the reader looks an answer's action id up in what the writer sent
     (``SeatWire.action_named``); without the wire, ``decide`` falls back to
     computing every legal action's id, which the server does not do. None
-    for a commit from before the stream had one.
+    for a commit from before the stream had one. The stream sends the legal
+    actions once, as the SDK asks, where the tree can and ``plain_join`` is
+    not set.
     """
     make = getattr(service, "_seat_wire", None)
-    return None if make is None else make(table, False)
+    if make is None:
+        return None
+    once = not plain_join and "legal_actions_once" in inspect.signature(make).parameters
+    return make(table, False, *((True,) if once else ()))
 
 
 def _module(name: str) -> Any:
@@ -169,7 +178,7 @@ def _decision_in(message: Any) -> Any:
     return None
 
 
-def _worker(game: str, games: int, seed: str) -> None:
+def _worker(game: str, games: int, seed: str, plain_join: bool) -> None:
     """Measure the tree on ``sys.path`` (the caller's PYTHONPATH) and print one JSON line."""
     import asyncio
 
@@ -178,20 +187,20 @@ def _worker(game: str, games: int, seed: str) -> None:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # warnings and up: no log cost
     # One game first, not counted: what a tree imports or compiles on first use (a commit exported without its
     # bytecode compiles it there) is not a cost of the step.
-    asyncio.run(_play_games(game, 1, f"{seed}-warm-up"))
-    result = asyncio.run(_play_games(game, games, seed))
+    asyncio.run(_play_games(game, 1, f"{seed}-warm-up", plain_join))
+    result = asyncio.run(_play_games(game, games, seed, plain_join))
     print(json.dumps(result))
 
 
-def _measure(tree: Path, game: str, games: int, seed: str) -> dict[str, Any]:
+def _measure(tree: Path, game: str, games: int, seed: str, plain_join: bool = False) -> dict[str, Any]:
     from bench.trees import run_worker  # here, not at the top: a worker runs with an older tree's bench package
 
     return run_worker(tree, str(Path(__file__).resolve()), ["--worker", "--game", game, "--games", str(games),
-                                                            "--seed", seed])
+                                                            "--seed", seed, *(["--plain-join"] if plain_join else [])])
 
 
 def run(refs: Sequence[str], *, game: str = GAME, games: int = 10, rounds: int = 5,
-        seed: str = "step") -> dict[str, Any]:
+        seed: str = "step", plain_join: bool = False) -> dict[str, Any]:
     """CPU us per move of each ref and of the working tree, in ``rounds`` alternating rounds; ratios to the first."""
     from bench.trees import commit_titles, trees
 
@@ -202,7 +211,7 @@ def run(refs: Sequence[str], *, game: str = GAME, games: int = 10, rounds: int =
         moves = 0
         for _ in range(rounds):
             for name, tree in measured.items():
-                result = _measure(tree, game, games, seed)
+                result = _measure(tree, game, games, seed, plain_join)
                 moves = int(result["moves"])
                 full_gc[name].append(result["full_gc_seconds"] / moves * 1e6)
                 per_round[name].append(result["cpu_seconds"] / moves * 1e6 - full_gc[name][-1])
@@ -216,12 +225,13 @@ def run(refs: Sequence[str], *, game: str = GAME, games: int = 10, rounds: int =
             for name, values in per_round.items()}
     commits = commit_titles(refs)
     return {"game": game, "games_per_round": games, "moves_per_game_set": moves, "rounds": rounds, "seed": seed,
+            "join": "plain" if plain_join else "as the SDK joins",
             "load_average": [round(x, 2) for x in os.getloadavg()], "commits": commits, "rows": rows}
 
 
 def render(report: dict[str, Any]) -> str:
     lines = [f"table step in process ({report['game']}, {report['moves_per_game_set']} moves x {report['rounds']} "
-             f"rounds, load average {report['load_average']})",
+             f"rounds, join {report.get('join', 'as the SDK joins')}, load average {report['load_average']})",
              "{:<14} {:>10} {:>8} {:>8} {:>12}  {}".format("tree", "us/move", "ratio", "best", "full gc/move",
                                                             "commit")]
     for name, row in report["rows"].items():
@@ -241,15 +251,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seed", default="step")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--plain-join", action="store_true", help="streams of a client that asks for no option "
+                        "(the legal actions twice) instead of the SDK's join")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        _worker(args.game, args.games, args.seed)
+        _worker(args.game, args.games, args.seed, args.plain_join)
         return 0
     from bench.trees import refs_of, save_report  # after the worker's return: see run()
 
     report = run(refs_of(args.refs), game=args.game, games=args.games, rounds=args.rounds,
-                 seed=args.seed)
+                 seed=args.seed, plain_join=args.plain_join)
     return save_report(report, args.out, render(report))
 
 

@@ -67,3 +67,20 @@ async def test_an_unreachable_server_fails_at_once_in_one_line() -> None:
 async def test_an_unknown_bot_is_refused_naming_the_choices() -> None:
     code, _, err = await bot("nobody", "--seek", "all_fives")
     assert code == 2 and "unknown bot 'nobody'" in err and "module:Class" in err
+
+
+async def test_several_tokens_are_played_at_once_over_one_play_many_call(tmp_path: Path) -> None:
+    """``--token T1,T2``: two tables' seats in one process, a line per game; the opponents the same way."""
+    from tricktable.client_sdk.runner import create_table
+
+    clocks = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=5.0, join_seconds=30.0)
+    async with running_server(tmp_path / "data", clocks) as server:
+        tables = [await create_table(server.address, game="all_fives", seed=f"tokens-{n}") for n in range(2)]
+        (code_a, out_a, err_a), (code_b, out_b, err_b) = await asyncio.gather(*(
+            bot("random", "--server", server.address, "--token", ",".join(t.tokens[seat] for t in tables))
+            for seat in (0, 1)))
+    assert (code_a, code_b) == (0, 0), err_a + err_b
+    for out in (out_a, out_b):
+        lines = out.splitlines()
+        assert [line.split(":")[0] for line in lines[:2]] == ["game 1", "game 2"], out
+        assert lines[2].startswith("2 games: ")

@@ -9,7 +9,11 @@ token in ``TRICKTABLE_SERVER`` / ``TRICKTABLE_TOKEN``. Modes:
 - ``fresh-rejoin``: reconnects after a drop but without ``last_seen_sequence``;
 - ``no-reconnect``: exits 1 when the stream breaks;
 - ``slow-first``: answers its first decision only after 0.8 s;
-- ``quit-early``: exits 0 after its first accepted decision.
+- ``quit-early``: exits 0 after its first accepted decision;
+- ``quit-after-default``: exits 0 once the server played a default action for its seat.
+
+It never annotates, and given several tokens (``play-many``) it plays each on
+a Play stream of its own, never on one ``PlayMany`` call.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ import grpc
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
 
-MODES = ("good", "ignore-rejection", "fresh-rejoin", "no-reconnect", "slow-first", "quit-early")
+MODES = ("good", "ignore-rejection", "fresh-rejoin", "no-reconnect", "slow-first", "quit-early",
+         "quit-after-default")
 
 
 async def play(mode: str, address: str, token: str) -> int:
@@ -50,6 +55,8 @@ async def play(mode: str, address: str, token: str) -> int:
                     elif kind == "event":
                         last_seen = max(last_seen or 0, message.event.sequence)
                         if message.event.WhichOneof("kind") == "game_ended":
+                            return 0
+                        if message.event.WhichOneof("kind") == "action_timed_out" and mode == "quit-after-default":
                             return 0
                     elif kind == "decision":
                         pending = message.decision
@@ -80,7 +87,12 @@ def main() -> int:
     if mode not in MODES:
         print(f"unknown mode {mode!r}", file=sys.stderr)
         return 2
-    return asyncio.run(play(mode, os.environ["TRICKTABLE_SERVER"], os.environ["TRICKTABLE_TOKEN"]))
+    return asyncio.run(play_all(mode, os.environ["TRICKTABLE_SERVER"], os.environ["TRICKTABLE_TOKEN"].split(",")))
+
+
+async def play_all(mode: str, address: str, tokens: list[str]) -> int:
+    """Every seat at once, each on its own stream; the worst exit status."""
+    return max(await asyncio.gather(*(play(mode, address, token) for token in tokens)))
 
 
 if __name__ == "__main__":

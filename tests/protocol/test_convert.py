@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tricktable.protocol import convert
+from tricktable.protocol import convert, wire_cache
 from tricktable.protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
 from tricktable.protocol.reasons import RejectReason, reason_for
 from tricktable.rules.actions import (
@@ -412,10 +413,24 @@ def test_a_discard_choice_whose_count_fits_no_card_is_a_notation_error() -> None
         convert.discard_choice_from_proto(game_pb2.DiscardChoice(cards=["5H", "XX"], count=1))
 
 
+@pytest.fixture
+def empty_memos() -> Iterator[None]:
+    """The decoders' memos empty for the test, and as they were after it (other tests' decodings stay kept)."""
+    memos: list[dict[Any, Any]] = [wire_cache.ACTIONS_DECODED, wire_cache.LEGAL_DECODED, wire_cache.TRICKS_DECODED,
+                                   wire_cache.SEAT_ACTIONS_DECODED]
+    saved = [dict(memo) for memo in memos]
+    for memo in memos:
+        memo.clear()
+    yield
+    for memo, kept in zip(memos, saved, strict=True):
+        memo.clear()
+        memo.update(kept)
+
+
+@pytest.mark.usefixtures("empty_memos")
 def test_an_action_met_before_is_decoded_once_and_a_full_memo_forgets_its_oldest(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(convert, "MAX_CONVERTED_KEPT", 2)
-    monkeypatch.setattr(convert, "_ACTIONS_DECODED", {})
+    monkeypatch.setattr(wire_cache, "MAX_CONVERTED_KEPT", 2)
     five, six, seven = (convert.action_to_proto(Play(card=Card.parse(code))) for code in ("5H", "6H", "7H"))
     first = convert.action_from_proto(five)
     again = game_pb2.Action()
@@ -423,14 +438,14 @@ def test_an_action_met_before_is_decoded_once_and_a_full_memo_forgets_its_oldest
     assert convert.action_from_proto(again) is first  # the same wire bytes: the same frozen action
     assert convert.action_from_proto(six) == Play(card=Card.parse("6H"))
     assert convert.action_from_proto(seven) == Play(card=Card.parse("7H"))  # the memo is full: 5H goes
-    assert list(convert._ACTIONS_DECODED.values()) == [Play(card=Card.parse("6H")), Play(card=Card.parse("7H"))]
+    assert list(wire_cache.ACTIONS_DECODED.values()) == [Play(card=Card.parse("6H")), Play(card=Card.parse("7H"))]
     with pytest.raises(NotationError):
         convert.action_from_proto(game_pb2.Action())  # a bad message is refused every time, never kept
-    assert len(convert._ACTIONS_DECODED) == 2
+    assert len(wire_cache.ACTIONS_DECODED) == 2
 
 
+@pytest.mark.usefixtures("empty_memos")
 def test_a_legal_action_entry_met_before_is_read_once_by_its_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(convert, "_LEGAL_DECODED", {})
     decoded: list[game_pb2.Action] = []
     decode = convert.action_from_proto
 
@@ -452,11 +467,11 @@ def test_a_legal_action_entry_met_before_is_read_once_by_its_bytes(monkeypatch: 
     assert len(decoded) == 3  # another entry (its name differs): read on its own
     with pytest.raises(NotationError):
         convert.legal_actions_from_proto([table_service_pb2.LegalAction(id="bad")])  # refused, never kept
-    assert len(convert._LEGAL_DECODED) == 3
+    assert len(wire_cache.LEGAL_DECODED) == 3
 
 
-def test_a_trick_met_before_is_decoded_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(convert, "_TRICKS_DECODED", {})
+@pytest.mark.usefixtures("empty_memos")
+def test_a_trick_met_before_is_decoded_once() -> None:
     trick = Trick(leader=1, cards=cards("5H 6H 7H 8H"), winner=3)
     first = convert.trick_from_proto(convert.trick_to_proto(trick))
     again = convert.trick_from_proto(game_pb2.Trick.FromString(convert.trick_to_proto(trick).SerializeToString()))
@@ -464,9 +479,8 @@ def test_a_trick_met_before_is_decoded_once(monkeypatch: pytest.MonkeyPatch) -> 
     assert convert.trick_from_proto(game_pb2.Trick(leader=1, cards=["5H"])) == Trick(leader=1, cards=cards("5H"))
 
 
-def test_a_history_entry_met_before_is_decoded_once_but_a_rob_and_a_gift_follow_their_deal(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(convert, "_SEAT_ACTIONS_DECODED", {})
+@pytest.mark.usefixtures("empty_memos")
+def test_a_history_entry_met_before_is_decoded_once_but_a_rob_and_a_gift_follow_their_deal() -> None:
     play = convert.seat_action_to_proto(CardPlayed(seat=2, card=Card.parse("5H"), named_suit=None))
     first = convert.seat_action_from_proto(play, turn_up=TURN_UP, dealer=0, players=4)
     assert convert.seat_action_from_proto(play, turn_up=None, dealer=3, players=4) is first

@@ -74,11 +74,13 @@ class PlaySeat:
     """One bidirectional Play stream, driven by a chooser; answers every decision request."""
 
     def __init__(self, stub: Any, token: str, *, name: str = "", choose: Chooser = first_legal,
-                 last_seen: int | None = None, enumerate_discards: bool = False) -> None:
+                 last_seen: int | None = None, enumerate_discards: bool = False,
+                 legal_actions_once: bool = False) -> None:
         self.stub = stub
         self.token = token
         self.name = name
         self.enumerate_discards = enumerate_discards
+        self.legal_actions_once = legal_actions_once
         self.choose = choose
         self.last_seen = last_seen
         self.outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
@@ -87,7 +89,8 @@ class PlaySeat:
         self._cursor: dict[str, int] = {}
 
     async def _requests(self) -> AsyncIterator[pb.PlayRequest]:
-        join = pb.Join(token=self.token, name=self.name, enumerate_discards=self.enumerate_discards)
+        join = pb.Join(token=self.token, name=self.name, enumerate_discards=self.enumerate_discards,
+                       legal_actions_once=self.legal_actions_once)
         if self.last_seen is not None:
             join.last_seen_sequence = self.last_seen
         yield pb.PlayRequest(join=join)

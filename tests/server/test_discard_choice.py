@@ -87,3 +87,27 @@ async def test_a_discard_outside_the_choice_is_refused_with_bad_discard_and_stay
         accepted = await seats[0].next("accepted")
     assert not accepted.duplicate
     await playing
+
+
+async def test_a_seat_that_joins_with_legal_actions_once_gets_them_in_the_request_only(stub: Any) -> None:
+    """``Join.legal_actions_once``: the request carries the legal actions (or the discard choice), every view
+    sent on the stream leaves its deprecated copies empty; a seat that does not ask gets both, as before."""
+    created = await create(stub, "cinq_cents", seed="once", options=OPTIONS)
+    seats = [PlaySeat(stub, t.token, legal_actions_once=t.seat in (0, 1)) for t in created.seat_tokens]
+    await _play(stub, seats)
+    assert _discard_decisions(seats[0]), "seat 0 deals first and wins the first auction, so it discards"
+    for seat in seats:
+        once = seat.legal_actions_once
+        joined = next(r.joined for r in seat.run.responses if r.WhichOneof("kind") == "joined")
+        assert not joined.view.legal_actions and not joined.view.HasField("discard_choice")
+        decisions = [r.decision for r in seat.run.responses if r.WhichOneof("kind") == "decision"]
+        assert decisions
+        for decision in decisions:
+            assert bool(decision.legal_actions) != decision.HasField("discard_choice")
+            if once:
+                assert not decision.view.legal_actions and not decision.view.HasField("discard_choice")
+            else:
+                assert [a.action for a in decision.legal_actions] == list(decision.view.legal_actions)
+                assert decision.view.discard_choice == decision.discard_choice
+    record = await record_of(stub, created.table_id)
+    assert verify_record(record) is None

@@ -14,13 +14,13 @@ from collections.abc import Iterator
 import pytest
 
 from tests.games_support import SHORT_GAMES
-from tricktable.protocol import convert
+from tricktable.protocol import convert, wire_cache
 from tricktable.protocol.generated.tricktable.v1 import events_pb2, game_pb2
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.rules.actions import Bid, Denomination, Discard, describe
 from tricktable.rules.cards import cards
 from tricktable.rules.registry import new_match
-from tricktable.server import wire
+from tricktable.server import wire, wire_entries
 from tricktable.server.clocks import TimeControl
 from tricktable.server.events import DecisionRequested, Event, GameEvent
 from tricktable.server.tables import Table, TableStatus
@@ -71,6 +71,22 @@ def test_decisions_with_options_converted_once_equal_the_plain_conversion(game: 
     assert number > 20
     if game == "cinq_cents":
         assert discards > 0
+
+
+@pytest.mark.parametrize(("game", "options"), SHORT_GAMES)
+def test_a_stream_with_legal_actions_once_sends_the_plain_request_without_the_views_copies(
+        game: str, options: dict[str, int]) -> None:
+    """``Join.legal_actions_once``: the request as ever, its view without the deprecated legal actions."""
+    converted = convert.options_to_proto(game, new_match(game, options, seed=f"once-{game}").view(0).options)
+    wires = [SeatWire(converted, legal_actions_once=True) for _ in range(4)]
+    for decision in _decisions(game, options, f"once-{game}"):
+        out = pb.DecisionRequest()
+        wires[decision.seat].decision(decision, out)
+        expected = _plain(decision, enumerate_discards=False)
+        expected.view.ClearField("legal_actions")
+        expected.view.ClearField("discard_choice")
+        assert out == expected
+        assert out.legal_actions or out.HasField("discard_choice")
 
 
 def _discards(decision: DecisionRequested) -> int:
@@ -162,17 +178,17 @@ def test_a_stream_given_views_that_do_not_continue_its_kept_tricks_and_history_s
 def test_a_legal_action_is_converted_once_and_the_kept_conversions_are_bounded() -> None:
     match = new_match("twenty_five", {}, seed="legal-kept")
     action = match.legal_actions()[0]
-    item = convert.legal_action_converted(action)
-    assert convert.legal_action_converted(action) is item  # converted once, then joined by the caller
+    item = wire_entries.legal_action_converted(action)
+    assert wire_entries.legal_action_converted(action) is item  # converted once, then joined by the caller
     legal = pb.LegalAction(id=convert.action_id(action), name=describe(action), action=convert.action_to_proto(action))
     assert item.id == legal.id
     assert pb.DecisionRequest.FromString(item.in_request) == pb.DecisionRequest(legal_actions=[legal])
     assert game_pb2.SeatView.FromString(item.in_view) == game_pb2.SeatView(legal_actions=[legal.action])
     discard = Discard(cards=tuple(cards("4C 5C 6C 7C 8C 9C")))
-    assert convert.legal_action_converted(discard) is not convert.legal_action_converted(discard)
-    for tricks in range(convert.MAX_CONVERTED_KEPT + 10):
-        convert.legal_action_converted(Bid(tricks=tricks, denomination=Denomination.SPADES))
-    assert len(convert.legal_action_converted.kept) == convert.MAX_CONVERTED_KEPT
+    assert wire_entries.legal_action_converted(discard) is not wire_entries.legal_action_converted(discard)
+    for tricks in range(wire_cache.MAX_CONVERTED_KEPT + 10):
+        wire_entries.legal_action_converted(Bid(tricks=tricks, denomination=Denomination.SPADES))
+    assert len(wire_entries.legal_action_converted.kept) == wire_cache.MAX_CONVERTED_KEPT
 
 
 def test_a_history_entry_and_a_trick_are_converted_once_for_every_seat() -> None:
@@ -182,11 +198,11 @@ def test_a_history_entry_and_a_trick_are_converted_once_for_every_seat() -> None
     views = [match.view(seat) for seat in range(4)]
     entry, trick = views[0].history[0], views[0].tricks[0]
     assert all(view.history[0] is entry and view.tricks[0] is trick for view in views)  # one object in every view
-    history = convert.seat_action_converted(entry)
-    assert convert.seat_action_converted(entry) is history
+    history = wire_entries.seat_action_converted(entry)
+    assert wire_entries.seat_action_converted(entry) is history
     assert game_pb2.SeatView.FromString(history) == game_pb2.SeatView(history=[convert.seat_action_to_proto(entry)])
-    tricks = convert.trick_converted(trick)
-    assert convert.trick_converted(trick) is tricks
+    tricks = wire_entries.trick_converted(trick)
+    assert wire_entries.trick_converted(trick) is tricks
     assert game_pb2.SeatView.FromString(tricks) == game_pb2.SeatView(tricks=[convert.trick_to_proto(trick)])
 
 

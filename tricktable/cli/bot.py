@@ -10,7 +10,9 @@ Ctrl-C), a fresh bot each game, like lichess-bot's bots. ``--seats K`` runs K
 such seats at once in this process (a bot farm: K games in play, ``--games``
 each), all over one ``PlayMany`` call per server address
 (:mod:`tricktable.client_sdk.mux`) instead of a ``Play`` stream each; one seat
-plays on ``Play``.
+plays on ``Play``. ``--token`` may also name several seats, their tokens
+separated by commas: they are played at once over one ``PlayMany`` call, a
+fresh bot each.
 
 Exit status 0 when every game finished, 1 when one was aborted, 2 on an
 error (unknown bot, bad token, unknown table, unreachable server: a one-line
@@ -34,7 +36,7 @@ from tricktable.cli.tls import TlsCa, root_certificates
 from tricktable.client_sdk.bot import Bot
 from tricktable.client_sdk.errors import SdkError
 from tricktable.client_sdk.handoff import handed_token, read_token_file
-from tricktable.client_sdk.mux import SeatMultiplexer
+from tricktable.client_sdk.mux import Seat, SeatMultiplexer, play_seats_async
 from tricktable.client_sdk.runner import PlayedSeat, play_seat_async, play_target, seek_async
 from tricktable.rules.errors import TricktableError
 
@@ -98,7 +100,8 @@ def _seat_token(token: str | None, token_file: str | None, *, seeking: bool) -> 
 def bot_command(
     spec: Annotated[str, typer.Argument(metavar="BOT", help=f"Which bot: {SPEC_HELP}.")],
     server: Annotated[str, typer.Option("--server", help="Server address, host:port.")] = "127.0.0.1:50051",
-    token: Annotated[str | None, typer.Option("--token", help="Join token of a seat (from CreateTable); visible "
+    token: Annotated[str | None, typer.Option("--token", help="Join token of a seat (from CreateTable), or several "
+                                              "separated by commas (played at once over one PlayMany call); visible "
                                               "to every local user on the command line: see --token-file.")] = None,
     token_file: Annotated[str | None, typer.Option(
         "--token-file", help="Read the join token from this file (or /dev/fd/N: a descriptor handed in).")] = None,
@@ -146,6 +149,9 @@ def bot_command(
         typer.echo(summary_line(number, seat))
 
     try:
+        if token is not None and "," in token:
+            _play_tokens(new_bot, token.split(","), server, label, certificates, wait_for_server, played)
+            numbers = iter(())
         if seek is not None and seats > 1:
             asyncio.run(_seek_and_play_many(new_bot, numbers, seats, server, seek, players, label, certificates,
                                             wait_for_server, played))
@@ -183,6 +189,24 @@ async def _seek_and_play(bot: Bot, server: str, game: str, players: int, name: s
                               wait_for_server=wait)
     return await play_seat_async(bot, play_target(server, seated.play_address), token=seated.token, name=name,
                                  root_certificates=certificates)
+
+
+def _play_tokens(new_bot: Callable[[int], Bot], tokens: list[str], server: str, name: str,
+                 certificates: bytes | None, wait: float, played: Callable[[int, PlayedSeat], None]) -> None:
+    """Several given seats at once over one ``PlayMany`` call, a fresh bot each; each seat's line as it ends.
+
+    Raises:
+        SdkError: the first seat's error, once every seat has ended.
+    """
+    seats = [Seat(bot=new_bot(number), token=token, address=server, name=name)
+             for number, token in enumerate(tokens, start=1)]
+    outcomes = asyncio.run(play_seats_async(seats, root_certificates=certificates, wait_for_server=wait))
+    for number, outcome in enumerate(outcomes, start=1):
+        if isinstance(outcome, PlayedSeat):
+            played(number, outcome)
+    errors = [outcome for outcome in outcomes if isinstance(outcome, SdkError)]
+    if errors:
+        raise errors[0]
 
 
 async def _seek_and_play_many(new_bot: Callable[[int], Bot], numbers: Iterator[int], seats: int, server: str,

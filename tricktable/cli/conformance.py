@@ -1,16 +1,19 @@
 """``tricktable conformance [--server ADDR] -- COMMAND...``: check a client program in any language.
 
-The command is run once per situation (a normal game, a rejection, a dropped
-connection, a tight clock) with the placeholders ``{address}`` and ``{token}``
-replaced, and with ``TRICKTABLE_SERVER`` and ``TRICKTABLE_TOKEN`` in its
-environment. One PASS/FAIL line per situation; exit status 1 when any failed,
-2 on a usage error. See docs/protocol.md, section 18, and
+The command is run once per situation (a normal game, every seat, a
+rejection, a dropped connection, a tight clock, a late answer, annotations,
+several tables over PlayMany) with the placeholders ``{address}`` and
+``{token}`` replaced, and with ``TRICKTABLE_SERVER`` and ``TRICKTABLE_TOKEN``
+in its environment; ``--spectator`` gives the command that follows a table
+over Spectate. One PASS/FAIL/SKIP line per situation; exit status 1 when any
+failed, 2 on a usage error. See docs/protocol.md, section 18, and
 :mod:`tricktable.server.conformance`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import shlex
 from pathlib import Path
 from typing import Annotated
 
@@ -46,6 +49,12 @@ def conformance_command(
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank of the other situations.")] = RELAXED_BANK_MS,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds a client gets to finish one situation.")] = 90.0,
     only: Annotated[list[str] | None, typer.Option("--only", help="Run only this situation (repeatable).")] = None,
+    skip: Annotated[list[str] | None, typer.Option(
+        "--skip", help="A situation the client does not support (play-many, spectate, annotations, ...): reported "
+                       "SKIP, not failed (repeatable).")] = None,
+    spectator: Annotated[str | None, typer.Option(
+        "--spectator", help="The command that follows a table over Spectate, as one string ({address} and {table} "
+                            "replaced); without it the spectate situation is skipped.")] = None,
     seed: Annotated[str | None, typer.Option("--seed", help="Seed of the tables' decks (reproducible runs).")] = None,
     transcript: Annotated[Path | None, typer.Option("--transcript", help="Write each situation's message "
                                                                          "exchange to DIR/NAME.txt.")] = None,
@@ -53,7 +62,7 @@ def conformance_command(
 ) -> None:
     """Run a client program through scripted situations and print a PASS/FAIL line for each."""
     known = [s.name for s in situations()]
-    for name in only or []:
+    for name in [*(only or []), *(skip or [])]:
         if name not in known:
             typer.echo(f"error: unknown situation {name!r} (known: {', '.join(known)})", err=True)
             raise typer.Exit(2)
@@ -67,7 +76,8 @@ def conformance_command(
     configure(level="ERROR")  # the in-process server's logs would drown the report
     settings = Settings(command=tuple(command), server=server, game=game, options=options, clock_ms=clock_ms,
                         decision_ms=decision_ms, bank_ms=bank_ms, timeout=timeout, only=tuple(only or ()),
-                        seed=seed, transcript_dir=transcript, root_certificates=root_certificates(tls_ca))
+                        seed=seed, transcript_dir=transcript, root_certificates=root_certificates(tls_ca),
+                        skip=tuple(skip or ()), spectator=None if spectator is None else tuple(shlex.split(spectator)))
 
     def report(verdict: Verdict) -> None:
         typer.echo(verdict.line())
@@ -80,7 +90,9 @@ def conformance_command(
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
     failed = [v for v in verdicts if not v.passed]
-    typer.echo(f"{len(verdicts) - len(failed)} of {len(verdicts)} situations passed")
+    skipped = sum(1 for v in verdicts if v.skipped)
+    typer.echo(f"{len(verdicts) - len(failed) - skipped} of {len(verdicts)} situations passed"
+               + (f", {skipped} skipped" if skipped else ""))
     if failed:
         raise typer.Exit(1)
 

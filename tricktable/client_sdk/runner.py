@@ -53,6 +53,7 @@ from tricktable.client_sdk.errors import (
     ServerUnreachable,
     error_from_rpc,
 )
+from tricktable.client_sdk.lazy_view import KeptHistory, view_on_read
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
 from tricktable.protocol.stream import next_reply
@@ -392,7 +393,7 @@ class _SeatLoop:
         self.max_reasks = max_reasks
         self.pending: dict[str, _Pending] = {}
         #: The seat's history decoded so far: a decision's view decodes only its new entries.
-        self.history = convert.KeptHistory()
+        self.history = KeptHistory()
 
     async def handle(self, message: table_service_pb2.PlayResponse | table_service_pb2.WatchResponse) -> bool:
         """Handle one server message; True once the game has ended.
@@ -449,15 +450,21 @@ class _SeatLoop:
         session = self.session
         decision_id = decision.decision_id
         try:
-            # Ids of the enumerated actions; none for a discard offered as a DiscardChoice, which the view
-            # conversion expands into the bot's legal actions (the bot answers with an Action then).
+            # The legal actions are the request's (the seat joined with legal_actions_once): the enumerated
+            # ones with their ids, or a discard offered as a DiscardChoice, expanded into the bot's legal
+            # actions (the bot answers with an Action then). A server that sends neither there leaves them to
+            # the view.
             legal = convert.legal_actions_from_proto(decision.legal_actions)
+            offered: tuple[Action, ...] | None = tuple(legal.values()) if legal else (
+                convert.discard_choice_from_proto(decision.discard_choice)
+                if decision.HasField("discard_choice") else None)
             wire = decision.view
             table = session.view  # the seat's last view: the table's options and sides, kept
-            view = convert.view_on_read(wire, options=None if table is None else table.options,
-                                        sides=None if table is None else table.sides,
-                                        legal_actions=tuple(legal.values()) if legal else None, history=self.history)
-            offered = view.legal_actions  # decoded now when a discard choice stands for them: the rest when read
+            view = view_on_read(wire, options=None if table is None else table.options,
+                                sides=None if table is None else table.sides, legal_actions=offered,
+                                history=self.history)
+            if offered is None:
+                offered = view.legal_actions
         except (TricktableError, ValueError) as exc:
             raise ProtocolError(f"the server sent a decision request that does not decode: {exc}") from exc
         if not offered:
@@ -569,9 +576,10 @@ async def play_stream(
 ) -> Result | None:
     """One Play stream (or PlayMany conversation): join, then handle messages until the game ends (result) or the
     stream ends (None)."""
-    # Coalesced events: what is only for information comes with the next decision (one write per decision).
+    # Coalesced events: what is only for information comes with the next decision (one write per decision);
+    # the legal actions once, in the decision request (the view's copies are deprecated).
     join = table_service_pb2.Join(token=session.token, name=session.name, accept_batches=True,
-                                  coalesce_events=True)
+                                  coalesce_events=True, legal_actions_once=True)
     if session.last_sequence is not None:
         join.last_seen_sequence = session.last_sequence
 
@@ -605,7 +613,7 @@ async def _watch_once(
     max_reasks: int,
 ) -> Result | None:
     """One Watch stream plus unary SubmitAction: the path for clients without bidirectional streams."""
-    request = table_service_pb2.WatchRequest(token=session.token, name=session.name)
+    request = table_service_pb2.WatchRequest(token=session.token, name=session.name, legal_actions_once=True)
     if session.last_sequence is not None:
         request.last_seen_sequence = session.last_sequence
     call = stub.Watch(request)

@@ -22,6 +22,12 @@ Wire choices (see the design notes at the top of protos/tricktable/v1/*.proto):
 - A spectator's view has no seat on the wire and ``seat == SPECTATOR_SEAT``
   (-1) in a :class:`tricktable.rules.game.SeatView`.
 
+Decoded actions, tricks and history entries are kept by their wire bytes
+(:mod:`tricktable.protocol.wire_cache`): a client meets the same ones in
+every decision. The server's byte caches of what it sends are
+:mod:`tricktable.server.wire_entries`; the SDK's lazily decoded view is
+:mod:`tricktable.client_sdk.lazy_view`.
+
 Errors: decoding raises :class:`tricktable.rules.errors.NotationError` for a malformed
 action or card (the server answers it with ``MALFORMED_ACTION``) and
 :class:`tricktable.rules.errors.OptionsError` for options that do not fit the game.
@@ -31,13 +37,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from google.protobuf.message import Message
 
 from tricktable.protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
+from tricktable.protocol.wire_cache import (
+    ACTIONS_DECODED,
+    LEGAL_DECODED,
+    SEAT_ACTIONS_DECODED,
+    TRICKS_DECODED,
+    decoded_once,
+    remember,
+)
 from tricktable.rules.actions import (
     ACTION_CLASSES,
     Action,
@@ -92,8 +106,6 @@ SPECTATOR_SEAT: Seat = -1
 
 K = TypeVar("K")
 V = TypeVar("V", covariant=True)
-#: A converted message.
-M = TypeVar("M")
 
 
 class _ProtoEnum(Protocol[V]):
@@ -228,75 +240,6 @@ def cards_from_proto(items: Sequence[str]) -> tuple[Card, ...]:
 # how its value is written; every conversion of actions reads it.
 
 
-#: Values converted once kept at most, per kind (far more than the actions, history entries and tricks of a game),
-#: both ways: messages converted from rules values (a server's) and rules values decoded from messages (a client's).
-MAX_CONVERTED_KEPT = 4096
-
-T = TypeVar("T")
-
-
-def _remember(memo: dict[K, T], key: K, value: T, limit: int) -> T:
-    """``value``, kept in ``memo`` under ``key``; the oldest goes first when ``memo`` holds ``limit``.
-
-    The one bounded form of every memo of conversions here, both ways.
-    """
-    if len(memo) >= limit:
-        del memo[next(iter(memo))]
-    memo[key] = value
-    return value
-
-
-class _ConvertedOnce(Generic[K, M]):
-    """Conversions of frozen rules values (their wire bytes, :func:`wire_entry`), kept by the value.
-
-    Why: a server sends the same few dozen actions, history entries and
-    tricks to every seat in every decision; each is converted once and its
-    bytes are joined into every message that holds it. At most ``limit``
-    are kept, the oldest forgotten first; a value ``keep`` refuses is
-    converted every time.
-    """
-
-    def __init__(self, convert: Callable[[K], M], limit: int, keep: Callable[[K], bool] | None = None) -> None:
-        self._convert = convert
-        self._keep = keep
-        self.limit = limit
-        self.kept: dict[K, M] = {}
-
-    def __call__(self, value: K) -> M:
-        message = self.kept.get(value)
-        if message is None:
-            message = self._convert(value)
-            if self._keep is None or self._keep(value):
-                _remember(self.kept, value, message, self.limit)
-        return message
-
-
-def _varint(number: int) -> bytes:
-    """A non-negative integer as a protobuf varint (a length or a field's tag)."""
-    out = bytearray()
-    while number > 0x7F:
-        out.append((number & 0x7F) | 0x80)
-        number >>= 7
-    out.append(number)
-    return bytes(out)
-
-
-def field_tag(message: type[Message], name: str) -> bytes:
-    """The wire tag of ``message``'s message field ``name`` (wire type 2: a length follows), as bytes."""
-    return _varint(message.DESCRIPTOR.fields_by_name[name].number << 3 | 2)
-
-
-def wire_entry(tag: bytes, message: Message) -> bytes:
-    """``message`` as one entry of the field whose ``tag`` is given (:func:`field_tag`): tag, length, bytes.
-
-    Why bytes: protobuf fields concatenate. A message whose repeated parts
-    are kept as their entries' bytes is built by joining them and parsing
-    once (in C), instead of copying every kept message into it.
-    """
-    body = message.SerializeToString()
-    return tag + _varint(len(body)) + body
-
-
 @dataclass(frozen=True, slots=True)
 class _Field:
     """One attribute of a rules object and its proto field: ``put`` writes the value, ``get`` reads it back."""
@@ -367,29 +310,13 @@ def _fill_action(out: game_pb2.Action, action: Action) -> None:
             _put(case, f.wire, f.put(value))
 
 
-# Memos of decoded values by their wire bytes (``MAX_CONVERTED_KEPT`` each). What the SDK decodes is frozen
-# (actions, tricks, history entries), so one decoding serves every message that spells it: a client gets the same
-# few dozen actions in every decision and history, and a deal's completed tricks in each of its views. Serializing
-# a small message and looking it up costs a fraction of building the rules' objects again.
-_ACTIONS_DECODED: dict[bytes, Action] = {}
-#: A decision's legal actions by the wire bytes of each ``LegalAction`` (its id, name and action): the id and action.
-_LEGAL_DECODED: dict[bytes, tuple[str, Action]] = {}
-_TRICKS_DECODED: dict[bytes, Trick] = {}
-_SEAT_ACTIONS_DECODED: dict[bytes, ActionEvent] = {}
-
-
+@decoded_once(ACTIONS_DECODED)
 def action_from_proto(message: game_pb2.Action) -> Action:
-    """An action from an ``Action`` message (an action met before is not decoded again: ``_ACTIONS_DECODED``).
+    """An action from an ``Action`` message (one met before is not decoded again: :func:`decoded_once`).
 
     Raises:
         NotationError: no case set, a bad card, a missing card or denomination.
     """
-    key = message.SerializeToString()
-    action = _ACTIONS_DECODED.get(key)
-    return _remember(_ACTIONS_DECODED, key, _decode_action(message), MAX_CONVERTED_KEPT) if action is None else action
-
-
-def _decode_action(message: game_pb2.Action) -> Action:
     kind = message.WhichOneof("kind")
     if kind is None:
         raise NotationError("an action needs one of: " + ", ".join(ACTION_TYPES))
@@ -426,31 +353,17 @@ def fill_seat_action(out: game_pb2.SeatAction, event: ActionEvent) -> None:
         _fill_action(out.action, action)
 
 
-def _seat_action_message(event: ActionEvent) -> game_pb2.SeatAction:
-    out = game_pb2.SeatAction()
-    fill_seat_action(out, event)
-    return out
-
-
-#: The tag of a view's history entries and of its completed tricks.
-_HISTORY_TAG = field_tag(game_pb2.SeatView, "history")
-_TRICKS_TAG = field_tag(game_pb2.SeatView, "tricks")
-
-#: A history entry as a ``SeatView.history`` entry's wire bytes (:func:`wire_entry`): a public entry is one object
-#: in every seat's history, converted once for all of them.
-seat_action_converted: _ConvertedOnce[ActionEvent, bytes] = _ConvertedOnce(
-    lambda event: wire_entry(_HISTORY_TAG, _seat_action_message(event)), MAX_CONVERTED_KEPT)
-
-
 def seat_action_from_proto(message: game_pb2.SeatAction, *, turn_up: Card | None, dealer: Seat,
                            players: int) -> ActionEvent:
     """A ``SeatAction`` as the action event it tells (``turn_up``, ``dealer``: the deal's, for a rob and a gift).
+
+    An entry met before is not decoded again (:data:`tricktable.protocol.wire_cache.SEAT_ACTIONS_DECODED`).
 
     Raises:
         NotationError: when the action has no case set, or a malformed field.
     """
     key = message.SerializeToString()
-    event = _SEAT_ACTIONS_DECODED.get(key)
+    event = SEAT_ACTIONS_DECODED.get(key)
     if event is not None:
         return event
     action = message.action
@@ -466,7 +379,7 @@ def seat_action_from_proto(message: game_pb2.SeatAction, *, turn_up: Card | None
     except ValueError as error:
         raise NotationError(str(error)) from None
     # A rob's event names the deal's turn-up, a gift's its eldest hand: the only entries not told by their bytes.
-    return event if kind in _DEAL_TOLD else _remember(_SEAT_ACTIONS_DECODED, key, event, MAX_CONVERTED_KEPT)
+    return event if kind in _DEAL_TOLD else remember(SEAT_ACTIONS_DECODED, key, event)
 
 
 #: The history entries whose event depends on the deal, not only on their wire bytes.
@@ -506,33 +419,6 @@ def legal_actions_to_proto(actions: Iterable[Action]) -> list[table_service_pb2.
         fill_legal_action(item, action)
         out.append(item)
     return out
-
-
-@dataclass(frozen=True, slots=True)
-class LegalActionWire:
-    """A legal action as a decision sends it: its id and its two entries' wire bytes (:func:`wire_entry`)."""
-
-    id: str
-    #: A ``DecisionRequest.legal_actions`` entry: the ``LegalAction`` (id, name, action).
-    in_request: bytes
-    #: A ``SeatView.legal_actions`` entry: the ``Action``.
-    in_view: bytes
-
-
-_REQUEST_LEGAL_TAG = field_tag(table_service_pb2.DecisionRequest, "legal_actions")
-_VIEW_LEGAL_TAG = field_tag(game_pb2.SeatView, "legal_actions")
-
-
-def _legal_action_wire(action: Action) -> LegalActionWire:
-    item = table_service_pb2.LegalAction()
-    fill_legal_action(item, action)
-    return LegalActionWire(item.id, wire_entry(_REQUEST_LEGAL_TAG, item), wire_entry(_VIEW_LEGAL_TAG, item.action))
-
-
-#: A legal action's id and entries: a table offers the same few dozen actions in every decision. Discards are not
-#: kept (thousands; they go as a ``DiscardChoice``).
-legal_action_converted = _ConvertedOnce(_legal_action_wire, MAX_CONVERTED_KEPT,
-                                        lambda action: not isinstance(action, Discard))
 
 
 def fill_legal_action(out: table_service_pb2.LegalAction, action: Action) -> None:
@@ -577,7 +463,7 @@ def discard_choice_from_proto(message: game_pb2.DiscardChoice) -> tuple[Action, 
 
 
 def legal_actions_from_proto(items: Iterable[table_service_pb2.LegalAction]) -> dict[str, Action]:
-    """A decision's legal actions by id, order kept (an entry met before is not read again: ``_LEGAL_DECODED``).
+    """A decision's legal actions by id, order kept (an entry met before is not read again: ``LEGAL_DECODED``).
 
     Why by the entry's bytes: a client reads these on the critical path of every move, between its process
     reading the decision and its bot being asked, and a table offers the same few dozen entries again and
@@ -589,9 +475,9 @@ def legal_actions_from_proto(items: Iterable[table_service_pb2.LegalAction]) -> 
     out: dict[str, Action] = {}
     for item in items:
         key = item.SerializeToString()
-        known = _LEGAL_DECODED.get(key)
+        known = LEGAL_DECODED.get(key)
         if known is None:
-            known = _remember(_LEGAL_DECODED, key, (item.id, action_from_proto(item.action)), MAX_CONVERTED_KEPT)
+            known = remember(LEGAL_DECODED, key, (item.id, action_from_proto(item.action)))
         out[known[0]] = known[1]
     return out
 
@@ -741,21 +627,14 @@ def fill_trick(out: game_pb2.Trick, trick: Trick) -> None:
         out.winner = trick.winner
 
 
-#: A completed trick as a ``SeatView.tricks`` entry's wire bytes (:func:`wire_entry`): one object in every seat's
-#: view, converted once for all of them.
-trick_converted: _ConvertedOnce[Trick, bytes] = _ConvertedOnce(
-    lambda trick: wire_entry(_TRICKS_TAG, trick_to_proto(trick)), MAX_CONVERTED_KEPT)
-
-
+@decoded_once(TRICKS_DECODED)
 def trick_from_proto(message: game_pb2.Trick) -> Trick:
-    """A trick (one met before is not decoded again: ``_TRICKS_DECODED``).
+    """A completed trick (one met before is not decoded again: :func:`decoded_once`).
 
     Raises:
         NotationError: for a bad card.
     """
-    key = message.SerializeToString()
-    trick = _TRICKS_DECODED.get(key)
-    return _remember(_TRICKS_DECODED, key, _decode_trick(message), MAX_CONVERTED_KEPT) if trick is None else trick
+    return _decode_trick(message)
 
 
 def _decode_trick(message: game_pb2.Trick) -> Trick:
@@ -920,7 +799,8 @@ def view_from_proto(
     are used instead of decoding the message's (the SDK already holds the
     table's options and sides, the same in every view of a table). A
     ``discard_choice`` is expanded into the legal discards it stands for.
-    Every field is decoded now; :func:`view_on_read` decodes each when read.
+    Every field is decoded now; the SDK's :func:`tricktable.client_sdk.lazy_view.view_on_read` decodes each
+    when read.
 
     Raises:
         OptionsError: for an unset game or options of another game.
@@ -931,80 +811,13 @@ def view_from_proto(
     given: dict[str, Any] = {"sides": sides, "legal_actions": legal_actions, "history": history}
     return SeatView(game=game, options=options_from_proto(game, message.options) if options is None else options,
                     **{name: decode(message) if given.get(name) is None else given[name]
-                       for name, decode in _VIEW_FIELDS.items()})
+                       for name, decode in VIEW_FIELDS.items()})
 
 
-def view_on_read(
-    message: game_pb2.SeatView,
-    *,
-    options: Mapping[str, Any] | None,
-    sides: tuple[tuple[Seat, ...], ...] | None,
-    legal_actions: tuple[Action, ...] | None,
-    history: KeptHistory,
-) -> SeatView:
-    """:func:`view_from_proto` of a decision's view, each field but the game, options, sides, legal actions and
-    plain numbers decoded when it is first read (``history`` through the seat's :class:`KeptHistory`).
-
-    Why: a decision's view is on the critical path of every move, between
-    the bot's process reading the message and its bot being asked; a bot
-    that reads a few fields (its hand, the trick, its legal actions) no
-    longer waits for the decoding of the rest, and a field is decoded at
-    most once. The view is equal to the one :func:`view_from_proto` decodes.
-
-    Raises:
-        OptionsError: for an unset game or options of another game (the rest raises when read, as
-            :func:`view_from_proto` would).
-    """
-    game = game_from_proto(message.game)
-    view = _ViewOnRead.__new__(_ViewOnRead)
-    setter = object.__setattr__
-    setter(view, "game", game)
-    setter(view, "options", options_from_proto(game, message.options) if options is None else options)
-    for name in _READ_AT_ONCE:
-        setter(view, name, _VIEW_FIELDS[name](message))
-    if sides is not None:
-        setter(view, "sides", sides)
-    if legal_actions is not None:
-        setter(view, "legal_actions", legal_actions)
-    setter(view, "_message", message)
-    setter(view, "_history", history)
-    return view
-
-
-class _ViewOnRead(SeatView):
-    """A :class:`rules.game.SeatView` whose fields are decoded from its message when first read (:func:`view_on_read`).
-
-    A field not decoded yet is an unset slot: reading it falls through to
-    :meth:`__getattr__`, which decodes it and sets the slot, so the next read
-    is a plain attribute read. Equality, ``repr``, ``replace`` and pickling go
-    through the fields and decode what they read.
-    """
-
-    __slots__ = ("_history", "_message")
-    _message: game_pb2.SeatView
-    _history: KeptHistory
-
-    def __getattr__(self, name: str) -> Any:
-        decode = _VIEW_FIELDS.get(name)
-        if decode is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        message = self._message
-        value = self._history.of(message) if name == "history" else decode(message)
-        object.__setattr__(self, name, value)
-        return value
-
-    def __eq__(self, other: object) -> bool:
-        """Equal to any view with the same fields (a decoded ``SeatView`` too)."""
-        if not isinstance(other, SeatView):
-            return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in _SEAT_VIEW_FIELDS)
-
-    __hash__ = SeatView.__hash__
-
-
-#: How each field of a ``SeatView`` but its game and options is read from its message (parts a game does not
-#: use are skipped when empty: each read of a message field is a call into protobuf).
-_VIEW_FIELDS: dict[str, Callable[[game_pb2.SeatView], Any]] = {
+#: How each field of a ``SeatView`` but its game and options is read from its message: all at once by
+#: :func:`view_from_proto`, one by one when read by the SDK's lazy view. Parts a game does not use are skipped
+#: when empty: each read of a message field is a call into protobuf.
+VIEW_FIELDS: dict[str, Callable[[game_pb2.SeatView], Any]] = {
     "seat": lambda m: m.seat if m.HasField("seat") else SPECTATOR_SEAT,
     "players": lambda m: m.players,
     "sides": lambda m: tuple([tuple(side.seats) for side in m.sides]),
@@ -1022,7 +835,7 @@ _VIEW_FIELDS: dict[str, Callable[[game_pb2.SeatView], Any]] = {
     # A trick in progress is new in each view (a card more): decoded, not kept.
     "current_trick": lambda m: _decode_trick(m.current_trick) if m.HasField("current_trick") else None,
     "tricks": lambda m: tuple(map(trick_from_proto, m.tricks)),
-    "history": lambda m: _history_from_proto(m, m.history),
+    "history": lambda m: history_from_proto(m, m.history),
     "robbed_by": lambda m: m.robbed_by if m.HasField("robbed_by") else None,
     "buried": lambda m: card_from_proto(m.buried),
     "jinked_by": lambda m: m.jinked_by if m.HasField("jinked_by") else None,
@@ -1035,11 +848,6 @@ _VIEW_FIELDS: dict[str, Callable[[game_pb2.SeatView], Any]] = {
     "extras": lambda m: {name: json.loads(text) for name, text in sorted(m.extras_json.items())}
     if m.extras_json else {},
 }
-_SEAT_VIEW_FIELDS = tuple(f.name for f in fields(SeatView))
-#: The fields :func:`view_on_read` reads at once: plain numbers, cheaper to read than a miss of the slot.
-_READ_AT_ONCE = ("seat", "players", "deal_number", "dealer", "to_act", "no_trump")
-
-
 def _bid_from_proto(entry: game_pb2.AuctionEntry) -> tuple[Seat, tuple[int, Denomination] | None]:
     """A Cinq Cents bid of a view: the seat and its bid, None for a pass."""
     if entry.HasField("bid"):
@@ -1047,44 +855,11 @@ def _bid_from_proto(entry: game_pb2.AuctionEntry) -> tuple[Seat, tuple[int, Deno
     return entry.seat, None
 
 
-def _history_from_proto(view: game_pb2.SeatView, entries: Iterable[game_pb2.SeatAction]) -> tuple[ActionEvent, ...]:
+def history_from_proto(view: game_pb2.SeatView, entries: Iterable[game_pb2.SeatAction]) -> tuple[ActionEvent, ...]:
     """History ``entries`` of ``view`` as action events (the deal's turn-up, dealer and players read once)."""
     turn_up = card_from_proto(view.turn_up)
     return tuple(seat_action_from_proto(entry, turn_up=turn_up, dealer=view.dealer, players=view.players)
                  for entry in entries)
-
-
-class KeptHistory:
-    """A seat's history decoded from its successive views, each entry once.
-
-    Why: a view carries the deal's whole history, and within a deal it only
-    grows; a client decoding every decision's view decodes only the entries
-    new since the last one. A view of another deal, or whose history does not
-    continue the one kept, is decoded whole.
-    """
-
-    def __init__(self) -> None:
-        self._deal = -1
-        self._events: tuple[ActionEvent, ...] = ()
-        #: The wire bytes of the last entry kept (a message's bytes compare faster than the message).
-        self._last = b""
-
-    def of(self, view: game_pb2.SeatView) -> tuple[ActionEvent, ...]:
-        """``view``'s history as :func:`view_from_proto` decodes it.
-
-        Raises:
-            NotationError: when a new entry has no action case or a malformed field.
-        """
-        entries = view.history
-        count = len(entries)
-        known = len(self._events)
-        if view.deal_number != self._deal or count < known or (
-                known and entries[known - 1].SerializeToString() != self._last):
-            self._deal, self._events, known = view.deal_number, (), 0
-        if count > known:
-            self._events += _history_from_proto(view, entries[known:])
-            self._last = entries[count - 1].SerializeToString()
-        return self._events
 
 
 def _legal_actions_of(message: game_pb2.SeatView) -> tuple[Action, ...]:

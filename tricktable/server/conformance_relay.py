@@ -10,7 +10,15 @@ except where the current :class:`Script` says otherwise:
 - ``drop_before_decision``: just before the N-th decision request would reach
   the client, the relay cancels its upstream stream (the server sees a
   disconnect) and ends the client's stream with ``UNAVAILABLE``; the client
-  never sees that request and must rejoin to get it.
+  never sees that request and must rejoin to get it;
+- ``late_answer``: the client's answer to its first decision is held until
+  the server's clock has run out on it (the default action's
+  ``action_timed_out`` reached the client), then forwarded, too late.
+
+Several tables can be watched at once: each seat's token (or a spectated
+table's id) may have a :class:`Script` of its own (:attr:`Relay.scripts`);
+``PlayMany`` conversations are watched per seat like ``Play`` streams, and
+``Spectate`` streams for hidden cards (:func:`hidden_parts`).
 
 The relay needs no hook in the server and works in front of any server that
 speaks ``tricktable.v1``. It records what it saw (joins, sequences, decisions,
@@ -21,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -50,6 +59,7 @@ class Fault(StrEnum):
     NONE = "none"
     REJECT_FIRST = "reject_first"
     DROP_BEFORE_DECISION = "drop_before_decision"
+    LATE_ANSWER = "late_answer"
 
 
 @dataclass(slots=True)
@@ -65,6 +75,10 @@ class StreamLog:
     dropped: bool = False
     #: The client asked for coalesced events (``Join.coalesce_events``) on this stream.
     coalesce: bool = False
+    #: The seat joined (from ``Joined``), or None.
+    seat: int | None = None
+    #: The ``PlayMany`` call that carried this conversation (a number per call), or None for Play and Watch.
+    call: int | None = None
 
 
 @dataclass(slots=True)
@@ -105,6 +119,18 @@ class Script:
     withheld_decision: str | None = None
     game_ended: bool = False
     transcript: list[str] | None = None
+    #: Every annotation the client sent, with its decision id, in order.
+    annotations: list[tuple[str, pb.Annotation]] = field(default_factory=list)
+    #: The ``action_timed_out`` events that reached the client, by decision id.
+    timed_out: dict[str, Any] = field(default_factory=dict)
+    #: With LATE_ANSWER: the decision whose answer is held, as the client got it, and the server's answer to the
+    #: late decide ("" until it comes).
+    late_request: pb.DecisionRequest | None = None
+    late_outcome: str = ""
+    #: Set once the held answer may go (the default was played, or the harness gave up waiting).
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+    #: What a spectator was sent that it must not see (:func:`hidden_parts`).
+    hidden: list[str] = field(default_factory=list)
     _t0: float = field(default_factory=time.monotonic)
 
     # --- notes -----------------------------------------------------------
@@ -138,11 +164,22 @@ class Script:
         log = self.decisions.get(decide.decision_id)
         if log is not None:
             log.answers.append(time.monotonic())
+        if decide.HasField("annotation"):
+            self.annotations.append((decide.decision_id, decide.annotation))
         if self.fault is Fault.REJECT_FIRST and self.mutated_decision is None:
             self.mutated_decision = decide.decision_id
             spoiled = pb.Decide(decision_id=decide.decision_id, action_id=INVALID_ACTION_ID)
             return spoiled
         return decide
+
+    async def hold(self, decide: pb.Decide, limit: float) -> None:
+        """Under LATE_ANSWER, wait (at most ``limit`` seconds) before forwarding the answer to the held decision."""
+        late = self.late_request
+        if self.fault is not Fault.LATE_ANSWER or late is None or decide.decision_id != late.decision_id:
+            return
+        self.note_text(f"relay holds the answer to decision {late.decision_id} until the server's clock runs out")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.released.wait(), limit)
 
     # --- server -> client ------------------------------------------------
 
@@ -162,19 +199,28 @@ class Script:
         now = time.monotonic()
         if kind == "joined":
             stream.joined = True
+            stream.seat = int(message.seat)
             # A resume replays what follows last_seen_sequence; a first join starts at joined.sequence.
             resumed = stream.last_seen_sequence
             stream.last_sequence = int(message.sequence) if resumed is None else resumed
         elif kind == "event":
             stream.last_sequence = max(stream.last_sequence or 0, int(message.sequence))
-            if message.WhichOneof("kind") == "game_ended":
+            which = message.WhichOneof("kind")
+            if which == "game_ended":
                 self.game_ended = True
+            elif which == "action_timed_out" and message.action_timed_out.seat == stream.seat:
+                self.timed_out[message.action_timed_out.decision_id] = message.action_timed_out
+                if self.late_request is not None and message.action_timed_out.decision_id == \
+                        self.late_request.decision_id:
+                    self.released.set()
         elif kind == "decision":
             log = self.decisions.get(message.decision_id)
             if log is None:
                 log = self.decisions[message.decision_id] = DecisionLog(
                     decision_id=message.decision_id, deadline_unix_ms=int(message.deadline_unix_ms))
                 self.decision_order.append(message.decision_id)
+                if self.fault is Fault.LATE_ANSWER and self.late_request is None:
+                    self.late_request = message
             log.delivered.append(now)
         elif kind in ("accepted", "rejection"):
             self.on_outcome(message, accepted=kind == "accepted")
@@ -187,10 +233,7 @@ class Script:
         """
         kind = message.WhichOneof("kind")
         if kind == "batch" and isinstance(message, pb.PlayResponse):  # only with keep_join_options
-            for item in message.batch.messages:
-                inner = item.WhichOneof("kind")
-                self.on_server_message(stream, inner, getattr(item, inner) if inner else None)
-            self.note("S>", message)
+            self.on_play_response(stream, message)
             return
         if self.should_drop(stream, kind):
             self.on_drop(stream, message.decision)
@@ -200,8 +243,36 @@ class Script:
         self.on_server_message(stream, kind, getattr(message, kind) if kind else None)
         self.note("S>", message)
 
+    def on_play_response(self, stream: StreamLog, message: pb.PlayResponse) -> None:
+        """Note a Play message (a batch: each of its messages) that reaches the client unchanged."""
+        kind = message.WhichOneof("kind")
+        if kind == "batch":
+            for item in message.batch.messages:
+                inner = item.WhichOneof("kind")
+                self.on_server_message(stream, inner, getattr(item, inner) if inner else None)
+        else:
+            self.on_server_message(stream, kind, getattr(message, kind) if kind else None)
+        self.note("S>", message)
+
+    def on_spectator_message(self, stream: StreamLog, message: pb.SpectateResponse) -> None:
+        """A Spectate message reaches the client: note its sequence, the game's end and anything hidden in it."""
+        kind = message.WhichOneof("kind")
+        if kind == "started":
+            stream.joined = True
+            stream.last_sequence = int(message.started.sequence)
+        elif kind == "event":
+            stream.last_sequence = max(stream.last_sequence or 0, int(message.event.sequence))
+            if message.event.WhichOneof("kind") == "game_ended":
+                self.game_ended = True
+        self.hidden.extend(hidden_parts(message))
+        self.note("S>", message)
+
     def on_outcome(self, message: Any, *, accepted: bool) -> None:
         """An Accepted or a Rejection reaches the client."""
+        if self.late_request is not None and message.decision_id == self.late_request.decision_id \
+                and self.released.is_set() and not self.late_outcome:
+            self.late_outcome = (("a duplicate" if message.duplicate else "accepted") if accepted
+                                 else pb.RejectionReason.Name(message.reason))
         log = self.decisions.get(message.decision_id)
         mutated = message.decision_id == self.mutated_decision and not self.mutated_outcome
         if mutated:
@@ -217,12 +288,59 @@ class Script:
             log.rejections.append(pb.RejectionReason.Name(message.reason))
 
 
+def hidden_parts(message: pb.SpectateResponse) -> list[str]:
+    """What a Spectate message shows that no spectator may see: a hand, a buried card, a kitty, discards, legal
+    actions (docs/protocol.md, section 13). Empty for a message that keeps the secrets."""
+    found: list[str] = []
+    kind = message.WhichOneof("kind")
+    if kind == "started":
+        view = message.started.view
+        shown = {"hand": list(view.hand), "buried": view.buried, "kitty": list(view.kitty),
+                 "discards": list(view.discards), "legal_actions": len(view.legal_actions)}
+        found += [f"the spectator's view has {name} {value}" for name, value in shown.items() if value]
+        if view.HasField("seat"):
+            found.append(f"the spectator's view names a seat ({view.seat})")
+        for entry in view.history:
+            action_case = entry.action.WhichOneof("kind")
+            if action_case == "rob" and entry.action.rob.card:
+                found.append(f"the spectator's view shows seat {entry.seat}'s buried card {entry.action.rob.card}")
+            elif action_case == "discard" and entry.action.discard.cards:
+                found.append(f"the spectator's view shows seat {entry.seat}'s discards")
+    elif kind == "event":
+        event = message.event
+        case = event.WhichOneof("kind")
+        secret: dict[str, Callable[[], object]] = {
+            "deal_started": lambda: list(event.deal_started.hand), "robbed": lambda: event.robbed.buried,
+            "kitty_taken": lambda: list(event.kitty_taken.kitty), "discarded": lambda: list(event.discarded.cards)}
+        value = secret[case]() if case in secret else None
+        if value:
+            found.append(f"event {event.sequence} ({case}) shows {value}")
+        if case == "action_timed_out":
+            action = event.action_timed_out.action
+            if action.rob.card or action.discard.cards:
+                found.append(f"event {event.sequence} (action_timed_out) shows a hidden card of seat "
+                             f"{event.action_timed_out.seat}")
+    return found
+
+
+#: A number for each PlayMany call the relay forwards (a conversation's :attr:`StreamLog.call`).
+_CALLS = itertools.count(1)
+
+
 class Relay(pb_grpc.TableServiceServicer):
     """Forwards ``TableService`` to ``upstream``, applying the current :attr:`script`."""
 
     def __init__(self, channel: grpc.aio.Channel) -> None:
         self.stub = pb_grpc.TableServiceStub(channel)
         self.script = Script()
+        #: Scripts of their own, by seat token or spectated table id; anything else goes to :attr:`script`.
+        self.scripts: dict[str, Script] = {}
+        #: How long a held late answer waits at most for the default action.
+        self.hold_limit = 60.0
+
+    def script_for(self, key: str) -> Script:
+        """The script of a seat token or a spectated table id."""
+        return self.scripts.get(key, self.script)
 
     # --- plain forwarding ------------------------------------------------
 
@@ -263,15 +381,21 @@ class Relay(pb_grpc.TableServiceServicer):
             yield message
 
     async def Spectate(self, request: pb.SpectateRequest, context: Context) -> AsyncIterator[pb.SpectateResponse]:
+        script = self.script_for(request.table_id)
+        stream = script.open_stream("spectate")
+        stream.token = request.table_id
+        script.note("C>", request)
         async for message in self._server_stream(self.stub.Spectate, request, context):
+            script.on_spectator_message(stream, message)
             yield message
 
     # --- seat streams ----------------------------------------------------
 
     async def SubmitAction(self, request: pb.SubmitActionRequest, context: Context) -> pb.SubmitActionResponse:
-        script = self.script
+        script = self.script_for(request.token)
         script.note("C>", request)
         forwarded = pb.SubmitActionRequest(token=request.token, decide=script.on_decide(request.decide))
+        await script.hold(forwarded.decide, self.hold_limit)
         response: pb.SubmitActionResponse = await self._unary(self.stub.SubmitAction, forwarded, context)
         kind = response.WhichOneof("outcome")
         if kind is not None:
@@ -280,7 +404,7 @@ class Relay(pb_grpc.TableServiceServicer):
         return response
 
     async def Watch(self, request: pb.WatchRequest, context: Context) -> AsyncIterator[pb.WatchResponse]:
-        script = self.script
+        script = self.script_for(request.token)
         stream = script.open_stream("watch")
         script.note("C>", request)
         script.on_join(stream, request.token,
@@ -302,12 +426,14 @@ class Relay(pb_grpc.TableServiceServicer):
         upstream = self.stub.Play()  # type: ignore[call-arg]  # grpc-stubs: the iterator is optional (we write)
 
         async def forward() -> None:
+            nonlocal script
             with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):
                 async for request in request_iterator:
                     script.note("C>", request)
                     kind = request.WhichOneof("kind")
                     if kind == "join" and not stream.token:
                         join = request.join
+                        script = self._move(stream, script, join.token)
                         script.on_join(stream, join.token,
                                        join.last_seen_sequence if join.HasField("last_seen_sequence") else None)
                         stream.coalesce = join.coalesce_events
@@ -319,6 +445,7 @@ class Relay(pb_grpc.TableServiceServicer):
                             request.join.accept_batches = request.join.coalesce_events = False
                     elif kind == "decide":
                         request = pb.PlayRequest(decide=script.on_decide(request.decide))
+                        await script.hold(request.decide, self.hold_limit)
                     await upstream.write(request)
                 await upstream.done_writing()
 
@@ -342,11 +469,47 @@ class Relay(pb_grpc.TableServiceServicer):
                 await writer
 
 
+    def _move(self, stream: StreamLog, script: Script, token: str) -> Script:
+        """The script of a stream that joined with ``token``: the stream is noted there from now on."""
+        mine = self.script_for(token)
+        if mine is not script:
+            script.streams.remove(stream)
+            mine.streams.append(stream)
+        return mine
+
     async def PlayMany(self, request_iterator: AsyncIterator[pb.PlayManyRequest],
                        context: Context) -> AsyncIterator[pb.PlayManyResponse]:
-        """Forwarded unchanged, with no fault and nothing watched: the situations are played on Play and Watch."""
+        """Forwarded unchanged (no fault), each conversation watched as a Play stream of its seat's script."""
+        call = next(_CALLS)
+        conversations: dict[int, tuple[Script, StreamLog]] = {}
+
+        async def requests() -> AsyncIterator[pb.PlayManyRequest]:
+            async for message in request_iterator:
+                for item in message.requests:
+                    which = None if item.leave else item.request.WhichOneof("kind")
+                    if which == "join":  # a new conversation under this number
+                        join = item.request.join
+                        script = self.script_for(join.token)
+                        stream = script.open_stream("play-many")
+                        stream.call = call
+                        script.on_join(stream, join.token,
+                                       join.last_seen_sequence if join.HasField("last_seen_sequence") else None)
+                        stream.coalesce = join.coalesce_events
+                        conversations[item.stream] = (script, stream)
+                    known = conversations.get(item.stream)
+                    if known is None or which is None:
+                        continue
+                    known[0].note("C>", item.request)
+                    if which == "decide":
+                        known[0].on_decide(item.request.decide)
+                yield message
+
         try:
-            async for message in forwarded(self.stub.PlayMany(), request_iterator):  # type: ignore[call-arg]
+            async for message in forwarded(self.stub.PlayMany(), requests()):  # type: ignore[call-arg]
+                for response in message.responses:
+                    known = conversations.get(response.stream)
+                    if known is not None and response.WhichOneof("kind") == "response":
+                        known[0].on_play_response(known[1], response.response)
                 yield message
         except grpc.aio.AioRpcError as error:
             await context.abort(error.code(), error.details() or "")

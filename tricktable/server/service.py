@@ -167,7 +167,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         self.lobby.check_seat_streams(table, seat)
         last_seen = join.last_seen_sequence if join.HasField("last_seen_sequence") else None
         inbox = Inbox()
-        wire = _seat_wire(table, join.enumerate_discards)
+        wire = _seat_wire(table, join.enumerate_discards, join.legal_actions_once)
         coalesce = join.coalesce_events
 
         async def read() -> None:
@@ -231,7 +231,9 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         self.lobby.check_seat_streams(table, seat)
         last_seen = request.last_seen_sequence if request.HasField("last_seen_sequence") else None
         async for response in _seat_stream(table, seat, request.name, last_seen, pb.WatchResponse, Inbox(), None,
-                                           enumerate_discards=request.enumerate_discards):
+                                           enumerate_discards=request.enumerate_discards,
+                                           wire=_seat_wire(table, request.enumerate_discards,
+                                                           request.legal_actions_once)):
             yield response
 
     async def SubmitAction(self, request: pb.SubmitActionRequest,
@@ -417,7 +419,8 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
     With ``coalesce`` too (``Join.coalesce_events``), what is for information
     only (events, Accepted) waits for the seat's next decision, a refusal or
     a short bounded delay (:meth:`Table.follow_batches`). ``wire``: the
-    stream's decision conversions (its reader looks answers up in it).
+    stream's decision conversions (its reader looks answers up in it); with
+    its ``legal_actions_once`` the views sent leave their legal actions out.
     """
     try:
         check_resume_point(table, seat, last_seen)
@@ -434,7 +437,8 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
     try:
         yield kind(joined=pb.Joined(table_id=table.id, seat=seat,
                                     view=convert.view_to_proto(snap.view, options=wire.options,
-                                                               enumerate_discards=enumerate_discards),
+                                                               enumerate_discards=enumerate_discards,
+                                                               legal_actions=() if wire.legal_actions_once else None),
                                     sequence=snap.seq, table=table_info(table)))
         if batches:
             async for batch in table.follow_batches(seat, after, inbox, _is_accepted if coalesce else None):
@@ -464,9 +468,10 @@ async def _seat_stream(table: Table, seat: Seat, name: str, last_seen: int | Non
         table.disconnect(seat)
 
 
-def _seat_wire(table: Table, enumerate_discards: bool) -> SeatWire:
+def _seat_wire(table: Table, enumerate_discards: bool, legal_actions_once: bool = False) -> SeatWire:
     """A seat stream's conversions, with the table's options converted once (the same for every decision)."""
-    return SeatWire(options_message(table.game, table.options), enumerate_discards=enumerate_discards)
+    return SeatWire(options_message(table.game, table.options), enumerate_discards=enumerate_discards,
+                    legal_actions_once=legal_actions_once)
 
 
 def _is_accepted(message: Any) -> bool:

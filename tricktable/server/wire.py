@@ -2,7 +2,8 @@
 
 Cards, actions, options, views and results go through the one conversion
 module (:mod:`tricktable.protocol.convert`); this module only assembles the
-server-specific messages around them.
+server-specific messages around them, joining the entries a decision
+repeats from their wire bytes (:mod:`tricktable.server.wire_entries`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from tricktable.server.events import (
 )
 from tricktable.server.storage import TableMeta
 from tricktable.server.tables import Table, TableStatus
+from tricktable.server.wire_entries import legal_action_converted, seat_action_converted, trick_converted
 
 T = TypeVar("T")
 
@@ -131,12 +133,11 @@ class SeatWire:
       players, sides, seat) and, within a deal, its completed tricks and its
       history, which only grow: kept as wire bytes, the shared fields once
       and each trick and history entry as its entry's bytes, converted once
-      for every seat (``convert.trick_converted``,
-      ``convert.seat_action_converted``); a decision adds only the tricks and
+      for every seat (:mod:`tricktable.server.wire_entries`); a decision adds only the tricks and
       entries new since the stream's last decision;
     - the legal actions, each converted once for every decision that offers
       it, as its entries' bytes in the request and in its view
-      (:func:`tricktable.protocol.convert.legal_action_converted`), and their
+      (:data:`tricktable.server.wire_entries.legal_action_converted`), and their
       ids kept, so the answer that names one is found without converting
       the actions again (:meth:`action_named`).
 
@@ -147,11 +148,15 @@ class SeatWire:
 
     A Cinq Cents discard goes as a ``DiscardChoice`` (in the request and its
     view) unless the stream asked to enumerate discards (``Join.enumerate_discards``).
+    With ``legal_actions_once`` (``Join.legal_actions_once``) the legal actions
+    go in the request only: the view's deprecated copies are left empty.
     """
 
-    def __init__(self, options: game_pb2.TableOptions, *, enumerate_discards: bool = False) -> None:
+    def __init__(self, options: game_pb2.TableOptions, *, enumerate_discards: bool = False,
+                 legal_actions_once: bool = False) -> None:
         self.options = options
         self.enumerate_discards = enumerate_discards
+        self.legal_actions_once = legal_actions_once
         self._shared = b""
         self._tricks: list[bytes] = []
         self._history: list[bytes] = []
@@ -168,16 +173,18 @@ class SeatWire:
         choice = None if self.enumerate_discards else convert.discard_choice_to_proto(decision.legal_actions)
         ids: dict[str, Action] = {}
         kept = self._kept_of(view)
-        offered: tuple[()] | None = None
+        once = self.legal_actions_once
+        offered: tuple[()] | None = () if once else None  # (): none written in the view, or already in ``kept``
         if choice is not None:
             into.discard_choice.CopyFrom(choice)
         else:
-            legal = [convert.legal_action_converted(action) for action in decision.legal_actions]
+            legal = [legal_action_converted(action) for action in decision.legal_actions]
             into.MergeFromString(b"".join([item.in_request for item in legal]))
             ids = {item.id: action for item, action in zip(legal, decision.legal_actions, strict=True)}
-            if view.legal_actions is decision.legal_actions or view.legal_actions == decision.legal_actions:
+            if not once and (view.legal_actions is decision.legal_actions
+                             or view.legal_actions == decision.legal_actions):
                 kept = b"".join([kept, *[item.in_view for item in legal]])
-                offered = ()  # in ``kept``
+                offered = ()
         into.decision_id = str(decision.decision_id)
         into.deadline_unix_ms = ms(decision.deadline)
         into.time_bank_ms = ms(decision.bank_seconds)
@@ -204,9 +211,9 @@ class SeatWire:
             kept_tricks.clear()
             self._kept_deal = view.deal_number
         if len(history) > len(kept_history):
-            kept_history.extend([convert.seat_action_converted(event) for event in history[len(kept_history):]])
+            kept_history.extend([seat_action_converted(event) for event in history[len(kept_history):]])
         if len(tricks) > len(kept_tricks):
-            kept_tricks.extend([convert.trick_converted(trick) for trick in tricks[len(kept_tricks):]])
+            kept_tricks.extend([trick_converted(trick) for trick in tricks[len(kept_tricks):]])
         self._history_last = history[-1] if history else None
         self._trick_last = tricks[-1] if tricks else None
         return b"".join([self._shared, *kept_tricks, *kept_history])
@@ -218,11 +225,12 @@ def _continues(items: Sequence[T], known: int, last: T | None) -> bool:
 
 
 def decision_to_proto(decision: DecisionRequested, options: game_pb2.TableOptions | None = None, *,
-                      enumerate_discards: bool = False) -> table_service_pb2.DecisionRequest:
+                      enumerate_discards: bool = False,
+                      legal_actions_once: bool = False) -> table_service_pb2.DecisionRequest:
     """A pending decision as a ``DecisionRequest`` (``options``: the table's, converted once per stream)."""
     view = decision.view
     wire = SeatWire(convert.options_to_proto(view.game, view.options) if options is None else options,
-                    enumerate_discards=enumerate_discards)
+                    enumerate_discards=enumerate_discards, legal_actions_once=legal_actions_once)
     out = table_service_pb2.DecisionRequest()
     wire.decision(decision, out)
     return out

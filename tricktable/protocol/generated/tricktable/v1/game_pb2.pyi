@@ -42,6 +42,11 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
+if sys.version_info >= (3, 13):
+    from warnings import deprecated as _deprecated
+else:
+    from typing_extensions import deprecated as _deprecated
+
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class _Game:
@@ -1152,10 +1157,12 @@ class SeatView(_message.Message):
         """This seat's hand (empty for spectators)."""
 
     @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
     def legal_actions(self) -> _containers.RepeatedCompositeFieldContainer[Global___Action]:
-        """This seat's legal actions, sorted; empty unless it must act (and empty while the table waits
-        for its seats). A Cinq Cents discard comes as `discard_choice` instead, unless the seat joined
-        with Join.enumerate_discards.
+        """Deprecated: read DecisionRequest.legal_actions, the same actions with their ids. This seat's legal
+        actions, sorted; empty unless it must act (and empty while the table waits for its seats). A Cinq
+        Cents discard comes as `discard_choice` instead, unless the seat joined with Join.enumerate_discards.
+        Still filled, unless the seat joined with Join.legal_actions_once.
         """
 
     @_builtins.property
@@ -1211,8 +1218,12 @@ class SeatView(_message.Message):
         """Game-specific extra public facts: name -> value as JSON text."""
 
     @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
     def discard_choice(self) -> Global___DiscardChoice:
-        """Cinq Cents: the seat must discard; the compact form of its legal actions (legal_actions is then empty)."""
+        """Deprecated: read DecisionRequest.discard_choice, the same choice. Cinq Cents: the seat must discard;
+        the compact form of its legal actions (legal_actions is then empty). Still filled, unless the seat
+        joined with Join.legal_actions_once.
+        """
 
     def __init__(
         self,

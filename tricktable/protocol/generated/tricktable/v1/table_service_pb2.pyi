@@ -807,6 +807,7 @@ class Join(_message.Message):
     ACCEPT_BATCHES_FIELD_NUMBER: _builtins.int
     ENUMERATE_DISCARDS_FIELD_NUMBER: _builtins.int
     COALESCE_EVENTS_FIELD_NUMBER: _builtins.int
+    LEGAL_ACTIONS_ONCE_FIELD_NUMBER: _builtins.int
     token: _builtins.str
     """The seat's join token."""
     last_seen_sequence: _builtins.int
@@ -828,6 +829,11 @@ class Join(_message.Message):
     request, or after a short bounded delay (at most 200 ms), never ahead of the acting seat's decision.
     Rejections, decision requests and the game's end are never held.
     """
+    legal_actions_once: _builtins.bool
+    """Opt in to legal actions sent once: a decision's legal actions come only in
+    DecisionRequest.legal_actions (or its discard_choice), and every SeatView sent on this stream
+    (Joined.view, DecisionRequest.view) leaves its deprecated legal_actions and discard_choice empty.
+    """
     def __init__(
         self,
         *,
@@ -837,10 +843,11 @@ class Join(_message.Message):
         accept_batches: _builtins.bool = ...,
         enumerate_discards: _builtins.bool = ...,
         coalesce_events: _builtins.bool = ...,
+        legal_actions_once: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "last_seen_sequence", b"last_seen_sequence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "accept_batches", b"accept_batches", "coalesce_events", b"coalesce_events", "enumerate_discards", b"enumerate_discards", "last_seen_sequence", b"last_seen_sequence", "name", b"name", "token", b"token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "accept_batches", b"accept_batches", "coalesce_events", b"coalesce_events", "enumerate_discards", b"enumerate_discards", "last_seen_sequence", b"last_seen_sequence", "legal_actions_once", b"legal_actions_once", "name", b"name", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__last_seen_sequence: _TypeAlias = _typing.Literal["last_seen_sequence"]  # noqa: Y015
     _WhichOneofArgType__last_seen_sequence: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence"]  # noqa: Y015
@@ -948,7 +955,9 @@ class DecisionRequest(_message.Message):
 
     @_builtins.property
     def view(self) -> _game_pb2.SeatView:
-        """The seat's view at this decision (same legal actions, as Actions)."""
+        """The seat's view at this decision. Its deprecated legal_actions and discard_choice repeat this
+        request's (left empty when the seat joined with Join.legal_actions_once): read them here.
+        """
 
     @_builtins.property
     def discard_choice(self) -> _game_pb2.DiscardChoice:
@@ -1398,6 +1407,7 @@ class WatchRequest(_message.Message):
     LAST_SEEN_SEQUENCE_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
     ENUMERATE_DISCARDS_FIELD_NUMBER: _builtins.int
+    LEGAL_ACTIONS_ONCE_FIELD_NUMBER: _builtins.int
     token: _builtins.str
     """The seat's join token."""
     last_seen_sequence: _builtins.int
@@ -1406,6 +1416,8 @@ class WatchRequest(_message.Message):
     """Display name to show for the seat; empty keeps the table's name."""
     enumerate_discards: _builtins.bool
     """As Join.enumerate_discards."""
+    legal_actions_once: _builtins.bool
+    """As Join.legal_actions_once."""
     def __init__(
         self,
         *,
@@ -1413,10 +1425,11 @@ class WatchRequest(_message.Message):
         last_seen_sequence: _builtins.int | None = ...,
         name: _builtins.str = ...,
         enumerate_discards: _builtins.bool = ...,
+        legal_actions_once: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "last_seen_sequence", b"last_seen_sequence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "enumerate_discards", b"enumerate_discards", "last_seen_sequence", b"last_seen_sequence", "name", b"name", "token", b"token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence", "enumerate_discards", b"enumerate_discards", "last_seen_sequence", b"last_seen_sequence", "legal_actions_once", b"legal_actions_once", "name", b"name", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__last_seen_sequence: _TypeAlias = _typing.Literal["last_seen_sequence"]  # noqa: Y015
     _WhichOneofArgType__last_seen_sequence: _TypeAlias = _typing.Literal["_last_seen_sequence", b"_last_seen_sequence"]  # noqa: Y015

@@ -14,6 +14,7 @@ import pickle
 import pytest
 
 from tests.games_support import SHORT_GAMES
+from tricktable.client_sdk import lazy_view
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import game_pb2
 from tricktable.rules.errors import NotationError
@@ -23,15 +24,15 @@ from tricktable.rules.registry import new_match
 _FIELDS = [f.name for f in dataclasses.fields(SeatView)]
 
 
-def _on_read(message: game_pb2.SeatView, kept: convert.KeptHistory) -> SeatView:
-    return convert.view_on_read(message, options=None, sides=None, legal_actions=None, history=kept)
+def _on_read(message: game_pb2.SeatView, kept: lazy_view.KeptHistory) -> SeatView:
+    return lazy_view.view_on_read(message, options=None, sides=None, legal_actions=None, history=kept)
 
 
 @pytest.mark.parametrize(("game", "options"), SHORT_GAMES)
 def test_a_view_decoded_on_read_equals_the_view_decoded_whole_however_it_is_read(
         game: str, options: dict[str, int]) -> None:
     match = new_match(game, options, seed=f"on-read-{game}")
-    kept = [convert.KeptHistory() for _ in range(match.config.players)]
+    kept = [lazy_view.KeptHistory() for _ in range(match.config.players)]
     moves = 0
     while not match.is_over and moves < 300:
         seat = match.to_act
@@ -59,10 +60,10 @@ def test_a_view_decoded_on_read_copies_pickles_and_replaces_as_the_whole_view() 
     message = convert.view_to_proto(match.view(seat))
     whole = convert.view_from_proto(message)
     for read in (copy.copy, copy.deepcopy, lambda v: pickle.loads(pickle.dumps(v))):
-        assert read(_on_read(message, convert.KeptHistory())) == whole
-    replaced = dataclasses.replace(_on_read(message, convert.KeptHistory()), to_act=None)
+        assert read(_on_read(message, lazy_view.KeptHistory())) == whole
+    replaced = dataclasses.replace(_on_read(message, lazy_view.KeptHistory()), to_act=None)
     assert replaced == dataclasses.replace(whole, to_act=None)
-    assert repr(_on_read(message, convert.KeptHistory())).split("(", 1)[1] == repr(whole).split("(", 1)[1]
+    assert repr(_on_read(message, lazy_view.KeptHistory())).split("(", 1)[1] == repr(whole).split("(", 1)[1]
 
 
 def test_a_field_not_read_is_not_decoded_and_a_bad_one_raises_when_read() -> None:
@@ -71,7 +72,7 @@ def test_a_field_not_read_is_not_decoded_and_a_bad_one_raises_when_read() -> Non
     assert seat is not None
     message = convert.view_to_proto(match.view(seat))
     message.hand[0] = "??"  # a card no notation has
-    view = _on_read(message, convert.KeptHistory())
+    view = _on_read(message, lazy_view.KeptHistory())
     assert view.legal_actions == convert.view_from_proto(convert.view_to_proto(match.view(seat))).legal_actions
     with pytest.raises(NotationError):
         _ = view.hand

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.games_support import SHORT_GAMES
+from tricktable.client_sdk import lazy_view
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import game_pb2
 from tricktable.rules.registry import new_match
@@ -19,7 +20,7 @@ from tricktable.rules.registry import new_match
 def test_views_decoded_with_the_history_kept_between_them_equal_the_whole_decoding(
         game: str, options: dict[str, int]) -> None:
     match = new_match(game, options, seed=f"kept-history-{game}")
-    kept = [convert.KeptHistory() for _ in range(match.config.players)]
+    kept = [lazy_view.KeptHistory() for _ in range(match.config.players)]
     moves = deals = 0
     while not match.is_over and moves < 400:
         seat = match.to_act
@@ -38,7 +39,7 @@ def test_a_history_that_does_not_continue_the_kept_one_is_decoded_whole() -> Non
     match = new_match("twenty_five", {}, seed="kept-history-reset")
     seat = match.to_act
     assert seat is not None
-    kept = convert.KeptHistory()
+    kept = lazy_view.KeptHistory()
     for _ in range(6):  # a few moves into the deal
         match = match.apply(match.legal_actions()[0], match.to_act)
     longer = convert.view_to_proto(match.view(0))
