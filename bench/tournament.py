@@ -9,13 +9,23 @@ stores into a fresh SQLite file, as a real tournament does, and the time
 includes storing and the ratings at the end.
 
 ``--server-games N`` also plays N games over the real gRPC server (one in
-this process, each bot a separate process), to show what a process per bot
-per match costs, once with every bot sandboxed (the default) and once as
-plain processes (``sandbox_cost``: the ratio of their wall times). Results
-print as a table and as JSON (``--out FILE``). The machine is shared, so
-each run also gives the CPU seconds it used (this process, its workers and
-bot processes) and the load average: games per CPU second do not depend on
-what else runs.
+this process; the same five entrants, 10 pairs) in every run of
+``--server-runs``: bots sandboxed or trusted (plain processes), with
+long-lived bot processes (``long``: each plays many matches, never two
+tables of one deck set) or a process per bot per match (``match``), at
+each ``--server-concurrency`` (tables at once). Each row has its wall time,
+games per second and CPU seconds per game, with ``vs_match`` and
+``vs_trusted``: its ratios to the row of the same concurrency that differs
+only in how bots start or in isolation, measured in the same invocation so
+that the machine's load weighs on both. Results print as a table and as
+JSON (``--out FILE``).
+
+CPU is counted in a cgroup v2 of the run's own when the host lets this
+process make one (:mod:`bench.cpu_meter`): sandboxed bots are reaped inside
+their PID namespace, so ``getrusage`` would miss them. ``own`` is this
+process (the in-process server and the tournament), ``others`` the bots.
+The machine is shared, so each row also gives the load average at its
+start and end: CPU seconds per game do not depend on what else runs.
 """
 
 from __future__ import annotations
