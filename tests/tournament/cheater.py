@@ -1,5 +1,8 @@
 """An entrant that tries to learn what its seat may not: ``python -m tests.tournament.cheater ADDRESS TOKEN_FILE ...``.
 
+``python -m tests.tournament.cheater --serve ADDRESS ...`` is the same cheater as a long-lived entrant: it
+reads its seats on its control descriptor and cheats afresh at each one, its own earlier tokens aside.
+
 Before it plays it looks, as a cheating entrant on the same machine would,
 for other seats' tokens and the tournament's deck key: in every visible
 process's command line, environment and open descriptors, in the paths
@@ -9,15 +12,19 @@ port it can see). Every token-shaped string it finds it tries as a
 credential (``Watch``). Then it plays first-legal and reports what it found
 in the note of its first action, which the record keeps::
 
-    cheat procs=1 tokens=0 worked=0 keys=0 tmp=none probed=0 net=0
+    cheat procs=1 tokens=0 worked=0 keys=0 tmp=none probed=0 net=0 process=<random id>
+
+``tmp=seen``: ``/tmp`` holds what another process wrote there.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import re
+import secrets
 import socket
 import stat
 import sys
@@ -35,6 +42,7 @@ from tricktable.rules.game import SeatView
 TOKEN = re.compile(rb"[A-Za-z0-9_-]{43}")
 DECK_KEY = re.compile(rb"(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])")
 MARKER = Path("/tmp/tricktable-cheater-was-here")
+PROCESS = secrets.token_hex(8)
 _READ = 1 << 20
 
 
@@ -139,23 +147,46 @@ class ReportingBot(FirstLegalBot):
         return AnnotatedAction(action, note=note)
 
 
-def main(argv: list[str]) -> int:
-    address, token_file = argv[0], argv[1]
-    probes = argv[argv.index("--probe") + 1:] if "--probe" in argv else []
-    own = Path(token_file).read_text().strip()
+def cheat(address: str, own: set[str], probes: list[str]) -> str:
+    """Look everywhere for what this seat may not know; the findings as a note (``own``: this process's tokens)."""
     procs, seen = scan_processes()
-    earlier = MARKER.exists()
+    earlier = _read(MARKER)
     with contextlib.suppress(OSError):
-        MARKER.write_text(own)
+        MARKER.write_text(PROCESS)
     probed = scan_paths(probes)
     text = seen + probed
-    tokens = {m.decode() for m in TOKEN.findall(text)} - {own}
+    tokens = {m.decode() for m in TOKEN.findall(text)} - own
     keys = {m.decode() for m in DECK_KEY.findall(text)}
     worked = asyncio.run(tokens_that_work(address, tokens)) if tokens else 0
     print(f"candidates {len(tokens)} worked {worked}", file=sys.stderr)
     net = connects(listening_ports())
-    note = (f"cheat procs={procs} tokens={len(tokens)} worked={worked} keys={len(keys)} "
-            f"tmp={'seen' if earlier else 'none'} probed={len(probed)} net={net}")
+    other = bool(earlier) and earlier != PROCESS.encode()
+    return (f"cheat procs={procs} tokens={len(tokens)} worked={worked} keys={len(keys)} "
+            f"tmp={'seen' if other else 'none'} probed={len(probed)} net={net} process={PROCESS}")
+
+
+def serve(argv: list[str]) -> int:
+    """Cheat at every seat handed on the control descriptor (a long-lived entrant)."""
+    probes = argv[argv.index("--probe") + 1:] if "--probe" in argv else []
+    control = socket.socket(fileno=int(os.environ["TRICKTABLE_CONTROL_FD"]))
+    own: set[str] = set()
+    for line in control.makefile("rb"):
+        seat = json.loads(line)
+        own.add(seat["token"])
+        note = cheat(seat["address"], own, probes)
+        result = run_bot(ReportingBot(note), seat["address"], token=seat["token"], name="cheater")
+        status = "finished" if result.status == "finished" else "aborted"
+        control.sendall(json.dumps({"done": seat["play"], "status": status}).encode() + b"\n")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--serve"]:
+        return serve(argv[1:])
+    address, token_file = argv[0], argv[1]
+    probes = argv[argv.index("--probe") + 1:] if "--probe" in argv else []
+    own = Path(token_file).read_text().strip()
+    note = cheat(address, {own}, probes)
     result = run_bot(ReportingBot(note), address, token=own, name="cheater")
     return 0 if result.status == "finished" else 1
 

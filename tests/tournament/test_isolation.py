@@ -30,20 +30,25 @@ from tricktable.tournament.store import DECK_KEY_ENV, TournamentStore
 pytestmark = pytest.mark.timeout(300)
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
                                  reason="bubblewrap is not installed (`make test` installs it)")
-NOTE = re.compile(r"cheat procs=(\d+) tokens=(\d+) worked=(\d+) keys=(\d+) tmp=(\w+) probed=(\d+) net=(\d+)")
+NOTE = re.compile(r"cheat procs=(\d+) tokens=(\d+) worked=(\d+) keys=(\d+) tmp=(\w+) probed=(\d+) net=(\d+) "
+                  r"process=(\w+)")
 DECK_KEY = "5e" * 32
 
 
-def cheater(tmp_path: Path) -> dict[str, str]:
+def cheater(tmp_path: Path, *, long_lived: bool = False) -> dict[str, Any]:
     db = tmp_path / "tricktable.sqlite3"
+    if long_lived:  # one process cheats at many tables, its seats handed on its control descriptor
+        return {"name": "cheater", "long_lived": True,
+                "command": f"{{python}} -m tests.tournament.cheater --serve --probe {tmp_path} {db}"}
     return {"name": "cheater", "command": f"{{python}} -m tests.tournament.cheater {{address}} {{token_file}} "
                                           f"--probe {tmp_path} {db}"}
 
 
-def findings(tmp_path: Path, isolation: Isolation, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+def findings(tmp_path: Path, isolation: Isolation, monkeypatch: pytest.MonkeyPatch, *,
+             long_lived: bool = False) -> list[dict[str, Any]]:
     """Play a tournament of the cheater and two honest bots; what the cheater reported in each match."""
     monkeypatch.setenv(DECK_KEY_ENV, DECK_KEY)  # the documented way to reproduce a run's decks
-    cfg = config(entrants=[cheater(tmp_path), "random", "first-legal"], games=2)
+    cfg = config(entrants=[cheater(tmp_path, long_lived=long_lived), "random", "first-legal"], games=2)
 
     async def go() -> TournamentStore:
         store = TournamentStore(tmp_path / "tricktable.sqlite3")
@@ -59,21 +64,28 @@ def findings(tmp_path: Path, isolation: Isolation, monkeypatch: pytest.MonkeyPat
         assert outcome.status == "finished", outcome.reason
         found = NOTE.search(json.dumps(store.record("t", spec.match_id)))
         assert found is not None, f"{spec.match_id}: the cheater's note is missing"
-        procs, tokens, worked, keys, tmp, probed, net = found.groups()
+        procs, tokens, worked, keys, tmp, probed, net, process = found.groups()
         reports.append({"procs": int(procs), "tokens": int(tokens), "worked": int(worked), "keys": int(keys),
-                        "tmp": tmp, "probed": int(probed), "net": int(net)})
+                        "tmp": tmp, "probed": int(probed), "net": int(net), "process": process,
+                        "deck_set": (spec.round, spec.deck_set)})
     store.close()
     assert len(reports) == 4  # two pairings with the cheater, two tables each (a deck set and its twin)
     return reports
 
 
 @needs_bwrap
-def test_a_sandboxed_cheating_entrant_learns_nothing_but_its_own_seat(tmp_path, monkeypatch):
-    for report in findings(tmp_path, "sandbox", monkeypatch):
+@pytest.mark.parametrize("long_lived", [False, True], ids=["process-per-match", "long-lived"])
+def test_a_sandboxed_cheating_entrant_learns_nothing_but_its_own_seat(tmp_path, monkeypatch, long_lived):
+    reports = findings(tmp_path, "sandbox", monkeypatch, long_lived=long_lived)
+    # Its twin tables (a deck set in both directions) were played by two processes that share nothing.
+    for deck_set in {r["deck_set"] for r in reports}:
+        processes = [r["process"] for r in reports if r["deck_set"] == deck_set]
+        assert len(set(processes)) == len(processes), processes
+    for report in reports:
         assert report["procs"] <= 1, report  # only the sandbox's own init: no other bot, not the tournament
         assert report["tokens"] == 0 and report["worked"] == 0, report  # no other seat's token anywhere
         assert report["keys"] == 0, report  # the deck key: not in its environment, the database unreadable
-        assert report["tmp"] == "none", report  # nothing left from its match at the twin table
+        assert report["tmp"] == "none", report  # nothing another process (the twin table's) left in /tmp
         assert report["probed"] == 0, report  # the data directory and the database: hidden
         assert report["net"] == 0, report  # no listening port: it has no network
 

@@ -88,15 +88,15 @@ def test_an_unreachable_server_is_never_taken_for_a_table_that_has_not_ended(mon
     """While the server is away the dispatcher waits; once it answers, the table's state decides."""
     answers: list[BaseException | None] = [ServerUnreachable("down"), ServerUnreachable("down"), None]
 
-    async def get_record(*args: object, **kwargs: object) -> bytes:
+    async def get_record(*args: object, **kwargs: object) -> str:
         answer = answers.pop(0)
         if answer is not None:
             raise answer
-        return b"{}"
+        return "{}"
 
     monkeypatch.setattr(server_runner, "get_record", get_record)
     dispatcher = ServerDispatcher(CFG, "127.0.0.1:1")
-    assert asyncio.run(dispatcher._has_ended("t1", "owner")) == (True, True)
+    assert asyncio.run(dispatcher._has_ended("t1", "owner")) == ("{}", True)
 
 
 def test_a_server_away_past_the_dispatchers_patience_is_not_stored_and_the_match_is_played_again(tmp_path):

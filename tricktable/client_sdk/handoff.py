@@ -9,12 +9,18 @@ starts the child with the descriptor in ``pass_fds`` and names it in
 :data:`TOKEN_FD_ENV`, then closes its own copy. The child reads it with
 :func:`handed_token`; a program in another language reads the descriptor named
 by the variable, or the path ``/dev/fd/N`` it is given (``--token-file``).
+
+A long-lived bot process, which plays many seats one after another, gets
+its tokens the same private way: one line each on its *control descriptor*
+(:func:`control_pair`, named by :data:`CONTROL_FD_ENV`), never a new command
+line or environment.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import socket
 
 #: The environment variable naming the descriptor a seat's token can be read from.
 TOKEN_FD_ENV = "TRICKTABLE_TOKEN_FD"
@@ -83,3 +89,39 @@ def handed_token() -> str | None:
     if not token:
         raise ValueError(f"descriptor {fd} ({TOKEN_FD_ENV}) holds no token")
     return token
+
+
+#: The environment variable naming a long-lived entrant's control descriptor (one end of a Unix socket pair).
+CONTROL_FD_ENV = "TRICKTABLE_CONTROL_FD"
+
+
+def control_pair() -> tuple[socket.socket, int]:
+    """A control channel to a long-lived bot process: the tournament's end, and the child's descriptor.
+
+    Why a socket pair and not a pipe per direction: one descriptor carries the seats handed to the
+    process (one JSON line each, a token among them) and its answers, and it is private to the process
+    that inherits it, as a token descriptor is. The child's descriptor is inheritable through
+    ``pass_fds`` only; the caller closes it once the child holds its copy.
+    """
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    fd = theirs.detach()
+    return ours, fd
+
+
+def handed_control() -> int | None:
+    """The control descriptor named by :data:`CONTROL_FD_ENV` (removed from the environment), or None.
+
+    Raises:
+        ValueError: the variable is not a descriptor number, or names no open descriptor.
+    """
+    named = os.environ.pop(CONTROL_FD_ENV, None)
+    if named is None:
+        return None
+    try:
+        fd = int(named)
+        os.fstat(fd)
+    except ValueError:
+        raise ValueError(f"{CONTROL_FD_ENV}={named!r} is not a file descriptor number") from None
+    except OSError as exc:
+        raise ValueError(f"the control descriptor {named} ({CONTROL_FD_ENV}) is not open: {exc}") from None
+    return fd

@@ -26,8 +26,11 @@ Choices:
   on the command line), ``{token_fd}``, ``{seat}``, ``{name}``, ``{seed}``,
   ``{python}`` (this interpreter) and ``{tls_ca}`` (the ``--tls-ca`` file,
   empty without TLS or in a sandbox); ``files`` lists more paths its sandbox
-  may read. A built-in bot over the server runs as its own process, the same SDK
-  client as ``tricktable bot NAME --server {address} --token-file {token_file}``
+  may read; ``long_lived`` (a bot's default) has one process play many
+  matches, never two tables of one deck set (a command opts in and reads its
+  seats from ``{control_fd}``, :mod:`tricktable.tournament.control`). A
+  built-in bot over the server runs as its own process, the same SDK client
+  as ``tricktable bot NAME --server {address} --token-file {token_file}``
   (started through the lean :mod:`tricktable.tournament.seat`). Entrants are
   :class:`tricktable.tournament.entrants.EntrantSpec`.
 - ``partners`` (partnership games only): ``"fixed"`` (default) - an entrant
@@ -291,12 +294,15 @@ class TournamentConfig(BaseModel):
     def to_json(self) -> dict[str, Any]:
         """The config as plain JSON values (stored with the tournament; compared on resume).
 
-        An entrant's ``files`` is left out when empty, so configs written before it existed keep their fingerprint.
+        An entrant's ``files`` is left out when empty, and ``long_lived`` when unset, so configs written before
+        they existed keep their fingerprint.
         """
         data = self.model_dump(mode="json")
         for entrant in data["entrants"]:
             if not entrant.get("files"):
                 entrant.pop("files", None)
+            if entrant.get("long_lived") is None:
+                entrant.pop("long_lived", None)
         return data
 
     def fingerprint(self) -> str:

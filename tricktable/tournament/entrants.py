@@ -17,7 +17,10 @@ from typing import Any, ClassVar
 #: What a command template may name. The seat's token is never one: a command line is readable by every local
 #: user. A program gets it on a descriptor: ``{token_file}`` (``/dev/fd/N``), ``{token_fd}`` (N) or the
 #: environment variable ``TRICKTABLE_TOKEN_FD`` (:mod:`tricktable.client_sdk.handoff`).
-PLACEHOLDERS: tuple[str, ...] = ("address", "token_file", "token_fd", "seat", "name", "seed", "python", "tls_ca")
+PLACEHOLDERS: tuple[str, ...] = ("address", "token_file", "token_fd", "seat", "name", "seed", "python", "tls_ca",
+                                  "control_fd")
+#: Placeholders of one seat: a long-lived command plays many seats, each handed on its control descriptor.
+SEAT_PLACEHOLDERS: tuple[str, ...] = ("token_file", "token_fd", "seat", "seed")
 
 
 def _entrant_schema(schema: dict[str, Any]) -> None:
@@ -31,6 +34,10 @@ def _entrant_schema(schema: dict[str, Any]) -> None:
     schema.pop("required", None)
     for key in ("bot", "command"):
         schema["properties"][key] = {"title": key.title(), "type": "string"}
+    schema["properties"]["long_lived"] = {
+        "title": "Long Lived", "type": "boolean",
+        "description": "One process plays many matches, never two tables of one deck set, its seats handed on "
+                       "its control descriptor ({control_fd}). Default: true for a bot, false for a command."}
     schema["properties"]["files"] = {"title": "Files", "type": "array", "items": {"type": "string"},
                                      "description": "Paths the entrant's sandbox may read besides its command's."}
     schema["oneOf"] = [{"required": ["bot"], "not": {"required": ["command"]}},
@@ -45,7 +52,11 @@ class EntrantSpec:
     placeholders of :data:`PLACEHOLDERS`. ``files``: paths (the entrant's
     program, its model weights) that its sandbox may read besides those named
     on its command line and the working directory
-    (:mod:`tricktable.tournament.sandbox`).
+    (:mod:`tricktable.tournament.sandbox`). ``long_lived``: whether one
+    process plays many matches over the server, its seats handed on its
+    control descriptor (:mod:`tricktable.tournament.control`); unset, a bot
+    is long-lived and a command is started per match (it must speak the
+    protocol to opt in).
     """
 
     # Read by pydantic when a tournament config validates its entrants: a misspelt key is an error, not ignored.
@@ -56,6 +67,11 @@ class EntrantSpec:
     bot: str | None = None
     command: str | None = None
     files: tuple[str, ...] = ()
+    long_lived: bool | None = None
+
+    def lives_long(self) -> bool:
+        """Whether this entrant's process plays many matches (see :attr:`long_lived`)."""
+        return self.long_lived if self.long_lived is not None else self.command is None
 
     def __post_init__(self) -> None:
         """Raises ValueError (the config reports it with the entrant's position) for an entrant no runner can start."""
@@ -73,6 +89,14 @@ class EntrantSpec:
             except (KeyError, IndexError, ValueError) as exc:
                 raise ValueError(f"entrant {self.name!r}: bad command template {self.command!r}: unknown "
                                  f"placeholder {exc} (placeholders: {', '.join(PLACEHOLDERS)})") from None
+            named = [p for p in PLACEHOLDERS if "{" + p + "}" in self.command]
+            wrong = [p for p in named if p in SEAT_PLACEHOLDERS] if self.lives_long() else (
+                ["control_fd"] if "control_fd" in named else [])
+            if wrong:
+                why = ("a long-lived process plays many seats: each comes on its control descriptor"
+                       if self.lives_long() else "only a long-lived command (long_lived = true) has one")
+                raise ValueError(f"entrant {self.name!r}: {', '.join('{' + p + '}' for p in wrong)} in its "
+                                 f"command: {why}")
 
 
 def entrant_names(specs: Sequence[str]) -> list[str]:

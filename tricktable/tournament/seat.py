@@ -1,5 +1,11 @@
 """``python -m tricktable.tournament.seat BOT ADDRESS [SEED] [NAME] [TLS_CA]``: one bot plays a seat.
 
+``python -m tricktable.tournament.seat --serve BOT ADDRESS [NAME] [TLS_CA]``:
+one long-lived process plays the seats handed to it on its control
+descriptor, one after another (:mod:`tricktable.tournament.control`), each
+with a bot made afresh from its seat's seed; it exits when the descriptor
+ends.
+
 The bot is built-in, ``module:Class`` or ``file.py:Class``; the seat's token
 is handed in on a descriptor (:mod:`tricktable.client_sdk.handoff`), never on
 the command line, where every local user could read it.
@@ -76,8 +82,71 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
+def serve(argv: list[str]) -> int:
+    """Play every seat handed on the control descriptor until it ends; returns the exit status."""
+    from tricktable.client_sdk.handoff import CONTROL_FD_ENV, handed_control
+
+    try:
+        fd = handed_control()
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if len(argv) < 2 or fd is None:
+        print("usage: python -m tricktable.tournament.seat --serve BOT ADDRESS [NAME] [TLS_CA], with the control "
+              f"descriptor named by {CONTROL_FD_ENV}", file=sys.stderr)
+        return 2
+    _exit_with_parent()
+    import asyncio
+
+    name = argv[0]
+    label = argv[2] if len(argv) > 2 else name
+    root_certificates = Path(argv[3]).read_bytes() if len(argv) > 3 and argv[3] else None
+    asyncio.run(_serve(fd, name, label, root_certificates))
+    return 0
+
+
+async def _serve(fd: int, name: str, label: str, root_certificates: bytes | None) -> None:
+    """Read seat lines, play each seat as it comes, answer when through with it."""
+    import asyncio
+    import socket
+
+    from tricktable.bots import BotSpecError, make_bot
+    from tricktable.client_sdk.errors import SdkError
+    from tricktable.client_sdk.runner import run_bot_async
+    from tricktable.rules.errors import TricktableError
+    from tricktable.tournament.control import MAX_LINE_BYTES, ControlError, Done, Hand
+
+    reader, writer = await asyncio.open_unix_connection(sock=socket.socket(fileno=fd), limit=MAX_LINE_BYTES)
+    playing: set[asyncio.Task[None]] = set()
+
+    async def play(hand: Hand) -> None:
+        try:
+            bot = make_bot(name, hand.seed or None)
+            result = await run_bot_async(bot, hand.address, token=hand.token, name=label,
+                                         root_certificates=root_certificates, wait_for_server=SERVER_WAIT_SECONDS)
+            done = Done(play=hand.play, status="finished" if result.status == "finished" else "aborted")
+        except (BotSpecError, SdkError, TricktableError) as exc:
+            done = Done(play=hand.play, status="error", error=str(exc))
+        writer.write(done.line())
+        await writer.drain()
+
+    while line := await reader.readline():
+        try:
+            hand = Hand.parse(line)
+        except ControlError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            continue
+        task = asyncio.ensure_future(play(hand))
+        playing.add(task)
+        task.add_done_callback(playing.discard)
+    for task in playing:  # the tournament is over: nothing left to play for
+        task.cancel()
+
+
 def main(argv: list[str]) -> int:
     """Play the seat; returns the exit status."""
+    if argv[:1] == ["--serve"]:
+        return serve(argv[1:])
     from tricktable.client_sdk.handoff import TOKEN_FD_ENV, handed_token
 
     try:

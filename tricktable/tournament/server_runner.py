@@ -1,16 +1,19 @@
-"""Matches over the real server: CreateTable with the deck seed, one process per bot, GetRecord.
+"""Matches over the real server: CreateTable with the deck seed, a bot process per seat, GetRecord.
 
 For each match the dispatcher creates a table on the server (the match's
-deck seed, so the same deck set deals the same cards wherever it is
-played; the entrants' names as seat names), starts every seat's bot as a
-separate process with the seat's token, waits for the game to end and
-fetches the record. The server is one started in this process on a free
-port (its database is the tournament's, so its ``tables`` and the
-tournament's rows sit side by side), or ``--server ADDR``.
+deck seed, so the same deck set deals the same cards wherever it is played;
+the entrants' names as seat names), hands every seat's token to a bot
+process of its own, waits for the game to end and fetches the record. A bot
+entrant's process is long-lived (:mod:`tricktable.tournament.long_lived`: it
+plays many matches, never two tables of one deck set); a command entrant's
+is started per match unless it opts in. The server is one started in this
+process on a free port (its database is the tournament's, so its ``tables``
+and the tournament's rows sit side by side), or ``--server ADDR``.
 
 Faults: a bot process that exits before its game has ended (whatever its
-exit status) is one fault, and is started again with the same token (it rejoins its seat where
-it was); timeouts come from the record's per-seat counters (the server
+exit status), or a long-lived one that answers for its seat before then, is
+one fault, and the seat is handed again with the same token (a new process,
+or another long-lived one, rejoins it where it was); timeouts come from the record's per-seat counters (the server
 played the default action). At ``forfeit_after`` faults the entrant forfeits
 the match, with the reason recorded; after a forfeit by crash, an in-process
 first-legal bot plays the seat out so the table ends at once (the same
@@ -42,17 +45,20 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tricktable.bots.first_legal import FirstLegalBot
 from tricktable.client_sdk.errors import ConnectionLost, LimitExceeded, SdkError, TableNotPlayable
-from tricktable.client_sdk.handoff import TOKEN_FD_ENV, token_descriptor
+from tricktable.client_sdk.handoff import CONTROL_FD_ENV, TOKEN_FD_ENV, control_pair, token_descriptor
 from tricktable.client_sdk.runner import connect, create_table, get_record, open_channel, play_target, run_bot_async
+from tricktable.tournament.bot_output import StderrTail
 from tricktable.tournament.config import TournamentConfig
+from tricktable.tournament.control import MAX_LINE_BYTES
 from tricktable.tournament.entrants import EntrantSpec
+from tricktable.tournament.long_lived import DeckSet, EntrantPool, EntrantProcess
 from tricktable.tournament.relay import SocketRelay
 from tricktable.tournament.runner import MatchOutcome, bot_seed, forfeit_winners
 from tricktable.tournament.sandbox import (
@@ -69,12 +75,12 @@ from tricktable.tournament.seat import LIFELINE_ENV, PARENT_ENV
 
 #: How much of a crashed bot's stderr goes into the reason.
 STDERR_TAIL = 400
-#: How much of a bot's stderr is kept while it runs (the rest is read and dropped).
-STDERR_KEPT = 16_384
 #: The server's reason for a table cancelled because seats did not join (server/tables.py).
 _JOIN_MISSED = re.compile(r"cancelled: seat\(s\) ([\d, ]+) did not join")
 #: Seconds bots get to exit once their table has ended.
 END_GRACE_S = 5.0
+#: Longest pause between two polls of a table's record while it is played.
+RECORD_POLL_S = 1.0
 #: Seconds the dispatcher waits for an unreachable server before the match is given up (and played again).
 SERVER_PATIENCE_S = 120.0
 
@@ -107,23 +113,16 @@ def bot_argv(entrant: EntrantSpec, *, address: str, token_fd: int, seat: int, se
     return argv if tls_ca is None else [*argv, str(tls_ca)]
 
 
-class _StderrTail:
-    """A bot's stderr read as it comes and only its end kept: a noisy bot never blocks on a full pipe."""
-
-    def __init__(self, stream: asyncio.StreamReader) -> None:
-        self._kept = bytearray()
-        self.task = asyncio.ensure_future(self._drain(stream))
-
-    async def _drain(self, stream: asyncio.StreamReader) -> None:
-        while chunk := await stream.read(65536):
-            self._kept += chunk
-            del self._kept[:-STDERR_KEPT]
-
-    async def text(self) -> str:
-        """What the bot wrote last (once it has exited, all it wrote up to :data:`STDERR_KEPT` bytes)."""
-        with contextlib.suppress(TimeoutError, Exception):
-            await asyncio.wait_for(asyncio.shield(self.task), timeout=1.0)
-        return bytes(self._kept).decode("utf-8", "replace")
+def serve_argv(entrant: EntrantSpec, *, address: str, control_fd: int, tls_ca: Path | None = None) -> list[str]:
+    """The command line of a long-lived bot process: no seat on it, each comes on descriptor ``control_fd``."""
+    if entrant.command is not None:
+        values = {"address": address, "control_fd": str(control_fd), "name": entrant.name,
+                  "python": sys.executable, "tls_ca": "" if tls_ca is None else str(tls_ca)}
+        return [part.format(**values) for part in shlex.split(entrant.command)]
+    if entrant.bot is None:
+        raise ValueError(f"entrant {entrant.name!r} has neither a command nor a bot")
+    argv = [sys.executable, "-m", "tricktable.tournament.seat", "--serve", entrant.bot, address, entrant.name]
+    return argv if tls_ca is None else [*argv, str(tls_ca)]
 
 
 @dataclass(slots=True)
@@ -132,68 +131,141 @@ class _Seat:
     entrant: EntrantSpec
     token: str
     seed: str
+    #: The seat's table and its deck set (a long-lived process plays one table of a deck set at most).
+    table_id: str = ""
+    deck_set: DeckSet = (0, 0)
     process: asyncio.subprocess.Process | None = None
-    stderr: _StderrTail | None = None
+    stderr: StderrTail | None = None
+    #: The long-lived process holding the seat, and its answer for it.
+    lease: EntrantProcess | None = None
+    answer: asyncio.Future[str] | None = None
     crashes: list[str] = field(default_factory=list)
+
+    @property
+    def running(self) -> bool:
+        """A bot process was started or handed the seat."""
+        return self.process is not None or self.answer is not None
+
+    async def finished(self) -> str:
+        """How the seat's bot was through with it: ``exit N`` (a process's exit) or a long-lived one's answer."""
+        if self.answer is not None:
+            return await asyncio.shield(self.answer)
+        if self.process is None:
+            raise RuntimeError("no bot was started for this seat")
+        return f"exit {await self.process.wait()}"
 
 
 @dataclass(frozen=True, slots=True)
 class _Launcher:
-    """How this tournament starts a seat's bot: sandboxed (the default) or, trusted, as a plain process."""
+    """How this tournament starts a seat's bot: sandboxed (the default) or, trusted, as a plain process.
+
+    With a ``pool``, long-lived entrants' seats go to its processes (:mod:`tricktable.tournament.long_lived`).
+    """
 
     address: str
     tls_ca: Path | None
     sandbox: Sandbox | None
     uids: Iterator[int]
+    pool: EntrantPool | None = None
 
-    async def start(self, seat: _Seat) -> str | None:
-        """Start the seat's bot, its token on a descriptor of its own; returns why it could not start, or None."""
-        fd = token_descriptor(seat.token)
+    async def _exec(self, entrant: EntrantSpec, inner_argv: Callable[[str], list[str]], fd: int,
+                    extra: Mapping[str, str]) -> tuple[asyncio.subprocess.Process, StderrTail] | str:
+        """Start ``inner_argv(address)`` for ``entrant``, sandboxed or plain, inheriting ``fd``; or why not."""
+        # The tournament names itself: its bots watch it (:mod:`tricktable.tournament.seat`), and an
+        # organiser can tell them apart.
+        extra = {**extra, PARENT_ENV: str(os.getpid()), LIFELINE_ENV: str(_LIFELINE)}
+        if self.sandbox is None:
+            argv = inner = inner_argv(self.address)
+            env = trusted_environment(extra)
+        else:
+            inner = inner_argv(self.sandbox.address)
+            visible = [*runtime_paths(), Path.cwd(), *entrant_paths(inner, entrant.files, entrant.bot)]
+            argv = self.sandbox.command(inner, visible=visible, uid=next(self.uids))
+            env = self.sandbox.environment(extra)
+        if shutil.which(inner[0]) is None:  # said here: started through a wrapper, it would be an exit status
+            return f"could not start {inner[0]!r}: no such program"
+        argv = bound_to_this_process(argv)
         try:
-            # The tournament names itself: its bots watch it (:mod:`tricktable.tournament.seat`), and an
-            # organiser can tell them apart.
-            extra = {TOKEN_FD_ENV: str(fd), PARENT_ENV: str(os.getpid()), LIFELINE_ENV: str(_LIFELINE)}
-            if self.sandbox is None:
-                argv = inner = bot_argv(seat.entrant, address=self.address, token_fd=fd, seat=seat.seat,
-                                        seed=seat.seed, tls_ca=self.tls_ca)
-                env = trusted_environment(extra)
-            else:
-                inner = bot_argv(seat.entrant, address=self.sandbox.address, token_fd=fd, seat=seat.seat,
-                                 seed=seat.seed)
-                visible = [*runtime_paths(), Path.cwd(),
-                           *entrant_paths(inner, seat.entrant.files, seat.entrant.bot)]
-                argv = self.sandbox.command(inner, visible=visible, uid=next(self.uids))
-                env = self.sandbox.environment(extra)
-            if shutil.which(inner[0]) is None:  # said here: started through a wrapper, it would be an exit status
-                return f"could not start {inner[0]!r}: no such program"
-            argv = bound_to_this_process(argv)
-            try:
-                seat.process = await asyncio.create_subprocess_exec(
-                    *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-                    stderr=asyncio.subprocess.PIPE, start_new_session=True, env=env, pass_fds=(fd, _LIFELINE))
-            except OSError as exc:
-                return f"could not start {argv[0]!r}: {exc}"
-        finally:
-            os.close(fd)  # the bot holds its own copy
-        stream = seat.process.stderr
+            process = await asyncio.create_subprocess_exec(
+                *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE, start_new_session=True, env=env, pass_fds=(fd, _LIFELINE))
+        except OSError as exc:
+            return f"could not start {argv[0]!r}: {exc}"
+        stream = process.stderr
         if stream is None:  # started with stderr=PIPE above, so asyncio always gives a reader
             raise RuntimeError(f"{argv[0]!r} started without a stderr pipe")
-        seat.stderr = _StderrTail(stream)
+        return process, StderrTail(stream)
+
+    async def start(self, seat: _Seat) -> str | None:
+        """Start the seat's bot, its token on a descriptor of its own; returns why it could not start, or None.
+
+        A long-lived entrant's seat is handed to a process of the pool instead (its token on the process's
+        control descriptor).
+        """
+        if self.pool is not None and seat.entrant.lives_long():
+            return await self._hand(self.pool, seat)
+        fd = token_descriptor(seat.token)
+        try:
+            started = await self._exec(seat.entrant, lambda address: bot_argv(
+                seat.entrant, address=address, token_fd=fd, seat=seat.seat, seed=seat.seed,
+                tls_ca=self.tls_ca if self.sandbox is None else None), fd, {TOKEN_FD_ENV: str(fd)})
+        finally:
+            os.close(fd)  # the bot holds its own copy
+        if isinstance(started, str):
+            return started
+        seat.process, seat.stderr = started
         return None
 
+    async def _hand(self, pool: EntrantPool, seat: _Seat) -> str | None:
+        if seat.lease is not None:  # handed again after a fault: the process it had (if alive) may take it back
+            pool.release(seat.lease)
+            seat.lease = seat.answer = None
+        lease = await pool.lease(seat.entrant, seat.deck_set, seat.table_id)
+        if isinstance(lease, str):
+            return lease
+        seat.lease, seat.stderr = lease, lease.stderr
+        seat.answer = await lease.hand(seat.deck_set, seat.table_id, token=seat.token, seat=seat.seat,
+                                       seed=seat.seed, address=self.address)
+        return None
 
-async def _stop(seat: _Seat) -> None:
-    proc = seat.process
-    if proc is not None:
-        # The bot runs in a session of its own: stop its whole process group (a shell's children too).
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        with contextlib.suppress(TimeoutError):  # never hang on a reaped or unreapable child
-            await asyncio.wait_for(proc.wait(), timeout=5.0)
-    if seat.stderr is not None:
-        seat.stderr.task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await seat.stderr.task
+    async def spawn(self, entrant: EntrantSpec) -> EntrantProcess | str:
+        """Start a long-lived process of ``entrant``, its control descriptor its only way to get seats."""
+        ours, fd = control_pair()
+        try:
+            started = await self._exec(entrant, lambda address: serve_argv(
+                entrant, address=address, control_fd=fd, tls_ca=self.tls_ca if self.sandbox is None else None),
+                fd, {CONTROL_FD_ENV: str(fd)})
+        finally:
+            os.close(fd)  # the process holds its own copy
+        if isinstance(started, str):
+            ours.close()
+            return started
+        reader, writer = await asyncio.open_unix_connection(sock=ours, limit=MAX_LINE_BYTES)
+        return EntrantProcess(entrant=entrant.name, process=started[0], stderr=started[1], reader=reader,
+                              writer=writer)
+
+    async def stop(self, seat: _Seat) -> None:
+        """The match is over: a per-match bot is stopped; a long-lived one goes back to the pool.
+
+        A long-lived process that has not answered for its seat by now (its table ended) is stopped: it cannot
+        be trusted to be idle.
+        """
+        if seat.lease is not None and self.pool is not None:
+            if seat.answer is not None and seat.answer.done():
+                self.pool.release(seat.lease)
+            else:
+                await self.pool.discard(seat.lease)
+            seat.lease = seat.answer = None
+            return
+        proc = seat.process
+        if proc is not None:
+            # The bot runs in a session of its own: stop its whole process group (a shell's children too).
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(TimeoutError):  # never hang on a reaped or unreapable child
+                await asyncio.wait_for(proc.wait(), timeout=5.0)
+        if seat.stderr is not None:
+            await seat.stderr.close()
 
 
 async def check_reachable(address: str, root_certificates: bytes | None = None, *, patience_s: float = 0.0) -> None:
@@ -237,7 +309,7 @@ class ServerDispatcher:
 
     def __init__(self, config: TournamentConfig, address: str, server: Any = None, *,
                  tls_ca: Path | None = None, sandbox: Sandbox | None = None, relay: SocketRelay | None = None,
-                 socket_folder: Path | None = None) -> None:
+                 socket_folder: Path | None = None, long_lived: bool = True) -> None:
         self.config = config
         self.address = address
         #: The CA file to reach ``address`` over TLS (a remote ``--server``), handed to unsandboxed bots too.
@@ -251,8 +323,11 @@ class ServerDispatcher:
         self.end_grace_s = END_GRACE_S
         #: What the entrants run in, for the organiser (the summary and the log say it).
         self.isolation = "trusted entrants: plain processes, not sandboxed" if sandbox is None else sandbox.describe()
-        self._launcher = _Launcher(address=address if sandbox is None else sandbox.address,
-                                   tls_ca=None if sandbox else tls_ca, sandbox=sandbox, uids=user_ids())
+        launcher = _Launcher(address=address if sandbox is None else sandbox.address,
+                             tls_ca=None if sandbox else tls_ca, sandbox=sandbox, uids=user_ids())
+        #: The long-lived entrant processes (None: every bot started per match, ``long_lived=False``).
+        self.pool = EntrantPool(launcher.spawn) if long_lived else None
+        self._launcher = dataclasses.replace(launcher, pool=self.pool)
         #: The tournament's organiser credential, the owner token of every table created (set by the engine
         #: from its store, :class:`tricktable.tournament.engine.CreatesTables`); empty: one per table.
         self.owner_token = ""
@@ -260,12 +335,13 @@ class ServerDispatcher:
     @classmethod
     async def open(cls, config: TournamentConfig, *, address: str | None, data_dir: Path,
                    tls_ca: Path | None = None, isolation: Isolation = "sandbox",
-                   hidden: Sequence[Path] = ()) -> ServerDispatcher:
+                   hidden: Sequence[Path] = (), long_lived: bool = True) -> ServerDispatcher:
         """Use the server at ``address``, or start one in this process on a free port over ``data_dir``.
 
         ``isolation``: ``sandbox`` seals every bot process off (:mod:`tricktable.tournament.sandbox`); it
         reaches the server through a Unix socket only (the in-process server's own, the ``unix:`` address
         given, or a relay to a TCP one). ``hidden``: more directories no bot may read (``data_dir`` always).
+        ``long_lived``: long-lived entrants' processes play many matches (False: every bot per match).
 
         Raises:
             ServerUnreachable: nothing answers at ``address`` (checked before the first match).
@@ -274,9 +350,9 @@ class ServerDispatcher:
         if address is not None:
             await check_reachable(address, None if tls_ca is None else tls_ca.read_bytes())
             if isolation == "trusted":
-                return cls(config, address, tls_ca=tls_ca)
+                return cls(config, address, tls_ca=tls_ca, long_lived=long_lived)
         elif isolation == "trusted":
-            return cls(config, *await _start_server(config, data_dir, unix_socket=None))
+            return cls(config, *await _start_server(config, data_dir, unix_socket=None), long_lived=long_lived)
         folder = Path(tempfile.mkdtemp(prefix="tricktable-socket-"))
         secret = (data_dir.resolve(), *(p.resolve() for p in hidden))
         relay = None
@@ -288,10 +364,11 @@ class ServerDispatcher:
             sandbox = Sandbox.detect(socket_path, secret)
             if address is None:
                 return cls(config, *await _start_server(config, data_dir, unix_socket=socket_path), sandbox=sandbox,
-                           socket_folder=folder)
+                           socket_folder=folder, long_lived=long_lived)
             if not address.startswith("unix:"):
                 relay = await SocketRelay.start(socket_path, address, tls_ca)
-            return cls(config, address, tls_ca=tls_ca, sandbox=sandbox, relay=relay, socket_folder=folder)
+            return cls(config, address, tls_ca=tls_ca, sandbox=sandbox, relay=relay, socket_folder=folder,
+                       long_lived=long_lived)
         except BaseException:
             if relay is not None:
                 await relay.close()
@@ -299,7 +376,9 @@ class ServerDispatcher:
             raise
 
     async def close(self) -> None:
-        """Stop the in-process server, if this dispatcher started one, and any relay to a remote one."""
+        """Stop the long-lived bots, the in-process server if this dispatcher started one, and any relay."""
+        if self.pool is not None:
+            await self.pool.close()
         if self._server is not None:
             await self._server.stop("tournament over")
             self._server = None
@@ -331,12 +410,15 @@ class ServerDispatcher:
             launcher = dataclasses.replace(self._launcher, address=play_target(self.address, table.play_address))
         else:  # a sandboxed bot reaches the server through its socket only (see docs/tournament.md for shards)
             launcher = self._launcher
-        seats = [_Seat(seat=s, entrant=self.entrants[name], token=table.tokens[s], seed=bot_seed(spec, s))
+        seats = [_Seat(seat=s, entrant=self.entrants[name], token=table.tokens[s], seed=bot_seed(spec, s),
+                       table_id=table.table_id, deck_set=(spec.round, spec.deck_set))
                  for s, name in enumerate(spec.seats)]
         faults = {name: 0 for name in spec.seats}
         forfeit: tuple[str, str] | None = None
         substitutes: list[asyncio.Task[Any]] = []
         ended = asyncio.ensure_future(self._wait_record(table.table_id, table.owner_token))
+        #: The record as soon as it is known: a bot through with its seat is the first to know the game ended.
+        record: dict[str, Any] | None = None
 
         def substitute(seat: _Seat) -> None:
             substitutes.append(asyncio.ensure_future(run_bot_async(
@@ -358,23 +440,25 @@ class ServerDispatcher:
         try:
             running = {seat.seat: seat for seat in seats if await launch(seat)}
             while running:
-                waits = {asyncio.ensure_future(s.process.wait()): s for s in running.values() if s.process}
+                waits = {asyncio.ensure_future(s.finished()): s for s in running.values() if s.running}
                 finished, _ = await asyncio.wait([*waits, ended], return_when=asyncio.FIRST_COMPLETED)
                 for task in waits:
                     if task not in finished:
                         task.cancel()
                 if ended in finished:
                     # The table is over: bots still running get a moment to exit, then are stopped (no fault).
-                    exits = [asyncio.ensure_future(s.process.wait()) for s in running.values() if s.process]
+                    exits = [asyncio.ensure_future(s.finished()) for s in running.values() if s.running]
                     if exits:
                         await asyncio.wait(exits, timeout=self.end_grace_s)
                     break
                 for task in [t for t in waits if t in finished]:
                     seat = waits[task]
-                    code = task.result()
-                    stderr = "" if seat.stderr is None else await seat.stderr.text()
-                    ended_now, server_was_away = await self._has_ended(table.table_id, table.owner_token)
-                    if ended_now:
+                    how = task.result()
+                    alive = seat.lease is not None and seat.lease.alive  # its output is not over: do not wait for it
+                    stderr = "" if seat.stderr is None else await seat.stderr.text(settle_s=0.0 if alive else 1.0)
+                    record_text, server_was_away = await self._has_ended(table.table_id, table.owner_token)
+                    if record_text is not None:
+                        record = record or dict(json.loads(record_text))
                         # Its game is over (the server writes the record before it tells the seats).
                         del running[seat.seat]
                         continue
@@ -386,7 +470,7 @@ class ServerDispatcher:
                     name = seat.entrant.name
                     faults[name] += 1
                     tail = stderr.strip()[-STDERR_TAIL:]
-                    status = f"exit {code} before the game ended"
+                    status = f"{how} before the game ended"
                     seat.crashes.append(f"{status}: {tail}" if tail else status)
                     if faults[name] >= self.config.forfeit_after:
                         # Out of restarts: a substitute plays the seat out. The first entrant to get here
@@ -403,17 +487,18 @@ class ServerDispatcher:
                     await sub
             # Bots that quit early leave their seats to the server's clock and default actions; the match
             # timeout bounds the wait.
-            record = await ended
+            if record is None:
+                record = await ended
         finally:
             for seat in seats:
-                await _stop(seat)
+                await launcher.stop(seat)
             for sub in substitutes:
                 sub.cancel()
             ended.cancel()
         return self._outcome(spec, table.table_id, record, faults, forfeit, started)
 
-    async def _has_ended(self, table_id: str, owner_token: str) -> tuple[bool, bool]:
-        """Whether the table has ended, and whether the server was unreachable when first asked.
+    async def _has_ended(self, table_id: str, owner_token: str) -> tuple[str | None, bool]:
+        """The table's record if it has ended (None if not), and whether the server was unreachable when asked.
 
         An unreachable server is waited for, never taken for "not ended".
 
@@ -426,10 +511,10 @@ class ServerDispatcher:
         delay = 0.1
         while True:
             try:
-                await get_record(self.address, table_id, owner_token=owner_token,
-                                 root_certificates=self.root_certificates)
+                record = await get_record(self.address, table_id, owner_token=owner_token,
+                                          root_certificates=self.root_certificates)
             except TableNotPlayable:
-                return False, away
+                return None, away
             except SdkError as exc:  # unreachable, restarting or loaded: ask again until it answers
                 away = True
                 if loop.time() >= give_up:
@@ -438,7 +523,7 @@ class ServerDispatcher:
                 await asyncio.sleep(delay)
                 delay = min(1.0, delay * 2)
                 continue
-            return True, away
+            return record, away
 
     async def wait_for_server(self, patience_s: float) -> bool:
         """Whether the server answers within ``patience_s`` seconds."""
@@ -449,7 +534,12 @@ class ServerDispatcher:
         return True
 
     async def _wait_record(self, table_id: str, owner_token: str) -> dict[str, Any]:
-        """The table's record once it has ended (polled: the bots may hang or die after the end)."""
+        """The table's record once it has ended (polled: the bots may hang or die after the end).
+
+        Polled ever more slowly, up to :data:`RECORD_POLL_S`: a bot through with its seat has the record
+        fetched at once (:meth:`_has_ended`), so this poll only catches bots that outlive their game, and a
+        fast one would cost the server (in this process) more than the game.
+        """
         delay = 0.05
         while True:
             try:
@@ -457,6 +547,7 @@ class ServerDispatcher:
                                                         root_certificates=self.root_certificates)))
             except TableNotPlayable:  # still being played
                 await asyncio.sleep(delay)
+                delay = min(RECORD_POLL_S, delay * 1.5)
             except (ConnectionLost, LimitExceeded):  # transient: the match timeout bounds the retries
                 await asyncio.sleep(delay)
                 delay = min(1.0, delay * 2)
