@@ -3,7 +3,11 @@
 A search bot decides on a readable :class:`tricktable.rules.match.Match` (perhaps a
 sampled world of it) and simulates on the fast path: :func:`from_match`
 replays the match's decks and actions into a fast state, whose later deals
-are shuffled from an rng. :func:`encode` / :func:`decode` translate actions.
+are shuffled from an rng. :func:`encode` / :func:`decode` translate actions
+through the game's fast engine; the engines of the four games
+(:data:`SPOIL_FIVE_ENGINE` and the others) are built here from each fast
+module's ``from_options`` and the encoders below, and named by the games'
+definitions.
 """
 
 from __future__ import annotations
