@@ -153,7 +153,7 @@ class ToyDeal:
         return {
             "number": self.number, "dealer": self.dealer, "deck": codes(self.deck),
             "hands": {str(s): codes(h) for s, h in enumerate(self.dealt)},
-            "turn_up": None, "trump": None,
+            "trump": None,
             "actions": [self.recorded_action(i) for i in range(len(self.actions))],
             "tricks": [{"leader": t.leader, "cards": codes(t.cards), "winner": t.winner} for t in self.tricks],
             "points": list(self.points),
