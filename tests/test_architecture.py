@@ -56,7 +56,7 @@ SERVER_RULES_NAMES: dict[str, set[str]] = {
     "rules.game": {"Contract", "DealState", "Result", "Seat", "SeatView", "Trick"},
     "rules.defaults": {"default_action"},
     "rules.match": {"MAX_DEALS", "Match"},
-    "rules.registry": {"game_rules", "new_match"},
+    "rules.registry": {"game_definition", "game_rules", "new_match"},
     "rules.shuffle": {"seed_commitment"},
     "rules.frozen": {"evolve"},  # the copy of an immutable state with some fields changed (a waiting view)
 }

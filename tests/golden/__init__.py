@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.server.toy_game import REGISTRY_ENTRY as TOY_ENTRY
+from tricktable.rules import registry
 from tricktable.rules.actions import Action, describe
 from tricktable.rules.cards import Card
 from tricktable.rules.game import Trick
@@ -38,6 +40,8 @@ class Playthrough:
     options: Mapping[str, Any] = field(default_factory=dict)
     #: Deals after which the game is aborted (random Cinq Cents never reaches its target).
     max_deals: int = 40
+    #: The registry line of a game only the tests register (``"module:ATTRIBUTE"``), added while it renders.
+    registered: str | None = None
 
     @property
     def seed(self) -> str:
@@ -61,6 +65,7 @@ PLAYTHROUGHS: tuple[Playthrough, ...] = (
     Playthrough("all_fives-2p", "all_fives", {"players": 2}),
     Playthrough("all_fives-3p", "all_fives", {"players": 3}),
     Playthrough("cinq_cents", "cinq_cents", {}, max_deals=3),
+    Playthrough("toy-3p", "toy", {"players": 3}, registered=TOY_ENTRY),
 )
 
 
@@ -117,6 +122,20 @@ def _deal_footer(deal: Mapping[str, Any]) -> list[str]:
 
 def render(play: Playthrough) -> str:
     """The playthrough text of ``play``: the same engine and seed give the same text."""
+    if play.registered is None:
+        return _render(play)
+    before = registry.GAME_MODULES.get(play.game)
+    registry.GAME_MODULES[play.game] = play.registered
+    try:
+        return _render(play)
+    finally:
+        if before is None:
+            del registry.GAME_MODULES[play.game]
+        else:
+            registry.GAME_MODULES[play.game] = before
+
+
+def _render(play: Playthrough) -> str:
     match = new_match(play.game, play.options, seed=play.seed)
     rng = random.Random(play.seed)
     lines = [f"# golden playthrough {play.name}",

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from tricktable.rules import registry
 from tricktable.rules.errors import OptionsError
 from tricktable.server import lobby as lobby_module
 from tricktable.server.clocks import TimeControl
@@ -27,8 +26,7 @@ CLOCKS = TimeControl(decision_seconds=5.0, bank_seconds=5.0, grace_seconds=5.0, 
 
 
 @pytest.fixture
-async def lobby(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Lobby]:
-    monkeypatch.setitem(registry.GAME_MODULES, "toy", "tests.server.toy_game")
+async def lobby(tmp_path: Path) -> AsyncIterator[Lobby]:
     lobby = Lobby(Storage(tmp_path).open(), limits=Limits(max_tables=3, max_tables_per_client=2, retain_seconds=60),
                   time_control=CLOCKS)
     yield lobby

@@ -1,9 +1,11 @@
-"""A tiny trick game for server tests that must not wait for the real games.
+"""A tiny trick game for tests that must not wait for the real games, and the example of docs/adding-a-game.md.
 
 Each player is dealt three cards; must follow suit; the highest card of the
 suit led wins; a trick is one point; the first side to ``target`` points wins.
 It implements the :mod:`tricktable.rules.game` contract honestly, so the server drives it
-exactly as it drives the real games.
+exactly as it drives the real games, and it is a whole game the way the guide
+says: :data:`TOY` is its definition, registered by tests as ``"toy"``
+(``tests/test_adding_a_game.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from tricktable.rules.actions import Action, Play
 from tricktable.rules.cards import Card, codes, standard_deck
 from tricktable.rules.dealing import deal
+from tricktable.rules.definition import BotTuning, FollowRule, GameDefinition, OptionSpec
 from tricktable.rules.errors import ErrorCode, OptionsError, RuleError
 from tricktable.rules.events import DealScored, Event, TrickWon, event_of, history_seen_by
 from tricktable.rules.game import Result, Seat, SeatView, Trick
@@ -22,6 +25,11 @@ from tricktable.rules.record import action_to_json
 from tricktable.rules.tricks import follow_suit_plays, next_to_play, remove_card, trick_winner
 
 HAND = 3
+
+
+def trick_strength(card: Card, led: Card) -> int:
+    """A card of the suit led by its rank; any other card cannot win."""
+    return 100 + card.rank if card.suit is led.suit else 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -111,12 +119,9 @@ class ToyDeal:
         players = self.config.players
         events = (*self.events, event_of(who, action))
         if len(current.cards) == players:
-            led = current.cards[0].suit
-
-            def strength(c: Card) -> int:
-                return c.rank + (100 if c.suit is led else 0)
-
-            current = replace(current, winner=trick_winner(current.leader, current.cards, players, strength))
+            lead = current.cards[0]
+            current = replace(current, winner=trick_winner(current.leader, current.cards, players,
+                                                           lambda c: trick_strength(c, lead)))
             tricks = (*tricks, current)
             current = None
         after = replace(self, hands=tuple(hands), current=current, tricks=tricks,
@@ -148,7 +153,7 @@ class ToyDeal:
         return {
             "number": self.number, "dealer": self.dealer, "deck": codes(self.deck),
             "hands": {str(s): codes(h) for s, h in enumerate(self.dealt)},
-            "turn_up": None, "trump": None,
+            "trump": None,
             "actions": [self.recorded_action(i) for i in range(len(self.actions))],
             "tricks": [{"leader": t.leader, "cards": codes(t.cards), "winner": t.winner} for t in self.tricks],
             "points": list(self.points),
@@ -186,3 +191,38 @@ class ToyRules:
 
 
 RULES = ToyRules()
+
+
+# --- the definition (docs/adding-a-game.md, step 2) -------------------------------
+
+def strength(view: SeatView, card: Card, trick: Trick | None) -> int:
+    """The engine's own trick strength; the card leads an empty trick."""
+    return trick_strength(card, trick.cards[0] if trick is not None and trick.cards else card)
+
+
+def follow_rule(view: SeatView) -> FollowRule:
+    """Follow suit when you can."""
+    return lambda trick, card, other: card in follow_suit_plays((card, other), trick.cards[0].suit)
+
+
+def choose_action(view: SeatView) -> Action:
+    """The toy's heuristic: the highest card allowed (a bot strategy module exports ``choose_action``)."""
+    return max(view.legal_actions, key=lambda a: a.card.rank if isinstance(a, Play) else -1)
+
+
+#: The toy's line of ``tricktable.rules.registry.GAME_MODULES`` (tests add it; a real game's is in registry.py).
+REGISTRY_ENTRY = "tests.server.toy_game:TOY"
+
+TOY = GameDefinition(
+    rules=RULES,
+    options=(OptionSpec("players", "int"), OptionSpec("target", "int"), OptionSpec("first_dealer", "int")),
+    follow_rule=follow_rule,
+    is_trump=lambda view, card: False,
+    strength=strength,
+    lowness=lambda view, card: (card.rank, card.index),
+    fast=None,
+    bots=BotTuning(heuristic="tests.server.toy_game", win_bonus=1.0, playout="greedy", solve_at=0),
+    short_options={},
+    demo_bot="random",
+    demo_options={},
+)

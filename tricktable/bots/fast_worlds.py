@@ -26,6 +26,7 @@ from tricktable.rules.determinize import DealSampler, Fit
 from tricktable.rules.fast import FastState
 from tricktable.rules.fast.codec import encode
 from tricktable.rules.game import SeatView
+from tricktable.rules.registry import game_definition
 
 #: Default time per decision, in seconds.
 DEFAULT_BUDGET = 0.1
@@ -225,8 +226,12 @@ class WorldSearcher:
 
 
 def win_bonus(game: str) -> float:
-    """What ending the match as a winner is worth, in deal points (about two tricks' worth)."""
-    return {"twenty_five": 10.0, "forty_five": 10.0, "all_fives": 5.0, "cinq_cents": 100.0}.get(game, 0.0)
+    """What ending the match as a winner is worth, in deal points: the game's own (its definition's ``bots``).
+
+    Raises:
+        OptionsError: for an unknown game.
+    """
+    return game_definition(game).bots.win_bonus
 
 
 def best_index(totals: Sequence[float]) -> int:

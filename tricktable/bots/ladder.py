@@ -58,7 +58,7 @@ class BotSpec:
     name: str
     simulations: int | None = None
     budget: float = DEFAULT_BUDGET
-    #: Search: how a world is played out (None: the game's own, :data:`tricktable.bots.search.PLAYOUT`).
+    #: Search: how a world is played out (None: the game's own, its definition's ``bots.playout``).
     playout: str | None = None
     bid_search: bool = True
     #: Search: cards left in all hands from which a world is solved exactly (None: the game's default).

@@ -10,7 +10,7 @@ For each decision the bot
 2. tries every candidate action in each world and plays the deal out with
    the greedy policy (:mod:`tricktable.bots.playout`: lead high, win cheaply, play low
    under a partner) instead of the plain PIMC bot's random cards, at
-   nearly the same cost; in Twenty-Five and Forty-Five (:data:`PLAYOUT`) each candidate's
+   nearly the same cost; in Twenty-Five and Forty-Five (their definitions' ``bots.playout``) each candidate's
    value in a world is the mean of a greedy and a uniformly random playout
    of it (an ensemble: the greedy opponents answer every high card as well
    as they can, random ones never do; the mean of the two chose better than
@@ -19,7 +19,7 @@ For each decision the bot
    left in the hands, the rest of the deal then solved exactly
    (:mod:`tricktable.bots.solver`: alpha-beta with a transposition table, every seat
    playing its best with the world's cards in view; off by default, see
-   :data:`SOLVE_AT`);
+   each game's ``bots.solve_at`` in :mod:`tricktable.rules.registry`);
 3. scores the outcome for its side: the deal's points for the side minus
    the best other side's, plus a bonus when the deal ends the match with the
    side winning (or losing);
@@ -72,16 +72,12 @@ from tricktable.client_sdk.bot import AnnotatedAction, Choice
 from tricktable.rules.actions import Action, Discard, Pass
 from tricktable.rules.fast.codec import encode
 from tricktable.rules.game import SeatView
+from tricktable.rules.registry import game_definition
 
 #: Cinq Cents: worlds a bid decision draws with a simulation count (the bid is worth most of a deal's points).
 BID_WORLDS = 20
 #: Cinq Cents: fewer worlds than this and the bid is the heuristic's (the best of a few noisy estimates overbids).
 MIN_BID_WORLDS = 12
-#: Cards left in all hands from which a world's card play is solved exactly (:mod:`tricktable.bots.solver`), by game;
-#: 0: never. Off by default: solving from 8 cards (two tricks of four players: about 12 nodes, 0.1 ms a
-#: solve) doubled the CPU of a decision and gained nothing against PIMC in Twenty-Five (49.6% [48.6, 50.6]
-#: of the points, 200 duplicate pairs); three tricks cost 7 times the CPU, a whole deal 28 ms a solve.
-SOLVE_AT: dict[str, int] = {"twenty_five": 0, "forty_five": 0, "all_fives": 0, "cinq_cents": 0}
 
 
 #: Evaluations of a candidate in a world by name: the playouts on the fast path whose deal values are averaged.
@@ -91,12 +87,6 @@ POLICIES: dict[str, tuple[FastPlayout, ...]] = {
     "random": (random_playout,),
     "ensemble": (greedy_playout, random_playout),
 }
-#: The evaluation of each game's card decisions (others: ``"greedy"``). Against plain PIMC, 30 worlds, on the same
-#: duplicate pairs, the ensemble took more points of share than greedy playouts alone in both Spoil Five games:
-#: Twenty-Five +0.62 [+0.25, +0.98] on 2,000 pairs (seed ``tf5``: 50.9% of the points, 51.9% of the games),
-#: Forty-Five +0.48 [+0.06, +0.90] on 1,000 (seed ``ff6``: 51.2% of the points, 53.0% of the games), at about 1.3
-#: times the CPU a decision. Not tried in All Fives and Cinq Cents, whose points are in the cards taken.
-PLAYOUT: dict[str, str] = {"twenty_five": "ensemble", "forty_five": "ensemble"}
 
 
 class SearchBot(WorldSearcher):
@@ -108,12 +98,12 @@ class SearchBot(WorldSearcher):
         budget: seconds per decision when ``simulations`` is None.
         playout: ``"greedy"`` (:mod:`tricktable.bots.playout`), ``"random"`` or ``"ensemble"`` (the mean of both):
             how worlds are played out when ``solve_at`` is 0 (with ``solve_at``, the greedy policy plays down to
-            it); None for the game's :data:`PLAYOUT`.
+            it); None for the game's own (its definition's ``bots.playout``).
         win_bonus: value of ending the match as a winner, in deal points (a loss counts the negative).
         bid_search: Cinq Cents bids by simulation (:mod:`tricktable.bots.search_bids`); off: the heuristic's bids.
         bid_worlds: worlds per Cinq Cents bid decision when ``simulations`` is set.
         solve_at: cards left in all hands from which a world is solved exactly (0: never);
-            None for the game's :data:`SOLVE_AT`.
+            None for the game's own (its definition's ``bots.solve_at``).
         clock: what the budget is measured on: ``"wall"`` or ``"cpu"`` (:data:`fast_worlds.CLOCKS`).
     """
 
@@ -216,11 +206,15 @@ class SearchBot(WorldSearcher):
 
     def _playouts(self, view: SeatView) -> tuple[FastPlayout, ...]:
         """The playouts whose mean values a candidate in a world: the bot's ``playout``, else the game's."""
-        return POLICIES[self.playout or PLAYOUT.get(view.game, "greedy")]
+        name = self.playout or game_definition(view.game).bots.playout
+        policy = POLICIES.get(name)
+        if policy is None:
+            raise ValueError(f"{view.game}: unknown playout policy {name!r} (policies: {', '.join(POLICIES)})")
+        return policy
 
     def _solve_at(self, view: SeatView) -> int:
         """Cards left in all hands from which a world is solved exactly (0: played out to the end)."""
-        return self.solve_at if self.solve_at is not None else SOLVE_AT.get(view.game, 0)
+        return self.solve_at if self.solve_at is not None else game_definition(view.game).bots.solve_at
 
 
-__all__ = ["DEFAULT_BUDGET", "PLAYOUT", "POLICIES", "SOLVE_AT", "SearchBot"]
+__all__ = ["DEFAULT_BUDGET", "POLICIES", "SearchBot"]

@@ -24,11 +24,11 @@ from tricktable.cli.tls import TlsCa, root_certificates
 from tricktable.rules.errors import OptionsError
 from tricktable.server.conformance import (
     DEFAULT_GAME,
-    DEFAULT_OPTIONS,
     RELAXED_BANK_MS,
     RELAXED_DECISION_MS,
     Settings,
     Verdict,
+    default_options,
     run_conformance,
     situations,
 )
@@ -67,7 +67,7 @@ def conformance_command(
             typer.echo(f"error: unknown situation {name!r} (known: {', '.join(known)})", err=True)
             raise typer.Exit(2)
     try:
-        options = parse_options(option or []) if option else dict(DEFAULT_OPTIONS.get(game, {}))
+        options = parse_options(option or []) if option else default_options(game)
     except OptionsError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None

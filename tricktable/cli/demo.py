@@ -21,7 +21,7 @@ from tricktable.bots.ladder import BotSpec, play_match
 from tricktable.cli import checks
 from tricktable.cli.selfplay import parse_options, play_random
 from tricktable.rules.errors import OptionsError
-from tricktable.rules.registry import GAMES, game_rules
+from tricktable.rules.registry import GAMES, game_definition, game_rules
 
 
 def _cards(items: Sequence[str]) -> str:
@@ -76,11 +76,6 @@ def describe_record(record: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-#: The demo's players when ``--bots`` is not given: random, except in Cinq Cents, where random bidders
-#: sink without end (docs/games.md sets no floor) and the heuristic bidders finish a game in about a dozen deals.
-DEFAULT_BOTS: dict[str, str] = {"cinq_cents": "heuristic"}
-#: The demo's Cinq Cents target unless ``--option target=N`` is given: a game short enough to read.
-CINQ_CENTS_DEMO_TARGET = 500
 
 
 def demo_command(
@@ -89,17 +84,19 @@ def demo_command(
     players: Annotated[int | None, typer.Option("--players", help="Number of players.")] = None,
     option: Annotated[list[str] | None, typer.Option("--option", help="Table option KEY=VALUE; repeatable.")] = None,
     bots: Annotated[str | None, typer.Option(
-        "--bots", help=f"One bot for every seat, or one per seat, comma separated ({SPEC_HELP}); default random "
-                       f"(heuristic in Cinq Cents, to {CINQ_CENTS_DEMO_TARGET} points).")] = None,
+        "--bots", help=f"One bot for every seat, or one per seat, comma separated ({SPEC_HELP}); default the "
+                       f"game's own: random (heuristic in Cinq Cents, to 500 points).")] = None,
     local: Annotated[bool, typer.Option("--local", help="Play in-process (the only mode for now).")] = True,
 ) -> None:
     """Play one complete game in-process (random players by default) and print it deal by deal."""
     del local  # in-process is the only mode of this command
     try:
         options = parse_options(option or [], players)
-        if bots is None and game == "cinq_cents":
-            options.setdefault("target", CINQ_CENTS_DEMO_TARGET)
-        names = [b.strip() for b in (bots or DEFAULT_BOTS.get(game, "random")).split(",")]
+        definition = game_definition(game)
+        if bots is None:  # the game's own players, and options that keep their game short enough to read
+            for key, value in definition.demo_options.items():
+                options.setdefault(key, value)
+        names = [b.strip() for b in (bots or definition.demo_bot).split(",")]
         if names == ["random"]:
             match = play_random(game, options, seed)
             seats = [f"random-{s}" for s in range(match.config.players)]

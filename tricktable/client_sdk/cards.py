@@ -5,8 +5,8 @@ family's 5 and J of trumps and A of hearts, red and black suits ranking
 differently, All Fives' plain A-high order, Cinq Cents' jokers and bowers.
 A bot author should not need three modules of the rules engine to ask "does
 this card win the trick?", so this module answers it from the
-:class:`tricktable.rules.game.SeatView` alone, through the engine's own ranking tables
-(never a second copy of the rules).
+:class:`tricktable.rules.game.SeatView` alone, through the game's own definition
+(:mod:`tricktable.rules.registry`: the engine's ranking tables, never a second copy of the rules).
 
 ``strength(view, card)`` is 0 when the card cannot win the trick (a plain
 card off the suit led); higher numbers win. Numbers only compare within one
@@ -15,31 +15,9 @@ trick of one deal.
 
 from __future__ import annotations
 
-from tricktable.rules.all_fives import trick_strength
-from tricktable.rules.cards import Card, Suit
-from tricktable.rules.cinq_cents_play import led_suit
-from tricktable.rules.cinq_cents_play import strength as cinq_cents_strength
-from tricktable.rules.cinq_cents_play import suit_of as cinq_cents_suit_of
+from tricktable.rules.cards import Card
 from tricktable.rules.game import Seat, SeatView, Trick
-from tricktable.rules.spoil_five_ranking import RANKINGS, Ranking
-
-#: Games whose trumps and ranks come from the Spoil Five family's tables.
-_SPOIL_FIVE = ("twenty_five", "forty_five")
-
-
-def _trump(view: SeatView) -> Suit | None:
-    """The deal's trump (None at no-trump); raises before trump is known."""
-    if view.trump is None and not view.no_trump:
-        raise ValueError(f"{view.game}: no trump yet in deal {view.deal_number}, so cards have no trick strength")
-    return view.trump
-
-
-def _ranking(view: SeatView) -> Ranking:
-    """The Spoil Five family's ranking for the deal's trump (there is always one: the turn-up's suit)."""
-    trump = _trump(view)
-    if trump is None:
-        raise ValueError(f"{view.game}: a Spoil Five deal is never at no-trump")
-    return RANKINGS[trump]
+from tricktable.rules.registry import game_definition
 
 
 def is_trump(view: SeatView, card: Card) -> bool:
@@ -49,12 +27,7 @@ def is_trump(view: SeatView, card: Card) -> bool:
     Raises:
         ValueError: before trump is known (bidding, begging).
     """
-    if view.game in _SPOIL_FIVE:
-        return _ranking(view).is_trump(card)
-    trump = _trump(view)
-    if view.game == "cinq_cents":
-        return trump is not None and cinq_cents_suit_of(card, trump) is trump
-    return card.suit is trump
+    return game_definition(view.game).is_trump(view, card)
 
 
 def strength(view: SeatView, card: Card, trick: Trick | None = None) -> int:
@@ -67,21 +40,7 @@ def strength(view: SeatView, card: Card, trick: Trick | None = None) -> int:
     Raises:
         ValueError: before trump is known (bidding, begging).
     """
-    trick = trick if trick is not None else view.current_trick
-    led = trick.cards[0] if trick is not None and trick.cards else card
-    if view.game in _SPOIL_FIVE:
-        return _ranking(view).strength(card, led)
-    trump = _trump(view)
-    if view.game == "cinq_cents":
-        if card.is_joker and trump is None:  # a joker at no-trump outranks every suit (docs/games.md 3.4)
-            return cinq_cents_strength(card, None, Suit.SPADES)
-        following = trick if trick is not None and trick.cards else Trick(leader=view.seat, cards=(card,))
-        return cinq_cents_strength(card, trump, led_suit(following, trump))
-    if trump is None:  # no-trump exists only in Cinq Cents
-        raise ValueError(f"{view.game}: a deal at no-trump has no All Fives ranking")
-    # All Fives (docs/games.md 2.3): the engine's own trick strength; a card of neither trump nor the
-    # suit led cannot win.
-    return trick_strength(card, trump, led.suit) if card.suit in (trump, led.suit) else 0
+    return game_definition(view.game).strength(view, card, trick if trick is not None else view.current_trick)
 
 
 def winning(view: SeatView) -> tuple[Seat, Card] | None:

@@ -96,7 +96,7 @@ from tricktable.rules.events import (
 from tricktable.rules.events import Event as RulesEvent
 from tricktable.rules.game import Contract, Result, Seat, SeatView, Trick
 from tricktable.rules.notation import notation
-from tricktable.rules.registry import GAMES
+from tricktable.rules.registry import GAMES, game_definition
 from tricktable.rules.spoil_five_config import DEAL_PATTERNS, DealPattern
 
 #: The seat number of a spectator's view (no seat on the wire).
@@ -486,15 +486,25 @@ def legal_actions_from_proto(items: Iterable[table_service_pb2.LegalAction]) -> 
 
 _DEAL_PATTERNS, _DEAL_PATTERN_OF = by_name(DealPattern, game_pb2.DealPattern, "DEAL_PATTERN")
 
-#: Typed option fields per game: option name -> kind ("int", "bool", "deal_pattern", "bid_values").
-_OPTION_FIELDS: dict[str, dict[str, str]] = {
-    "twenty_five": {"players": "int", "sides": "int", "deal_pattern": "deal_pattern", "robbing": "bool",
-                    "trump_at_will": "bool", "target": "int", "first_dealer": "int"},
-    "forty_five": {"players": "int", "sides": "int", "deal_pattern": "deal_pattern", "robbing": "bool",
-                   "trump_at_will": "bool", "target": "int", "jink": "bool", "first_dealer": "int"},
-    "all_fives": {"players": "int", "target": "int", "first_dealer": "int"},
-    "cinq_cents": {"players": "int", "target": "int", "first_dealer": "int", "bid_values": "bid_values"},
-}
+#: Typed option fields per game, option name -> kind, each derived once from the game's definition (its
+#: ``options``: tricktable.rules.definition.OPTION_KINDS); tests/protocol/test_option_schema.py checks them
+#: against game.proto.
+_OPTION_FIELDS: dict[str, dict[str, str]] = {}
+
+
+def _option_fields(game: str) -> dict[str, str]:
+    """The typed option fields of ``game``.
+
+    Raises:
+        OptionsError: for an unknown game, or one the protocol has no ``Game`` value for (game.proto).
+    """
+    fields = _OPTION_FIELDS.get(game)
+    if fields is None:
+        kinds = game_definition(game).option_kinds()
+        if game not in _GAMES:
+            raise OptionsError(f"game {game!r} has no Game value and options message in tricktable/v1/game.proto")
+        fields = _OPTION_FIELDS[game] = kinds
+    return fields
 
 
 def options_to_proto(game: str, options: Mapping[str, Any]) -> game_pb2.TableOptions:
@@ -507,9 +517,7 @@ def options_to_proto(game: str, options: Mapping[str, Any]) -> game_pb2.TableOpt
         OptionsError: for an unknown game, or a known option of the wrong type.
     """
     out = game_pb2.TableOptions()
-    fields = _OPTION_FIELDS.get(game)
-    if fields is None:
-        raise OptionsError(f"unknown game {game!r} (games: {', '.join(_OPTION_FIELDS)})")
+    fields = _option_fields(game)
     typed = getattr(out, game)
     typed.SetInParent()
     for name, value in options.items():
@@ -541,9 +549,7 @@ def options_from_proto(game: str, message: game_pb2.TableOptions) -> dict[str, A
     Raises:
         OptionsError: when the options are for another game, or ``extra_json`` is not JSON.
     """
-    fields = _OPTION_FIELDS.get(game)
-    if fields is None:
-        raise OptionsError(f"unknown game {game!r} (games: {', '.join(_OPTION_FIELDS)})")
+    fields = _option_fields(game)
     case = message.WhichOneof("game_options")
     if case is not None and case != game:
         raise OptionsError(f"options.{case} was given for a {game} table; set options.{game} or leave options unset")

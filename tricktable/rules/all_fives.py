@@ -472,7 +472,7 @@ class AllFivesRules:
         return Result(status="finished", winners=winners, scores=tuple(scores), reason="target reached")
 
 
-#: The game object the registry finds.
+#: The engine (its definition: tricktable.rules.all_fives_game).
 RULES = AllFivesRules()
 
 __all__ = ["COUNTING_VALUES", "GAME", "RULES", "AllFivesConfig", "AllFivesDeal", "AllFivesRules", "Phase",

@@ -547,6 +547,6 @@ def _own(config: GameConfig) -> CinqCentsConfig:
     return config
 
 
-#: The game, for :func:`tricktable.rules.registry.game_rules`.
+#: The engine (its definition: :mod:`tricktable.rules.cinq_cents_game`).
 RULES = CinqCentsRules()
 _PROTOCOL_CHECK: GameRules = RULES  # mypy checks that the game meets the GameRules contract

@@ -23,16 +23,12 @@ seat's own view, so it never uses what that seat could not know. Per game:
 from __future__ import annotations
 
 from tricktable.rules.actions import Action, Discard, Gift, Pass, PassJink, PassRob, Play, Rob, Run, Stand
-from tricktable.rules.cards import SUITS, Card
-from tricktable.rules.cinq_cents import DISCARD_SIZE
-from tricktable.rules.cinq_cents_play import strength as cinq_cents_strength
-from tricktable.rules.cinq_cents_play import suit_of as cinq_cents_suit_of
+from tricktable.rules.cards import Card
 from tricktable.rules.game import SeatView
-from tricktable.rules.spoil_five_ranking import RANKINGS
+from tricktable.rules.registry import game_definition
 
 #: The careful choices outside play, in order of preference: the first legal one is taken (after a rob, below).
 _DECLINES: tuple[type[Action], ...] = (Pass, PassRob, PassJink, Stand, Gift, Run)
-_SPOIL_FIVE = frozenset({"twenty_five", "forty_five"})
 
 
 def default_action(view: SeatView) -> Action:
@@ -54,22 +50,15 @@ def default_action(view: SeatView) -> Action:
     plays = [a for a in legal if isinstance(a, Play)]
     if plays:
         return min(plays, key=lambda a: lowness(view, a.card))
-    if any(isinstance(a, Discard) for a in legal):
-        return Discard(cards=tuple(sorted(view.hand, key=lambda c: lowness(view, c))[:DISCARD_SIZE]))
+    discard = next((a for a in legal if isinstance(a, Discard)), None)
+    if discard is not None:  # as many cards as the game discards, the lowest
+        return Discard(cards=tuple(sorted(view.hand, key=lambda c: lowness(view, c))[:len(discard.cards)]))
     return legal[0]
 
 
-def lowness(view: SeatView, card: Card) -> tuple[int, int, int]:
-    """A sort key: lower is a weaker card to give up (not trump first, then by the game's ranking, then index)."""
-    trump = view.trump
-    if view.game in _SPOIL_FIVE and trump is not None:
-        ranking = RANKINGS[trump]
-        trump_rank = ranking.trump_rank[card.index]
-        return (1, trump_rank, card.index) if trump_rank else (0, ranking.plain_rank[card.index], card.index)
-    if view.game == "cinq_cents":
-        is_trump = card.is_joker or (trump is not None and cinq_cents_suit_of(card, trump) is trump)
-        # A card's strength in its own suit; a joker at no-trump belongs to none and ranks by the jokers' own
-        # order (La Blanche above Le Fou), whatever suit is named.
-        led = card.suit if card.suit is not None else trump if trump is not None else SUITS[0]
-        return (int(is_trump), cinq_cents_strength(card, trump, led), card.index)
-    return (int(trump is not None and card.suit is trump), card.rank, card.index)
+def lowness(view: SeatView, card: Card) -> tuple[int, ...]:
+    """A sort key: lower is a weaker card to give up (not trump first, then by the game's ranking, then index).
+
+    Each game's own key (its definition's ``lowness``: the order this module's docstring describes).
+    """
+    return game_definition(view.game).lowness(view, card)

@@ -11,7 +11,7 @@ full deals that agree with everything the seat knows, like OpenSpiel's
    robber's hand until played) and, to the robber, the buried card; in Cinq
    Cents the contract and, to the declarer, the kitty and the discards. A
    seat that played a card another card in its hand would have made illegal
-   (asked of the game's own follow rule, :data:`FOLLOW_RULES`) cannot hold
+   (asked of the game's own follow rule, its definition's ``follow_rule``) cannot hold
    that other card.
 2. **Sampling.** The unseen cards are dealt at random into *slots*: each
    other seat's hidden hand, the robber's buried card, the declarer's
@@ -40,16 +40,13 @@ from typing import Any
 from tricktable.rules.actions import Action, Discard, Rob
 from tricktable.rules.cards import Card
 from tricktable.rules.cinq_cents import DISCARD_SIZE
-from tricktable.rules.cinq_cents_play import legal_plays as cinq_cents_legal_plays
 from tricktable.rules.dealing import seats_from_eldest
 from tricktable.rules.errors import TricktableError
 from tricktable.rules.events import ActionEvent, Discarded, Robbed
-from tricktable.rules.fast import FastState, new_fast
-from tricktable.rules.fast.codec import encode
+from tricktable.rules.fast import FastEngine, FastState, fast_engine
 from tricktable.rules.game import DealState, GameConfig, GameRules, Seat, SeatView, Trick
-from tricktable.rules.registry import game_rules
-from tricktable.rules.spoil_five_ranking import RANKINGS, playable
-from tricktable.rules.tricks import follow_suit_plays
+from tricktable.rules.registry import game_definition, game_rules
+from tricktable.rules.spoil_five_ranking import RANKINGS
 
 #: Cards a run deals each seat per round in All Fives (docs/games.md 2.2).
 RUN_ROUND = 3
@@ -60,8 +57,6 @@ FIT_DRAWS = 16
 
 #: Given each other seat's whole dealt hand (cards played, held and drawn), how badly it fits what the seat did.
 Fit = Callable[[Mapping[Seat, Sequence[Card]]], float]
-#: A game's follow rule: would ``card`` have been legal in ``trick`` (before it) from a hand of ``card`` and ``other``?
-FollowRule = Callable[[Trick, Card, Card], bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,39 +118,11 @@ def _tricks(view: SeatView) -> list[Trick]:
     return out
 
 
-def _spoil_five_rule(view: SeatView) -> FollowRule:
-    if view.trump is None:
-        raise ValueError("a Spoil Five view shows the trump from the deal on: this one has none")
-    ranking = RANKINGS[view.trump]
-    at_will = bool(game_rules(view.game).config(view.options).to_options()["trump_at_will"])
-    return lambda trick, card, other: card in playable(ranking, (card, other), trick.cards[0],
-                                                       trump_at_will=at_will)
-
-
-def _all_fives_rule(view: SeatView) -> FollowRule:
-    return lambda trick, card, other: card in follow_suit_plays((card, other), trick.cards[0].suit)
-
-
-def _cinq_cents_rule(view: SeatView) -> FollowRule:
-    trump = view.trump
-
-    def rule(trick: Trick, card: Card, other: Card) -> bool:
-        plays = cinq_cents_legal_plays((card, other), trick, trump, (), trick.leader)
-        return any(p.card is card for p in plays)
-    return rule
-
-
-#: Game name -> its follow rule, built from the engine's own legality functions.
-FOLLOW_RULES: dict[str, Callable[[SeatView], FollowRule]] = {
-    "twenty_five": _spoil_five_rule, "forty_five": _spoil_five_rule,
-    "all_fives": _all_fives_rule, "cinq_cents": _cinq_cents_rule,
-}
-
-
 def shown_voids(view: SeatView) -> dict[Seat, frozenset[Card]]:
     """Per seat, the cards it can no longer hold: each would have made one of its plays illegal."""
-    follows = FOLLOW_RULES[view.game](view)
-    deck = game_rules(view.game).config(view.options).deck()
+    definition = game_definition(view.game)
+    follows = definition.follow_rule(view)
+    deck = definition.rules.config(view.options).deck()
     out: dict[Seat, frozenset[Card]] = {s: frozenset() for s in range(view.players)}
     for trick in _tricks(view):
         for position, (seat, c) in enumerate(zip(trick.seats(view.players), trick.cards, strict=True)):
@@ -232,6 +199,7 @@ class DealSampler:
         self.history = view.history
         self._fast_options: dict[str, Any] = {**self.config.to_options(), "first_dealer": view.dealer}
         self._legal_codes: set[int] | None = None
+        self._engine: FastEngine | None = None
         self._plan()
 
     # The plan: slots to fill and the cards known to each seat's dealt hand.
@@ -327,12 +295,14 @@ class DealSampler:
         world when the search tries a few of them.
         """
         view = self.view
+        engine = self.fast_engine()
         first = [c.index for c in world.deck]
-        state = new_fast(view.game, self._fast_options, decks=lambda i: first if i == 0 else None, rng=rng)
+        state = engine.start(view.game, self._fast_options, decks=lambda i: first if i == 0 else None, rng=rng)
         scores = state.scores
         scores[:] = self.scores_before
+        encode = engine.encode
         for seat, action in world.actions:
-            code = encode(view.game, action)
+            code = encode(action)
             if state.to_act != seat or not state.is_legal(code):
                 return None
             state.apply(code)
@@ -345,8 +315,19 @@ class DealSampler:
     def legal_codes(self) -> set[int]:
         """The view's legal actions as fast-path codes."""
         if self._legal_codes is None:
-            self._legal_codes = {encode(self.view.game, a) for a in self.view.legal_actions}
+            encode = self.fast_engine().encode
+            self._legal_codes = {encode(a) for a in self.view.legal_actions}
         return self._legal_codes
+
+    def fast_engine(self) -> FastEngine:
+        """The game's fast path (looked up once per sampler: a search asks for it in every world).
+
+        Raises:
+            ValueError: the game has no fast path.
+        """
+        if self._engine is None:
+            self._engine = fast_engine(self.view.game)
+        return self._engine
 
     def _fill(self, slots: list[Slot], pool: list[Card], rng: random.Random) -> dict[str, list[Card]] | None:
         """An assignment of the unseen cards; with a ``fit``, the best fitting of a few."""
@@ -463,6 +444,6 @@ def resample(view: SeatView, rng: random.Random, *, tries: int = 100) -> DealSta
     return None
 
 
-__all__ = ["FOLLOW_RULES", "DealSampler", "Fit", "Layout", "Slot", "World", "assign", "layout_for", "resample",
+__all__ = ["DealSampler", "Fit", "Layout", "Slot", "World", "assign", "layout_for", "resample",
            "shown_voids"]
 

@@ -1,8 +1,11 @@
 """The games, found by name, and the one-call way to start a match.
 
-Each game module exports ``RULES`` (a :class:`tricktable.rules.game.GameRules`); the
-registry imports it on first use so that a game module still in progress
-never breaks the others.
+:data:`GAME_MODULES` is the one table of game names in Tricktable: each name
+points at the :class:`tricktable.rules.definition.GameDefinition` that says
+everything about that game (``"module:ATTRIBUTE"``). The registry imports a
+game on first use, so that a game module still in progress never breaks the
+others, and checks what it finds, so a wrong entry fails on first use with a
+message naming it (``tests/rules/test_registry.py`` loads every game).
 """
 
 from __future__ import annotations
@@ -11,34 +14,61 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
+from tricktable.rules.definition import GameDefinition
 from tricktable.rules.errors import OptionsError
 from tricktable.rules.game import GameRules
 from tricktable.rules.match import Match
 from tricktable.rules.shuffle import DeckSource, SeededDecks
 
-#: Game name -> module that defines it.
+#: Game name -> ``"module:ATTRIBUTE"`` of its definition (docs/adding-a-game.md, step 3).
 GAME_MODULES: dict[str, str] = {
-    "twenty_five": "tricktable.rules.spoil_five",
-    "forty_five": "tricktable.rules.spoil_five",
-    "all_fives": "tricktable.rules.all_fives",
-    "cinq_cents": "tricktable.rules.cinq_cents",
+    "twenty_five": "tricktable.rules.spoil_five_game:TWENTY_FIVE",
+    "forty_five": "tricktable.rules.spoil_five_game:FORTY_FIVE",
+    "all_fives": "tricktable.rules.all_fives_game:ALL_FIVES",
+    "cinq_cents": "tricktable.rules.cinq_cents_game:CINQ_CENTS",
 }
 
 GAMES: tuple[str, ...] = tuple(GAME_MODULES)
 
+#: Definitions loaded and checked so far: game name -> (its entry, its definition). An entry replaced in
+#: :data:`GAME_MODULES` is loaded and checked afresh. Looked up per call of the SDK's ranking helpers, so the
+#: hit is one lookup in each table.
+_LOADED: dict[str, tuple[str, GameDefinition]] = {}
+
+
+def game_definition(game: str) -> GameDefinition:
+    """Everything about ``game``: its engine, card functions, fast path, options and bot tuning.
+
+    Raises:
+        OptionsError: for an unknown game name.
+        TypeError: the entry names something that is not a :class:`GameDefinition`.
+        ValueError: the definition found is of another game.
+    """
+    entry = GAME_MODULES.get(game)
+    found = _LOADED.get(game)
+    if found is not None and found[0] is entry:
+        return found[1]
+    if entry is None:
+        raise OptionsError(f"unknown game {game!r} (games: {', '.join(GAMES)})")
+    module_name, _, attribute = entry.partition(":")
+    if not attribute:
+        raise ValueError(f"game {game!r}: the entry {entry!r} must be \"module:ATTRIBUTE\"")
+    definition = getattr(importlib.import_module(module_name), attribute, None)
+    if not isinstance(definition, GameDefinition):
+        raise TypeError(f"game {game!r}: {entry} is not a GameDefinition but {type(definition).__name__}")
+    if definition.name != game:
+        raise ValueError(f"game {game!r}: {entry} defines the game {definition.name!r}")
+    _LOADED[game] = (entry, definition)
+    return definition
+
 
 def game_rules(game: str) -> GameRules:
-    """The rules object of ``game``.
+    """The rules object of ``game`` (its definition's engine).
 
     Raises:
         OptionsError: for an unknown game name.
     """
-    module_name = GAME_MODULES.get(game)
-    if module_name is None:
-        raise OptionsError(f"unknown game {game!r} (games: {', '.join(GAMES)})")
-    module = importlib.import_module(module_name)
-    rules: GameRules = module.RULES[game] if isinstance(module.RULES, dict) else module.RULES
-    return rules
+    return game_definition(game).rules
 
 
 def new_match(game: str, options: Mapping[str, Any] | None = None, *, seed: str | None = None,

@@ -546,7 +546,7 @@ def _own(config: GameConfig) -> SpoilFiveConfig:
     return config
 
 
-#: The two games of the family, by name (tricktable.rules.registry looks them up here).
+#: The engines of the family's two games, by name (their definitions: tricktable.rules.spoil_five_game).
 RULES: dict[str, GameRules] = {
     "twenty_five": SpoilFiveRules(TWENTY_FIVE),
     "forty_five": SpoilFiveRules(FORTY_FIVE),

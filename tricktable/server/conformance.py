@@ -67,6 +67,7 @@ from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
 from tricktable.protocol.stream import next_reply
 from tricktable.rules.errors import OptionsError
+from tricktable.rules.registry import game_definition
 from tricktable.server.conformance_checks import Run, Verdict, judge
 from tricktable.server.conformance_relay import Fault, Relay, Script, start_relay, upstream_channel
 
@@ -76,12 +77,19 @@ __all__ = ["Settings", "Situation", "Verdict", "expand", "harness_answer", "run_
 CLIENT_SEAT = 0
 #: A short game unless the caller chooses: All Fives, two players, to 11 points.
 DEFAULT_GAME = "all_fives"
-#: Options per game unless the caller gives some: short games that any client playing legal actions at
-#: random finishes (Cinq Cents' 1000 is out of reach of random bidders; at 100 the defenders' 10 a trick
-#: end the game within a few deals).
-DEFAULT_OPTIONS: Mapping[str, Mapping[str, Any]] = {
-    "all_fives": {"target": 11}, "twenty_five": {}, "forty_five": {}, "cinq_cents": {"target": 100},
-}
+
+
+def default_options(game: str) -> dict[str, Any]:
+    """Options unless the caller gives some: the game's short game, which any client playing legal actions at
+    random finishes (its definition's ``short_options``: Cinq Cents' 1000 is out of reach of random bidders; at
+    100 the defenders' 10 a trick end the game within a few deals).
+
+    Raises:
+        OptionsError: for an unknown game.
+    """
+    return dict(game_definition(game).short_options)
+
+
 #: Clocks of the ordinary situations: generous, so a slow machine does not fail a correct client.
 RELAXED_DECISION_MS = 10_000
 RELAXED_BANK_MS = 30_000
@@ -146,7 +154,7 @@ class Settings:
     command: tuple[str, ...]
     server: str | None = None
     game: str = DEFAULT_GAME
-    options: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_OPTIONS[DEFAULT_GAME]))
+    options: Mapping[str, Any] = field(default_factory=lambda: default_options(DEFAULT_GAME))
     clock_ms: int = 2000
     decision_ms: int = RELAXED_DECISION_MS
     bank_ms: int = RELAXED_BANK_MS

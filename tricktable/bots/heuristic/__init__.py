@@ -1,27 +1,46 @@
 """Heuristic bots: the strategy the rule texts teach, one short module per game family.
 
-:class:`HeuristicBot` plays every game by handing the view to the module of
-its game: :mod:`tricktable.bots.heuristic.spoil_five` (Twenty-Five, Forty-Five),
-:mod:`tricktable.bots.heuristic.all_fives` and :mod:`tricktable.bots.heuristic.cinq_cents`. Each
+:class:`HeuristicBot` plays every game by handing the view to the module its
+game's definition names (``bots.heuristic``): :mod:`tricktable.bots.heuristic.spoil_five`
+(Twenty-Five, Forty-Five), :mod:`tricktable.bots.heuristic.all_fives` and
+:mod:`tricktable.bots.heuristic.cinq_cents`. Each
 reads only the :class:`tricktable.rules.game.SeatView`, so it plays the same in-process
 and as an SDK client.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
-from tricktable.bots.heuristic import all_fives, cinq_cents, spoil_five
 from tricktable.rules.actions import Action
 from tricktable.rules.game import SeatView
+from tricktable.rules.registry import game_definition
 
-#: Game name -> the heuristic's ``choose_action`` for it.
-STRATEGIES: dict[str, Callable[[SeatView], Action]] = {
-    "twenty_five": spoil_five.choose_action,
-    "forty_five": spoil_five.choose_action,
-    "all_fives": all_fives.choose_action,
-    "cinq_cents": cinq_cents.choose_action,
-}
+#: A game's strategy: its heuristic module's ``choose_action``.
+Strategy = Callable[[SeatView], Action]
+
+
+def strategy(game: str) -> Strategy:
+    """The heuristic's ``choose_action`` for ``game``: the module its definition names (``bots.heuristic``).
+
+    Raises:
+        OptionsError: an unknown game. ValueError: the module named has no ``choose_action``.
+    """
+    module_name = game_definition(game).bots.heuristic
+    known = _LOADED.get(module_name)
+    if known is not None:
+        return known
+    found = getattr(importlib.import_module(module_name), "choose_action", None)
+    if not callable(found):
+        raise ValueError(f"{game}: the heuristic module {module_name} has no choose_action(view)")
+    chosen: Strategy = found
+    _LOADED[module_name] = chosen
+    return chosen
+
+
+#: Strategies found so far, by module name.
+_LOADED: dict[str, Strategy] = {}
 
 
 def choose_action(view: SeatView) -> Action:
@@ -32,10 +51,7 @@ def choose_action(view: SeatView) -> Action:
     """
     if not view.legal_actions:
         raise ValueError(f"seat {view.seat} has nothing to do")
-    strategy = STRATEGIES.get(view.game)
-    if strategy is None:
-        raise ValueError(f"no heuristic for game {view.game!r}")
-    return strategy(view)
+    return strategy(view.game)(view)
 
 
 class HeuristicBot:
@@ -48,4 +64,4 @@ class HeuristicBot:
         return choose_action(view)
 
 
-__all__ = ["STRATEGIES", "HeuristicBot", "choose_action"]
+__all__ = ["HeuristicBot", "Strategy", "choose_action", "strategy"]

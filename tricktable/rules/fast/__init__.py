@@ -30,10 +30,12 @@ translates them to and from :mod:`tricktable.rules.actions`.
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
+
+from tricktable.rules.actions import Action
 
 
 class FastState(Protocol):
@@ -70,13 +72,40 @@ class FastState(Protocol):
     def position_key(self) -> tuple[int, ...] | None: ...
 
 
-#: Game name -> fast module (each exports ``from_options(game, options, decks=, rng=)``).
-FAST_MODULES: dict[str, str] = {
-    "twenty_five": "tricktable.rules.fast.spoil_five",
-    "forty_five": "tricktable.rules.fast.spoil_five",
-    "all_fives": "tricktable.rules.fast.all_fives",
-    "cinq_cents": "tricktable.rules.fast.cinq_cents",
-}
+class FastStart(Protocol):
+    """A fast match from resolved options: each fast module's ``from_options``."""
+
+    def __call__(self, game: str, options: Mapping[str, Any], *,
+                 decks: Callable[[int], Sequence[int] | None] | None = None,
+                 rng: random.Random | None = None) -> FastState: ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FastEngine:
+    """A game's fast path, as its :class:`tricktable.rules.definition.GameDefinition` names it.
+
+    ``start`` begins a fast match; ``encode`` and ``decode`` translate the readable
+    engine's actions to the fast path's integer codes and back
+    (:mod:`tricktable.rules.fast.codec` holds them for the four games).
+    """
+
+    start: FastStart
+    encode: Callable[[Action], int]
+    decode: Callable[[int], Action]
+
+
+def fast_engine(game: str) -> FastEngine:
+    """The fast path of ``game``.
+
+    Raises:
+        OptionsError (a ValueError): unknown game. ValueError: the game has no fast path.
+    """
+    from tricktable.rules.registry import game_definition  # the registry's games import this package
+
+    engine = game_definition(game).fast
+    if engine is None:
+        raise ValueError(f"{game} has no fast path: a searching bot can not simulate it")
+    return engine
 
 
 def new_fast(game: str, options: Mapping[str, Any], *, decks: Callable[[int], Sequence[int] | None] | None = None,
@@ -87,11 +116,6 @@ def new_fast(game: str, options: Mapping[str, Any], *, decks: Callable[[int], Se
     ``rng`` when there is no ``decks`` or it answers None for a deal.
 
     Raises:
-        ValueError: unknown game. ImportError: that game has no fast path yet.
+        ValueError: unknown game, or one without a fast path.
     """
-    module_name = FAST_MODULES.get(game)
-    if module_name is None:
-        raise ValueError(f"no fast path for {game!r}")
-    module = importlib.import_module(module_name)
-    state: FastState = module.from_options(game, options, decks=decks, rng=rng)
-    return state
+    return fast_engine(game).start(game, options, decks=decks, rng=rng)
