@@ -43,7 +43,7 @@ def test_every_flag_of_serve_has_a_key(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("decison_ms = 3\n", "unknown key 'decison_ms' (keys: bank_ms, data_dir, decision_ms"),
+    ("decison_ms = 3\n", "unknown key 'decison_ms' (keys: bank_ms, call_burst_per_connection, "),
     ('decision_ms = "x"\n', "decision_ms must be an integer, not 'x'"),
     ("journal = 1\n", "journal must be true or false, not 1"),
     ("drain_seconds = true\n", "drain_seconds must be an integer or a number, not True"),
@@ -54,6 +54,16 @@ def test_a_bad_file_is_one_line_naming_the_file_and_the_key(tmp_path: Path, text
     result = runner.invoke(app, ["serve", "--config", str(path)])
     assert result.exit_code == 2
     assert result.output.startswith(f"error: {path}: {message}") and result.output.count("\n") == 1, result.output
+
+
+def test_the_call_rates_are_keys_of_the_file_with_the_flags_checks(tmp_path: Path) -> None:
+    path = _config(tmp_path, "call_rate_per_token = 5\ncall_burst_per_connection = 50\n")
+    printed = runner.invoke(app, ["serve", "--config", str(path), "--print-config"])
+    assert printed.exit_code == 0, printed.output
+    assert "call_rate_per_token = 5" in printed.output and "call_burst_per_connection = 50" in printed.output
+    refused = runner.invoke(app, ["serve", "--config", str(_config(tmp_path, "call_rate_per_connection = -1\n"))])
+    assert refused.exit_code == 2
+    assert refused.output == "error: --call-rate-per-connection must be at least 0, not -1\n"
 
 
 def test_a_value_out_of_range_in_the_file_gets_the_flags_own_check(tmp_path: Path) -> None:

@@ -8,12 +8,14 @@ milliseconds. Every command checks its flags here, before it starts anything.
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 import typer
 
 #: Log levels ``--log-level`` accepts.
 LOG_LEVELS: tuple[str, ...] = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+Number = TypeVar("Number", int, float)
 
 
 def fail(message: str) -> NoReturn:
@@ -37,10 +39,10 @@ def ms_in_range(flag: str, value: int, low_seconds: float, high_seconds: float) 
     return value
 
 
-def at_least(flag: str, value: int, low: int) -> int:
-    """A count of at least ``low``."""
+def at_least(flag: str, value: Number, low: Number) -> Number:
+    """A count (or a rate) of at least ``low``."""
     if value < low:
-        fail(f"{flag} must be at least {low}, not {value}")
+        fail(f"{flag} must be at least {low:g}, not {value:g}")
     return value
 
 

@@ -61,6 +61,18 @@ def serve_command(
         "--max-tables-per-client", help="Open tables one client address may create.")] = 500,
     max_streams_per_client: Annotated[int, typer.Option(
         "--max-streams-per-client", help="Open streams one client address may hold.")] = 2000,
+    call_burst_per_token: Annotated[int, typer.Option(
+        "--call-burst-per-token", help="Unary calls (SubmitAction) one seat token may make at once; moves its table "
+        "asked for are not counted.")] = 100,
+    call_rate_per_token: Annotated[float, typer.Option(
+        "--call-rate-per-token", help="Unary calls a second one seat token may make past its burst; 0: no limit.")]
+    = 10.0,
+    call_burst_per_connection: Annotated[int, typer.Option(
+        "--call-burst-per-connection", help="Unary calls one connection may make at once; moves its tables asked "
+        "for are not counted.")] = 1000,
+    call_rate_per_connection: Annotated[float, typer.Option(
+        "--call-rate-per-connection", help="Unary calls a second one connection may make past its burst; "
+        "0: no limit.")] = 100.0,
     drain_seconds: Annotated[float, typer.Option(
         "--drain-seconds", min=0, help="On SIGTERM, how long running tables may finish before the rest are left "
         "in the journal for the next start.")] = 30.0,
@@ -99,8 +111,12 @@ def serve_command(
                             ("--grace-ms", grace_ms, "grace_seconds"), ("--join-ms", join_ms, "join_seconds")):
         checks.ms_in_range(flag, ms, *LIMITS[limit])
     for flag, count in (("--max-tables", max_tables), ("--max-tables-per-client", max_tables_per_client),
-                        ("--max-streams-per-client", max_streams_per_client)):
+                        ("--max-streams-per-client", max_streams_per_client),
+                        ("--call-burst-per-token", call_burst_per_token),
+                        ("--call-burst-per-connection", call_burst_per_connection)):
         checks.at_least(flag, count, 1)
+    checks.at_least("--call-rate-per-token", call_rate_per_token, 0.0)
+    checks.at_least("--call-rate-per-connection", call_rate_per_connection, 0.0)
     checks.at_least("--min-free-mb", min_free_mb, 0)
     if print_config:
         typer.echo(to_toml(ctx.params), nl=False)
@@ -118,7 +134,10 @@ def serve_command(
         host=host, port=port, data_dir=resolve_data_dir(data_dir), tls_cert=tls_cert, tls_key=tls_key,
         time_control=clocks, journal=journal, drain_seconds=drain_seconds,
         limits=Limits(max_tables=max_tables, max_tables_per_client=max_tables_per_client,
-                      max_streams_per_client=max_streams_per_client, min_free_bytes=min_free_mb * 1024 * 1024))
+                      max_streams_per_client=max_streams_per_client, min_free_bytes=min_free_mb * 1024 * 1024,
+                      call_burst_per_token=call_burst_per_token, call_rate_per_token=call_rate_per_token,
+                      call_burst_per_connection=call_burst_per_connection,
+                      call_rate_per_connection=call_rate_per_connection))
     companions = [] if no_http else [beside_server(http_host, http_port, announce=notes.append, pages=viewer)]
 
     def ready(server: GameServer, shards: list[Shard] | None = None) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
@@ -30,8 +31,14 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
+from tricktable.server.call_rate import CallRates, Rate
 from tricktable.server.clocks import TimeControl
-from tricktable.server.interceptors import AccessLogInterceptor, ErrorInterceptor, StreamLimitInterceptor
+from tricktable.server.interceptors import (
+    AccessLogInterceptor,
+    CallRateInterceptor,
+    ErrorInterceptor,
+    StreamLimitInterceptor,
+)
 from tricktable.server.journal import Journal
 from tricktable.server.lobby import Limits, Lobby
 from tricktable.server.reflection import SERVICE_NAMES as REFLECTION_SERVICES
@@ -76,7 +83,8 @@ class ServerConfig:
 class GameServer:
     """One server process: storage, lobby, gRPC server."""
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(self, config: ServerConfig, *, clock: Callable[[], float] = time.monotonic) -> None:
+        """``clock``: the monotonic seconds the call rates are measured in (a test gives a fake one)."""
         self.config = config
         self.storage = Storage(config.data_dir)
         #: A shard journals apart (its own folder in the shared data directory): it resumes only its own tables.
@@ -84,6 +92,9 @@ class GameServer:
         self.journal = Journal(journal_dir) if config.journal else None
         self.lobby = Lobby(self.storage, limits=config.limits, time_control=config.time_control, journal=self.journal,
                            shard=config.shard)
+        limits = config.limits
+        self.call_rates = CallRates(Rate(limits.call_burst_per_token, limits.call_rate_per_token),
+                                    Rate(limits.call_burst_per_connection, limits.call_rate_per_connection), clock)
         #: Where the other shards are (None: unsharded); their addresses are set once every shard listens.
         self.shards = None if config.shard is None else Shards(config.shard, config.shard_count)
         self.health = HealthServicer()
@@ -110,8 +121,8 @@ class GameServer:
             self.journal.open()
             self.lobby.resume()
         server = grpc.aio.server(
-            interceptors=[AccessLogInterceptor(), ErrorInterceptor(),
-                          StreamLimitInterceptor(self.lobby.client_streams)],
+            interceptors=[CallRateInterceptor(self.call_rates, self.lobby.metrics), AccessLogInterceptor(),
+                          ErrorInterceptor(), StreamLimitInterceptor(self.lobby.client_streams)],
             options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
                      ("grpc.max_send_message_length", MAX_SEND_BYTES),
                      ("grpc.so_reuseport", 0)])

@@ -63,6 +63,12 @@ class TooManyStreamsError(ServerError):
     """This client has as many open streams as it allows."""
 
 
+class RateLimitedError(ServerError):
+    """A client made unary calls faster than its budget (:mod:`tricktable.server.call_rate`): the call did nothing."""
+
+    reason = "RATE_LIMITED"
+
+
 class ShuttingDownError(ServerError):
     """The server is stopping and accepts no new tables or seekers."""
 
@@ -122,6 +128,7 @@ STATUS_CODES: dict[type[Exception], grpc.StatusCode] = {
     TooManyTablesError: grpc.StatusCode.RESOURCE_EXHAUSTED,
     TooManyStreamsError: grpc.StatusCode.RESOURCE_EXHAUSTED,
     TooManyRejectionsError: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    RateLimitedError: grpc.StatusCode.RESOURCE_EXHAUSTED,
     JoinDeadlineError: grpc.StatusCode.DEADLINE_EXCEEDED,
     ShuttingDownError: grpc.StatusCode.UNAVAILABLE,
     StorageUnavailableError: grpc.StatusCode.UNAVAILABLE,

@@ -1,9 +1,11 @@
-"""Server interceptors, one per concern: access log, error mapping, per-client stream limits.
+"""Server interceptors, one per concern: call rates, access log, error mapping, per-client stream limits.
 
 Each wraps the handlers of our own service (``/tricktable.``); health and
 reflection pass through untouched. Order on the server, outermost first:
-access log, errors, limits, so a refusal by the limit is both mapped and
-logged.
+call rates, access log, errors, stream limits, so a refusal by the stream
+limit is both mapped and logged, and a call refused by its rate costs no
+more than the refusal (it is counted in the metrics, and logged sampled:
+a flood must not become a flood of log lines).
 """
 
 from __future__ import annotations
@@ -11,12 +13,16 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import grpc
 import structlog
 
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.server.call_rate import PUSHBACK_KEY, RETRY_AFTER_KEY, CallRates, Refusal
 from tricktable.server.errors import ending_status, reason_metadata, status_for
+from tricktable.server.metrics import Metrics
+from tricktable.server.shard_ids import HOP
 from tricktable.server.stream_guard import ClientStreams
 
 log = structlog.get_logger("tricktable.rpc")
@@ -176,3 +182,67 @@ class StreamLimitInterceptor(_Wrapping):
                     yield response
 
         return behaviour
+
+
+#: The unary call a seat makes with its own token: limited per seat token as well as per connection.
+SEAT_CALL = "/tricktable.v1.TableService/SubmitAction"
+
+
+def _forwarded(context: Context) -> bool:
+    """Whether another shard of this server forwarded the call (its connection carries many clients' calls)."""
+    return any(key == HOP[0] for key, _ in (context.invocation_metadata() or ()))
+
+
+def _a_move(response: Any) -> bool:
+    """Whether a SubmitAction's answer accepted a move (a first answer: a duplicate is not one)."""
+    return (isinstance(response, pb.SubmitActionResponse) and response.WhichOneof("outcome") == "accepted"
+            and not response.accepted.duplicate)
+
+
+class CallRateInterceptor(_Wrapping):
+    """Every unary call spends from its connection's bucket (a SubmitAction from its seat token's too) first.
+
+    Past the bucket the call is refused with ``RESOURCE_EXHAUSTED`` (reason
+    ``RATE_LIMITED``, a retry hint in milliseconds) before it does any work;
+    an accepted move gives its tokens back (:mod:`tricktable.server.call_rate`).
+    A call another shard forwarded is limited by its seat token only: the
+    forwarding shard limited its client's connection already.
+    """
+
+    def __init__(self, rates: CallRates, metrics: Metrics) -> None:
+        super().__init__()
+        self.rates = rates
+        self.metrics = metrics
+        self._refused = 0
+
+    def unary(self, method: str, inner: Unary) -> Unary:
+        seat_call = method == SEAT_CALL
+        name = method.rpartition("/")[2]
+
+        async def behaviour(request: Any, context: Context) -> Any:
+            token = request.token if seat_call else ""
+            taken = self.rates.take(token, connection_of(context))
+            if isinstance(taken, Refusal) and taken.scope == "connection" and _forwarded(context):
+                taken = self.rates.take(token, "")
+            if isinstance(taken, Refusal):
+                await self._refuse(name, taken, context)
+            response = await inner(request, context)
+            if seat_call and _a_move(response):
+                self.rates.give_back(taken)
+            return response
+
+        return behaviour
+
+    def streaming(self, method: str, inner: Streaming) -> Streaming:
+        return inner
+
+    async def _refuse(self, name: str, refusal: Refusal, context: Context) -> NoReturn:
+        self.metrics.rate_limited.labels(name, refusal.scope.replace(" ", "_")).inc()
+        self._refused += 1
+        if self._refused & (self._refused - 1) == 0:  # sampled: the 1st, 2nd, 4th, 8th ... refusal
+            log.warning("calls rate limited", method=name, client=client_of(context), scope=refusal.scope,
+                        refused=self._refused)
+        error = refusal.error(self.rates.rate_of(refusal))
+        retry = str(refusal.retry_after_ms)
+        await context.abort(*ending_status(error), trailing_metadata=(
+            *reason_metadata(error), (RETRY_AFTER_KEY, retry), (PUSHBACK_KEY, retry)))

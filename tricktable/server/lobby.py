@@ -107,6 +107,13 @@ class Limits:
     #: Refused messages a stream may send at once, then per second, before it ends with RESOURCE_EXHAUSTED.
     max_rejections_burst: int = 100
     max_rejections_per_second: float = 10.0
+    #: Unary calls (:mod:`tricktable.server.call_rate`) per seat token (SubmitAction) and per connection: a burst
+    #: at once, then a rate a second (0: no limit). A move the table asked for is not counted, so these bound only
+    #: refused and repeated answers, polls and tables created.
+    call_burst_per_token: int = 100
+    call_rate_per_token: float = 10.0
+    call_burst_per_connection: int = 1000
+    call_rate_per_connection: float = 100.0
     #: How long an ended table stays in memory so late or resuming streams get its last events.
     retain_seconds: float = 30.0
     #: A table is aborted after this many deals without a result (no table runs for ever).

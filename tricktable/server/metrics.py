@@ -60,6 +60,9 @@ class Metrics:
         self.defaults = Counter("tricktable_default_actions", "Actions the server played for a seat, by reason",
                                 ["game", "reason"], registry=r)
         self.rejections = Counter("tricktable_rejections", "Answers refused, by reason", ["reason"], registry=r)
+        self.rate_limited = Counter("tricktable_rate_limited",
+                                    "Unary calls refused past their call rate, by method and scope "
+                                    "(seat_token, connection)", ["method", "scope"], registry=r)
         self.faults = Counter("tricktable_bot_faults", "Refused answers and timeouts, by bot name", ["bot"],
                               registry=r)
         self.journal_commit = Histogram("tricktable_journal_commit_seconds", "Time of one journal commit",

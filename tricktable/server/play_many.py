@@ -51,7 +51,7 @@ from tricktable.server.errors import (
 )
 from tricktable.server.interceptors import connection_of
 from tricktable.server.lobby import Limits
-from tricktable.server.stream_guard import ClientStreams, Inbox, RejectionBudget, decoded
+from tricktable.server.stream_guard import ClientStreams, Inbox, TokenBucket, decoded
 
 log = structlog.get_logger("tricktable.play_many")
 
@@ -117,7 +117,7 @@ class ManyCall:
         self._input_ended = False
         self._failure: Exception | None = None
         #: Openings refused by the call's conversation bound: a client that keeps trying is ended like a flood.
-        self._refusals = RejectionBudget(limits.max_rejections_burst, limits.max_rejections_per_second)
+        self._refusals = TokenBucket(limits.max_rejections_burst, limits.max_rejections_per_second)
         self._opened = self._messages = self._seat_messages = 0
 
     async def responses(self, requests: AsyncIterator[pb.PlayManyRequest]) -> AsyncIterator[pb.PlayManyResponse]:

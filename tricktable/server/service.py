@@ -40,7 +40,7 @@ from tricktable.server.interceptors import client_of
 from tricktable.server.lobby import Lobby
 from tricktable.server.play_many import ManyCall
 from tricktable.server.storage import TableMeta as StoredMeta
-from tricktable.server.stream_guard import Inbox, RejectionBudget, StreamFailure, decoded
+from tricktable.server.stream_guard import Inbox, StreamFailure, TokenBucket, decoded
 from tricktable.server.tables import Outcome, Table
 from tricktable.server.wire import SeatWire, event_to_proto, options_message, stored_table_info, table_info
 from tricktable.server.withholding import DeckSet
@@ -137,7 +137,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         limits = self.lobby.limits
         loop = asyncio.get_running_loop()
         requests = decoded(request_iterator.__aiter__())
-        budget = RejectionBudget(limits.max_rejections_burst, limits.max_rejections_per_second)
+        budget = TokenBucket(limits.max_rejections_burst, limits.max_rejections_per_second)
         deadline = loop.time() + limits.join_deadline_seconds
         join: pb.Join | None = None
         while join is None:

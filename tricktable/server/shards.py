@@ -39,12 +39,10 @@ from tricktable.protocol.stream import forwarded
 from tricktable.server.errors import ShardStatusError, ShardUnavailableError
 from tricktable.server.lobby import Lobby, SeatTicket
 from tricktable.server.service import Context, TableService
-from tricktable.server.shard_ids import shard_of_table, shard_of_token
+from tricktable.server.shard_ids import HOP, shard_of_table, shard_of_token
 
 log = structlog.get_logger("tricktable.shards")
 
-#: Metadata of a call forwarded by another shard: it is answered here, never forwarded again.
-HOP = ("tricktable-hop", "1")
 #: The shard that matches seekers for the whole server.
 MATCHMAKER = 0
 

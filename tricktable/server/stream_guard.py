@@ -6,8 +6,8 @@
 - :class:`Inbox`: a stream's replies waiting to be written, bounded: a
   client that sends without reading stops being read (HTTP/2 flow control
   then holds it back) instead of growing the server.
-- :class:`RejectionBudget`: a token bucket of refusals; a stream that spends
-  it ends with ``RESOURCE_EXHAUSTED``.
+- :class:`TokenBucket`: a stream's budget of refusals (a stream that spends
+  it ends with ``RESOURCE_EXHAUSTED``), and a client's of unary calls.
 - :class:`StreamFailure`: how the reader task hands such an end to the one
   writer of the stream.
 - :class:`ClientStreams`: the open streams of each client address, bounded
@@ -77,11 +77,13 @@ class Inbox(deque[Any]):
             await self._room.wait()
 
 
-class RejectionBudget:
-    """A token bucket of refusals: ``burst`` at once, refilled at ``per_second``.
+class TokenBucket:
+    """A token bucket: ``burst`` at once, refilled at ``per_second``; how refusals and calls are budgeted.
 
-    Why a bucket and not a count: a bot that errs now and then never runs
-    out, while one that floods refused messages does within ``burst``.
+    Why a bucket and not a count: a client that errs now and then never runs
+    out, while one that floods does within ``burst``. A stream's refusals
+    spend one (a stream that spends them all ends); so does each unary call
+    (:mod:`tricktable.server.call_rate`).
     """
 
     __slots__ = ("_last", "_tokens", "burst", "per_second")
@@ -92,15 +94,29 @@ class RejectionBudget:
         self._tokens = float(burst)
         self._last: float | None = None
 
-    def spend(self, now: float) -> bool:
-        """Take one refusal at ``now`` (a monotonic time); False once the budget is spent."""
+    def _refill(self, now: float) -> None:
         if self._last is not None:
-            self._tokens = min(float(self.burst), self._tokens + (now - self._last) * self.per_second)
+            self._tokens = min(float(self.burst), self._tokens + max(0.0, now - self._last) * self.per_second)
         self._last = now
+
+    def spend(self, now: float) -> bool:
+        """Take one token at ``now`` (a monotonic time); False once the bucket is empty."""
+        self._refill(now)
         if self._tokens < 1.0:
             return False
         self._tokens -= 1.0
         return True
+
+    def wait(self, now: float) -> float:
+        """Seconds from ``now`` until a token is there (0: one is there now); nothing is taken."""
+        self._refill(now)
+        if self._tokens >= 1.0:
+            return 0.0
+        return (1.0 - self._tokens) / self.per_second if self.per_second > 0 else float("inf")
+
+    def refund(self) -> None:
+        """Give back a token taken for something that turned out not to count."""
+        self._tokens = min(float(self.burst), self._tokens + 1.0)
 
 
 class ClientStreams:

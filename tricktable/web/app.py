@@ -34,7 +34,14 @@ from aiohttp import web
 
 from tricktable.server.withholding import MAX_OWNER_TOKEN, MIN_OWNER_TOKEN
 from tricktable.web import live
-from tricktable.web.analysed import DEFAULT_SIMS, Analyses, AnalysisError
+from tricktable.web.analysed import (
+    DEFAULT_SIMS,
+    RETRY_AFTER_SECONDS,
+    Analyses,
+    AnalysisBusyError,
+    AnalysisError,
+    AnalysisTimeoutError,
+)
 from tricktable.web.catalog import Catalog, ServerCatalog, replay_path
 from tricktable.web.ops import add_ops_routes
 from tricktable.web.replay import ReplayError, replay
@@ -47,14 +54,21 @@ ANALYSES: web.AppKey[Analyses] = web.AppKey("analyses", Analyses)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def make_app(catalog: Catalog, *, pages: bool = True) -> web.Application:
+def make_app(catalog: Catalog, *, pages: bool = True, analyses: Analyses | None = None) -> web.Application:
     """The viewer over ``catalog``; a running server's also answers /metrics, /healthz and /readyz.
 
-    ``pages=False``: those operator endpoints alone, without the viewer's pages and API.
+    ``pages=False``: those operator endpoints alone, without the viewer's pages and API. ``analyses``: where
+    on-demand analyses run (default: a low-priority worker process, :mod:`tricktable.web.analysed`), stopped
+    with the application.
     """
     app = web.Application(middlewares=[errors])
     app[CATALOG] = catalog
-    app[ANALYSES] = Analyses()
+    app[ANALYSES] = analyses or Analyses()
+
+    async def stop_analyses(app: web.Application) -> None:
+        await app[ANALYSES].close()
+
+    app.on_cleanup.append(stop_analyses)
     if isinstance(catalog, ServerCatalog):
         add_ops_routes(app, catalog.lobby)
     if not pages:
@@ -239,7 +253,8 @@ async def api_analysis(request: web.Request) -> web.StreamResponse:
     """A seat's decisions in an ended game, valued by the search bot from its own view (``?seat=S&sims=N``).
 
     400 when ``seat`` or ``sims`` is missing or not a whole number, 422 when either is out of range or the record
-    does not replay.
+    does not replay, 503 (with ``Retry-After``) when the viewer runs and queues as many analyses as it takes, or
+    when this one ran past its time limit.
     """
     record = await _record(request)
     try:
@@ -251,6 +266,9 @@ async def api_analysis(request: web.Request) -> web.StreamResponse:
         found = await request.app[ANALYSES].of(request.path, record, seat, sims)
     except AnalysisError as error:
         raise web.HTTPUnprocessableEntity(text=f"422: {error}") from None
+    except (AnalysisBusyError, AnalysisTimeoutError) as error:
+        raise web.HTTPServiceUnavailable(text=f"503: {error}",
+                                         headers={"Retry-After": str(RETRY_AFTER_SECONDS)}) from None
     return web.json_response(found)
 
 

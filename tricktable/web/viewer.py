@@ -11,6 +11,7 @@ from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from tricktable.server.app import Companion, GameServer
+from tricktable.web.analysed import Analyses
 from tricktable.web.app import make_app
 from tricktable.web.catalog import Catalog, ServerCatalog
 
@@ -44,8 +45,11 @@ SHUTDOWN_SECONDS = 2.0
 class WebViewer:
     """The viewer on ``host:port`` (127.0.0.1 by default: local only; port 0 picks a free one)."""
 
-    def __init__(self, catalog: Catalog, *, host: str = "127.0.0.1", port: int = 8080, pages: bool = True) -> None:
+    def __init__(self, catalog: Catalog, *, host: str = "127.0.0.1", port: int = 8080, pages: bool = True,
+                 analyses: Analyses | None = None) -> None:
         self.catalog = catalog
+        #: Where the on-demand analyses run (None: the default worker pool, :mod:`tricktable.web.analysed`).
+        self.analyses = analyses
         #: False: only the operator endpoints (/metrics, /healthz, /readyz), no viewer pages.
         self.pages = pages
         self.host = host
@@ -64,7 +68,7 @@ class WebViewer:
         Raises:
             OSError: the address can not be bound.
         """
-        runner = web.AppRunner(make_app(self.catalog, pages=self.pages), access_log=None,
+        runner = web.AppRunner(make_app(self.catalog, pages=self.pages, analyses=self.analyses), access_log=None,
                                shutdown_timeout=SHUTDOWN_SECONDS, logger=_HTTP_LOG)
         await runner.setup()
         try:
