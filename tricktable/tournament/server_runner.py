@@ -107,6 +107,18 @@ def bot_argv(entrant: EntrantSpec, *, address: str, token_fd: int, seat: int, se
     return argv if tls_ca is None else [*argv, str(tls_ca)]
 
 
+def entrants_named(record: Mapping[str, Any], spec: MatchSpec) -> dict[str, Any]:
+    """The record with each seat named after its entrant, whatever name its bot joined with.
+
+    Why: a joining client may rename its seat (``Join.name``), and an entrant's command is free to. The
+    tournament's records say who played for the tournament: an audit pairs each record with its game by seed
+    and seat names, and no entrant may appear under another's name.
+    """
+    seats = [{**entry, "name": spec.seats[entry["seat"]]} if 0 <= entry.get("seat", -1) < len(spec.seats)
+             else dict(entry) for entry in record.get("seats", [])]
+    return {**record, "seats": seats} if "seats" in record else dict(record)
+
+
 class _StderrTail:
     """A bot's stderr read as it comes and only its end kept: a noisy bot never blocks on a full pipe."""
 
@@ -463,6 +475,7 @@ class ServerDispatcher:
 
     def _outcome(self, spec: MatchSpec, table_id: str, record: Mapping[str, Any], faults: dict[str, int],
                  forfeit: tuple[str, str] | None, started: float) -> MatchOutcome:
+        record = entrants_named(record, spec)
         result = record.get("result") or {}
         timeouts: dict[str, int] = {}
         for entry in record.get("seats", []):
