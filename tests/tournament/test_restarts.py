@@ -3,20 +3,31 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
+import grpc
 import pytest
 
-from tests.server.restarts import serve
+from tests.server.restarts import ROOT, killed_at_exit, running_tables, serve
 from tests.tournament.conftest import SHARED_DECK_KEY
 from tests.tournament.helpers import config
 from tricktable.client_sdk.errors import ServerUnreachable
+from tricktable.client_sdk.runner import create_table
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from tricktable.rules.verify import verify_record
 from tricktable.tournament import server_runner
+from tricktable.tournament.config import TournamentConfig
 from tricktable.tournament.engine import Tournament, stored_games
+from tricktable.tournament.processes import BotProcess, bot_processes
 from tricktable.tournament.runner import MatchOutcome
+from tricktable.tournament.sandbox import FIRST_UID, Sandbox
 from tricktable.tournament.schedule import MatchSpec
+from tricktable.tournament.seat import PARENT_ENV
 from tricktable.tournament.server_runner import ServerDispatcher
 from tricktable.tournament.store import DECK_KEY_ENV, TournamentStore
 
@@ -24,22 +35,44 @@ pytestmark = pytest.mark.timeout(600)
 
 IMPATIENT = {"name": "impatient", "command": "{python} -m tests.tournament.impatient_client {address} {seed}"}
 CFG = config(entrants=[IMPATIENT, "heuristic"], games=6)
+#: A seeded random bot that gives up on an away server: started again mid-match, it must play as if never stopped.
+IMPATIENT_RANDOM = {"name": "impatient-random",
+                    "command": "{python} -m tests.tournament.impatient_client {address} {seed} random"}
+RANDOM_CFG = config(entrants=[IMPATIENT_RANDOM, "heuristic"], games=6)
+#: Seconds the bots of a tournament that has returned get to be gone (a SIGKILLed process takes a moment to end).
+GONE_WITHIN_S = 30.0
 
 
 def results(store: TournamentStore) -> dict[str, tuple[str, tuple[int, ...], tuple[int, ...]]]:
     return {spec.match_id: (o.status, o.winners, o.scores) for spec, o in stored_games(store, "t")}
 
 
-async def run_tournament(tmp_path: Path, *, restarts: list[tuple[int, signal.Signals]]) -> TournamentStore:
-    """Play CFG over a served process; after the n-th stored match of each ``(n, sig)``, signal it and restart it."""
+def left_behind() -> list[BotProcess]:
+    """The bot processes this process's tournaments started that are still running once given time to end.
+
+    Polled under a deadline, not looked at once: a bot killed as its match ended may take a moment to be gone,
+    while one left behind keeps running.
+    """
+    deadline = time.monotonic() + GONE_WITHIN_S
+    while (alive := bot_processes(os.getpid())) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return alive
+
+
+async def run_tournament(tmp_path: Path, *, restarts: list[tuple[int, signal.Signals]],
+                         cfg: TournamentConfig = CFG) -> TournamentStore:
+    """Play ``cfg`` over a served process; after the n-th stored match of each ``(n, sig)``, signal it and restart it.
+
+    Once the tournament has returned, none of its bot processes may be left running.
+    """
     store = TournamentStore(tmp_path / "tournament.sqlite3")
     data = tmp_path / "server"
     cm = serve(data)
     served = await cm.__aenter__()
     port = served.port
     try:
-        dispatcher = await ServerDispatcher.open(CFG, address=served.address, data_dir=tmp_path)
-        run = asyncio.ensure_future(Tournament(CFG, store, dispatcher, concurrency=2).run())
+        dispatcher = await ServerDispatcher.open(cfg, address=served.address, data_dir=tmp_path)
+        run = asyncio.ensure_future(Tournament(cfg, store, dispatcher, concurrency=2).run())
         for after, sig in restarts:
             while store.count("t") < after and not run.done():
                 await asyncio.sleep(0.05)
@@ -53,19 +86,25 @@ async def run_tournament(tmp_path: Path, *, restarts: list[tuple[int, signal.Sig
         await run
     finally:
         await cm.__aexit__(None, None, None)
+    assert left_behind() == []
     return store
 
 
-@pytest.fixture(scope="module")
-def undisturbed(tmp_path_factory):
-    """The results of CFG over a server left alone (with the deck key every test of the package shares)."""
+def calm_results(tmp_path: Path, cfg: TournamentConfig) -> dict[str, tuple[str, tuple[int, ...], tuple[int, ...]]]:
+    """The results of ``cfg`` over a server left alone (with the deck key every test of the package shares)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(DECK_KEY_ENV, SHARED_DECK_KEY)
-        store = asyncio.run(run_tournament(tmp_path_factory.mktemp("calm"), restarts=[]))
+        store = asyncio.run(run_tournament(tmp_path, restarts=[], cfg=cfg))
     expected = results(store)
     store.close()
     assert len(expected) == 6 and all(status == "finished" for status, _, _ in expected.values())
     return expected
+
+
+@pytest.fixture(scope="module")
+def undisturbed(tmp_path_factory):
+    """The results of CFG over a server left alone."""
+    return calm_results(tmp_path_factory.mktemp("calm"), CFG)
 
 
 @pytest.mark.parametrize(("sig", "patience_s"), [(signal.SIGKILL, None), (signal.SIGTERM, None),
@@ -82,6 +121,87 @@ def test_a_tournament_through_server_restarts_ends_with_the_results_of_an_undist
         assert verify_record(chaos.record("t", spec.match_id)) is None
         assert outcome.faults == {name: 0 for name in spec.seats}
     chaos.close()
+
+
+def test_a_seeded_random_bot_started_again_mid_match_plays_as_in_an_undisturbed_run(tmp_path):
+    """The bot that gave up is a new process with the same seed: it must answer the decisions still to come as
+    the first one would have, not draw them from a generator started again."""
+    expected = calm_results(tmp_path / "calm", RANDOM_CFG)
+    chaos = asyncio.run(run_tournament(tmp_path / "chaos", restarts=[(1, signal.SIGKILL), (3, signal.SIGKILL)],
+                                       cfg=RANDOM_CFG))
+    assert results(chaos) == expected
+    chaos.close()
+
+
+def test_a_match_the_server_refuses_while_it_drains_to_stop_is_played_once_it_is_back(tmp_path):
+    """A SIGTERM'd server plays its running tables out before it stops and takes no new one meanwhile: the
+    tournament's matches wait for the restarted server instead of being given up."""
+    cfg = config(games=2)
+
+    async def go() -> TournamentStore:
+        data = tmp_path / "server"
+        cm = serve(data, 0, "--drain-seconds", "8")
+        served = await cm.__aenter__()
+        silent: list[asyncio.subprocess.Process] = []
+        try:
+            with killed_at_exit(silent):
+                # A table whose seats never answer keeps the drain going for its whole 8 s.
+                holder = await create_table(served.address, game="all_fives", options={"players": 2})
+                for seat, token in enumerate(holder.tokens):
+                    token_file = tmp_path / f"token-{seat}"
+                    token_file.write_text(token)
+                    silent.append(await asyncio.create_subprocess_exec(
+                        sys.executable, "-m", "tests.tournament.silent_client", served.address, str(token_file),
+                        cwd=ROOT))
+                async with grpc.aio.insecure_channel(served.address) as channel:
+                    stub = table_service_pb2_grpc.TableServiceStub(channel)
+                    while holder.table_id not in {t.table_id for t in await running_tables(stub)}:
+                        await asyncio.sleep(0.1)
+                served.process.send_signal(signal.SIGTERM)
+                store = TournamentStore(tmp_path / "tournament.sqlite3")
+                dispatcher = await ServerDispatcher.open(cfg, address=served.address, data_dir=tmp_path)
+                run = asyncio.ensure_future(Tournament(cfg, store, dispatcher).run())
+                await asyncio.wait_for(served.process.wait(), 60)
+                assert not run.done() and store.count("t") == 0  # nothing was played while it drained
+                await cm.__aexit__(None, None, None)
+                cm = serve(data, served.port)
+                served = await cm.__aenter__()
+                await run
+        finally:
+            await cm.__aexit__(None, None, None)
+        return store
+
+    store = asyncio.run(go())
+    assert [status for status, _, _ in results(store).values()] == ["finished", "finished"]
+    assert left_behind() == []
+    store.close()
+
+
+def test_a_bot_left_running_is_found_however_it_left_its_tournament(tmp_path):
+    """The check of the tournaments above finds a bot that detached (``setsid``, a double fork) or runs sandboxed."""
+    mark = 4_000_000_123  # no such pid: the mark of a tournament of this test alone
+    env = {**os.environ, PARENT_ENV: str(mark)}
+    stand_in = tmp_path / "server.sock"
+    stand_in.touch()
+    sandbox = Sandbox.detect(stand_in)
+    commands = [["sleep", "300"], ["sh", "-c", "setsid sleep 301 & exit 0"],
+                sandbox.command(["sleep", "302"], visible=(), uid=FIRST_UID)]
+    started = [subprocess.Popen(c, env=env, start_new_session=True) for c in commands]
+    try:
+        deadline = time.monotonic() + GONE_WITHIN_S
+        while len({p.command for p in bot_processes(mark)} & {"sleep 300", "sleep 301", "sleep 302"}) < 3:
+            assert time.monotonic() < deadline, bot_processes(mark)
+            time.sleep(0.1)
+    finally:
+        for proc in bot_processes(mark):
+            os.kill(proc.pid, signal.SIGKILL)
+        for popen in started:
+            popen.kill()
+            popen.wait()
+    deadline = time.monotonic() + GONE_WITHIN_S
+    while bot_processes(mark):
+        assert time.monotonic() < deadline, bot_processes(mark)
+        time.sleep(0.1)
 
 
 def test_an_unreachable_server_is_never_taken_for_a_table_that_has_not_ended(monkeypatch):

@@ -18,9 +18,10 @@ action the server's clock would default to). A table the server stops at its
 deal limit (``max_deals``) is adjudicated to the side(s) ahead, as the
 in-process runner does.
 
-A server that cannot be reached is never taken for a table that has not
-ended: the dispatcher waits for it (:data:`SERVER_PATIENCE_S`) and decides
-from the record once it answers. A bot that exits while the server is away
+A server that cannot be reached, or takes no new table yet (restarting, or
+draining before it stops), is waited for (:data:`SERVER_PATIENCE_S`): it is
+never taken for a table that has not ended, nor its refusal for a match that
+could not be played; once it answers, the table's record decides. A bot that exits while the server is away
 is started again without a fault (it gave up on the server, it did not
 crash). A server away for longer raises :class:`ServerAway`, which the
 tournament does not store as a result: it waits for the server and plays
@@ -86,6 +87,27 @@ _LIFELINE, _LIFELINE_WRITE = os.pipe()
 
 class ServerAway(ConnectionLost):
     """The server did not answer within :data:`SERVER_PATIENCE_S`: the match is played again, never stored."""
+
+
+class _Patience:
+    """How the dispatcher asks an away server again: at most a second apart, for :data:`SERVER_PATIENCE_S` in all."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self.give_up = asyncio.get_running_loop().time() + SERVER_PATIENCE_S
+        self.delay = 0.1
+
+    async def wait(self, exc: SdkError) -> None:
+        """Wait before the next question.
+
+        Raises:
+            ServerAway: the patience has run out (``exc`` was the last answer).
+        """
+        if asyncio.get_running_loop().time() >= self.give_up:
+            raise ServerAway(f"the server at {self.address} did not answer for {SERVER_PATIENCE_S:g} s: "
+                             f"{exc}") from exc
+        await asyncio.sleep(self.delay)
+        self.delay = min(1.0, self.delay * 2)
 
 
 def bot_argv(entrant: EntrantSpec, *, address: str, token_fd: int, seat: int, seed: str,
@@ -334,11 +356,17 @@ class ServerDispatcher:
         started = time.perf_counter()
         # Sealed: the record and the table's progress are the organiser's alone (its owner token) until every
         # table of the deck set has ended, since the others may start later and deal the same cards.
-        table = await create_table(self.address, game=spec.game, options=spec.options, seed=spec.seed,
-                                   decision_ms=self.config.decision_ms, bank_ms=self.config.bank_ms,
-                                   seat_names=list(spec.seats), sealed=True,
-                                   deck_set=(tables_per_deck_set(self.config), deck_set_index(self.config, spec)),
-                                   owner_token=self.owner_token, root_certificates=self.root_certificates)
+        patience = _Patience(self.address)
+        while True:  # a server that is restarting, or draining before it stops, accepts no table yet
+            try:
+                table = await create_table(
+                    self.address, game=spec.game, options=spec.options, seed=spec.seed,
+                    decision_ms=self.config.decision_ms, bank_ms=self.config.bank_ms, seat_names=list(spec.seats),
+                    sealed=True, deck_set=(tables_per_deck_set(self.config), deck_set_index(self.config, spec)),
+                    owner_token=self.owner_token, root_certificates=self.root_certificates)
+                break
+            except ConnectionLost as exc:
+                await patience.wait(exc)
         if table.play_address and self._launcher.sandbox is None:
             launcher = dataclasses.replace(self._launcher, address=play_target(self.address, table.play_address))
         else:  # a sandboxed bot reaches the server through its socket only (see docs/tournament.md for shards)
@@ -432,10 +460,8 @@ class ServerDispatcher:
         Raises:
             ServerAway: no answer within :data:`SERVER_PATIENCE_S`.
         """
-        loop = asyncio.get_running_loop()
-        give_up = loop.time() + SERVER_PATIENCE_S
+        patience = _Patience(self.address)
         away = False
-        delay = 0.1
         while True:
             try:
                 await get_record(self.address, table_id, owner_token=owner_token,
@@ -444,11 +470,7 @@ class ServerDispatcher:
                 return False, away
             except SdkError as exc:  # unreachable, restarting or loaded: ask again until it answers
                 away = True
-                if loop.time() >= give_up:
-                    raise ServerAway(f"the server at {self.address} did not answer for "
-                                     f"{SERVER_PATIENCE_S:g} s: {exc}") from exc
-                await asyncio.sleep(delay)
-                delay = min(1.0, delay * 2)
+                await patience.wait(exc)
                 continue
             return True, away
 
