@@ -1,7 +1,6 @@
-"""A bot that gives up on an unreachable server within a second (the SDK waits 36 s).
+"""A first-legal bot that gives up on an unreachable server within a second (the SDK waits 36 s).
 
-``python -m tests.tournament.impatient_client ADDRESS SEED [BOT]`` (token on ``$TRICKTABLE_TOKEN_FD``; BOT
-first-legal unless named, seeded with SEED): exits 1
+``python -m tests.tournament.impatient_client ADDRESS SEED`` (token on ``$TRICKTABLE_TOKEN_FD``): exits 1
 when the server goes away, as a bot with a short patience does; the tournament must start it again once the
 server is back, without a fault.
 """
@@ -16,12 +15,12 @@ from tricktable.client_sdk.handoff import handed_token
 from tricktable.client_sdk.runner import Backoff, run_bot
 
 
-def main(address: str, seed: str, bot: str = "first-legal") -> int:
+def main(address: str, seed: str) -> int:
     token = handed_token()
     if token is None:
         return 2
     try:
-        result = run_bot(make_bot(bot, seed), address, token=token, backoff=Backoff(attempts=3))
+        result = run_bot(make_bot("first-legal", seed), address, token=token, backoff=Backoff(attempts=3))
     except ConnectionLost as exc:
         print(f"gave up: {exc}", file=sys.stderr)
         return 1
@@ -29,4 +28,4 @@ def main(address: str, seed: str, bot: str = "first-legal") -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:4]))
+    sys.exit(main(*sys.argv[1:3]))

@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
 
-from tests.server.restarts import ROOT, killed_at_exit, running_tables, serve
+from tests.server.restarts import CLI, ROOT, killed_at_exit, running_tables, serve
 from tests.tournament.conftest import SHARED_DECK_KEY
 from tests.tournament.helpers import config
 from tricktable.client_sdk.errors import ServerUnreachable
-from tricktable.client_sdk.runner import create_table
+from tricktable.client_sdk.runner import create_table, get_record, run_bot_async
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
+from tricktable.rules.actions import Action
+from tricktable.rules.game import SeatView
 from tricktable.rules.verify import verify_record
 from tricktable.tournament import server_runner
 from tricktable.tournament.config import TournamentConfig
@@ -35,10 +39,6 @@ pytestmark = pytest.mark.timeout(600)
 
 IMPATIENT = {"name": "impatient", "command": "{python} -m tests.tournament.impatient_client {address} {seed}"}
 CFG = config(entrants=[IMPATIENT, "heuristic"], games=6)
-#: A seeded random bot that gives up on an away server: started again mid-match, it must play as if never stopped.
-IMPATIENT_RANDOM = {"name": "impatient-random",
-                    "command": "{python} -m tests.tournament.impatient_client {address} {seed} random"}
-RANDOM_CFG = config(entrants=[IMPATIENT_RANDOM, "heuristic"], games=6)
 #: Seconds the bots of a tournament that has returned get to be gone (a SIGKILLed process takes a moment to end).
 GONE_WITHIN_S = 30.0
 
@@ -123,14 +123,56 @@ def test_a_tournament_through_server_restarts_ends_with_the_results_of_an_undist
     chaos.close()
 
 
-def test_a_seeded_random_bot_started_again_mid_match_plays_as_in_an_undisturbed_run(tmp_path):
-    """The bot that gave up is a new process with the same seed: it must answer the decisions still to come as
-    the first one would have, not draw them from a generator started again."""
-    expected = calm_results(tmp_path / "calm", RANDOM_CFG)
-    chaos = asyncio.run(run_tournament(tmp_path / "chaos", restarts=[(1, signal.SIGKILL), (3, signal.SIGKILL)],
-                                       cfg=RANDOM_CFG))
-    assert results(chaos) == expected
-    chaos.close()
+class CountingBot:
+    """First legal action; says when it has made ``after`` decisions (the moment to cut its opponent off)."""
+
+    def __init__(self, after: int) -> None:
+        self.after = after
+        self.made = 0
+        self.reached = asyncio.Event()
+
+    def choose_action(self, view: SeatView) -> Action:
+        self.made += 1
+        if self.made >= self.after:
+            self.reached.set()
+        return view.legal_actions[0]
+
+
+async def played_against_a_random_bot_process(data: Path, token_file: Path, *, cut_after: int | None) -> list[Any]:
+    """The deals of a game of ``tricktable bot random --seed`` (a process) against :class:`CountingBot`.
+
+    ``cut_after``: once the counting bot has made that many decisions, the random bot's process is killed
+    and another one, with the same seed, takes its seat.
+    """
+    async with serve(data) as served:
+        table = await create_table(served.address, game="all_fives", options={"players": 2, "target": 61},
+                                   seed="a fixed deck", decision_ms=60_000)
+        token_file.write_text(table.tokens[0])
+        argv = [*CLI, "bot", "random", "--server", served.address, "--token-file", str(token_file), "--seed", "s1"]
+        processes = [await asyncio.create_subprocess_exec(*argv, cwd=ROOT, stderr=asyncio.subprocess.DEVNULL)]
+        with killed_at_exit(processes):
+            counting = CountingBot(cut_after or 0)
+            opponent = asyncio.ensure_future(run_bot_async(counting, served.address, token=table.tokens[1]))
+            if cut_after is not None:
+                await asyncio.wait([asyncio.ensure_future(counting.reached.wait()), opponent],
+                                   return_when=asyncio.FIRST_COMPLETED)
+                assert not opponent.done(), "the game ended before the cut"
+                processes[0].kill()
+                await processes[0].wait()
+                processes.append(await asyncio.create_subprocess_exec(*argv, cwd=ROOT,
+                                                                      stderr=asyncio.subprocess.DEVNULL))
+            await opponent
+            assert await asyncio.wait_for(processes[-1].wait(), 60) == 0
+        record = json.loads(await get_record(served.address, table.table_id, owner_token=table.owner_token))
+    return list(record["deals"])
+
+
+def test_a_seeded_random_bot_started_again_mid_game_plays_the_moves_of_an_uninterrupted_game(tmp_path):
+    """A bot process that gave up on its server, or crashed, is started again with the same seed: it must
+    answer the decisions still to come as the first process would have, not draw them again from the start."""
+    calm = asyncio.run(played_against_a_random_bot_process(tmp_path / "calm", tmp_path / "t1", cut_after=None))
+    cut = asyncio.run(played_against_a_random_bot_process(tmp_path / "cut", tmp_path / "t2", cut_after=20))
+    assert cut == calm
 
 
 def test_a_match_the_server_refuses_while_it_drains_to_stop_is_played_once_it_is_back(tmp_path):
