@@ -219,6 +219,49 @@ def test_a_match_the_server_refuses_while_it_drains_to_stop_is_played_once_it_is
     store.close()
 
 
+def test_a_bot_that_quits_over_a_restart_is_not_charged_a_fault_when_the_server_is_back_before_it_exits(tmp_path):
+    """Whether the server was away is not only a question for the moment a bot's exit is noticed: an outage
+    during the bot's life excuses it too."""
+    note = tmp_path / "quits.txt"
+    late = {"name": "late", "command": f"{{python}} -m tests.tournament.late_quitter {{address}} {{seed}} {note}"}
+    # Paced: the kill below, as soon as the first table runs, lands in the middle of its game.
+    paced = {"name": "paced", "command": "{python} -m tricktable.cli.main bot first-legal --server {address} "
+                                         "--token-file {token_file} --delay-ms 50 --wait-for-server 60"}
+    cfg = config(entrants=[late, paced], games=2)
+
+    async def go() -> TournamentStore:
+        data = tmp_path / "server"
+        cm = serve(data)
+        served = await cm.__aenter__()
+        try:
+            store = TournamentStore(tmp_path / "tournament.sqlite3")
+            # Plain processes: the late quitter writes down that it quit.
+            dispatcher = await ServerDispatcher.open(cfg, address=served.address, data_dir=tmp_path,
+                                                     isolation="trusted")
+            run = asyncio.ensure_future(Tournament(cfg, store, dispatcher).run())
+            async with grpc.aio.insecure_channel(served.address) as channel:
+                stub = table_service_pb2_grpc.TableServiceStub(channel)
+                while not await running_tables(stub):
+                    assert not run.done()
+                    await asyncio.sleep(0.05)
+            await served.signal(signal.SIGKILL)
+            await cm.__aexit__(None, None, None)
+            await asyncio.sleep(1.0)
+            cm = serve(data, served.port)
+            served = await cm.__aenter__()
+            await run
+        finally:
+            await cm.__aexit__(None, None, None)
+        return store
+
+    store = asyncio.run(go())
+    assert note.read_text().count("quit once the server was back") >= 1
+    for _spec, outcome in stored_games(store, "t"):
+        assert outcome.status == "finished" and outcome.faults == {"late": 0, "paced": 0}
+    assert left_behind() == []
+    store.close()
+
+
 def test_a_bot_left_running_is_found_however_it_left_its_tournament(tmp_path):
     """The check of the tournaments above finds a bot that detached (``setsid``, a double fork) or runs sandboxed."""
     mark = 4_000_000_123  # no such pid: the mark of a tournament of this test alone

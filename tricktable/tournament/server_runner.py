@@ -21,12 +21,14 @@ in-process runner does.
 A server that cannot be reached, or takes no new table yet (restarting, or
 draining before it stops), is waited for (:data:`SERVER_PATIENCE_S`): it is
 never taken for a table that has not ended, nor its refusal for a match that
-could not be played; once it answers, the table's record decides. A bot that exits while the server is away
-is started again without a fault (it gave up on the server, it did not
-crash). A server away for longer raises :class:`ServerAway`, which the
-tournament does not store as a result: it waits for the server and plays
-the match again from its start, so a run through restarts ends with the
-results of an undisturbed one.
+could not be played; once it answers, the table's record decides. A bot that
+exits while the server is away is started again without a fault (it gave up
+on the server, it did not crash), and so is one that exits once the server
+is back after an outage of its lifetime (it may have given up on it). A
+server away for longer raises :class:`ServerAway`, which the tournament does
+not store as a result: it waits for the server and plays the match again
+from its start, so a run through restarts ends with the results of an
+undisturbed one.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import math
 import os
 import re
 import shlex
@@ -290,6 +293,9 @@ class ServerDispatcher:
         #: The tournament's organiser credential, the owner token of every table created (set by the engine
         #: from its store, :class:`tricktable.tournament.engine.CreatesTables`); empty: one per table.
         self.owner_token = ""
+        #: When (event-loop time) a call of this dispatcher last found the server away: a bot that exits after
+        #: an outage of its lifetime may have given up on it, even if the server is back by the time it exits.
+        self._last_away = -math.inf
 
     @classmethod
     async def open(cls, config: TournamentConfig, *, address: str | None, data_dir: Path,
@@ -366,6 +372,7 @@ class ServerDispatcher:
                     owner_token=self.owner_token, root_certificates=self.root_certificates)
                 break
             except ConnectionLost as exc:
+                self._last_away = asyncio.get_running_loop().time()
                 await patience.wait(exc)
         if table.play_address and self._launcher.sandbox is None:
             launcher = dataclasses.replace(self._launcher, address=play_target(self.address, table.play_address))
@@ -383,8 +390,11 @@ class ServerDispatcher:
                 FirstLegalBot(), self.address, token=seat.token, name=f"{seat.entrant.name} (forfeit)",
                 root_certificates=self.root_certificates)))
 
+        launched: dict[int, float] = {}  # seat -> when its bot was last started (event-loop time)
+
         async def launch(seat: _Seat) -> bool:
             nonlocal forfeit
+            launched[seat.seat] = asyncio.get_running_loop().time()
             problem = await launcher.start(seat)
             if problem is None:
                 return True
@@ -418,8 +428,9 @@ class ServerDispatcher:
                         # Its game is over (the server writes the record before it tells the seats).
                         del running[seat.seat]
                         continue
-                    if server_was_away:
-                        # The bot gave up on a server that was restarting: not its fault; it rejoins its seat.
+                    if server_was_away or self._last_away >= launched[seat.seat]:
+                        # The bot gave up on a server that was (or had been, since it started) away: not its
+                        # fault; it rejoins its seat.
                         if not await launch(seat):
                             del running[seat.seat]
                         continue
@@ -470,6 +481,7 @@ class ServerDispatcher:
                 return False, away
             except SdkError as exc:  # unreachable, restarting or loaded: ask again until it answers
                 away = True
+                self._last_away = asyncio.get_running_loop().time()
                 await patience.wait(exc)
                 continue
             return True, away
@@ -491,7 +503,9 @@ class ServerDispatcher:
                                                         root_certificates=self.root_certificates)))
             except TableNotPlayable:  # still being played
                 await asyncio.sleep(delay)
-            except (ConnectionLost, LimitExceeded):  # transient: the match timeout bounds the retries
+            except (ConnectionLost, LimitExceeded) as exc:  # transient: the match timeout bounds the retries
+                if isinstance(exc, ConnectionLost):
+                    self._last_away = asyncio.get_running_loop().time()
                 await asyncio.sleep(delay)
                 delay = min(1.0, delay * 2)
 
