@@ -25,7 +25,6 @@ from tricktable.rules.actions import Action
 from tricktable.rules.game import SeatView
 from tricktable.rules.verify import verify_record
 from tricktable.tournament import server_runner
-from tricktable.tournament.config import TournamentConfig
 from tricktable.tournament.engine import Tournament, stored_games
 from tricktable.tournament.processes import BotProcess, bot_processes
 from tricktable.tournament.runner import MatchOutcome
@@ -59,9 +58,8 @@ def left_behind() -> list[BotProcess]:
     return alive
 
 
-async def run_tournament(tmp_path: Path, *, restarts: list[tuple[int, signal.Signals]],
-                         cfg: TournamentConfig = CFG) -> TournamentStore:
-    """Play ``cfg`` over a served process; after the n-th stored match of each ``(n, sig)``, signal it and restart it.
+async def run_tournament(tmp_path: Path, *, restarts: list[tuple[int, signal.Signals]]) -> TournamentStore:
+    """Play CFG over a served process; after the n-th stored match of each ``(n, sig)``, signal it and restart it.
 
     Once the tournament has returned, none of its bot processes may be left running.
     """
@@ -71,8 +69,8 @@ async def run_tournament(tmp_path: Path, *, restarts: list[tuple[int, signal.Sig
     served = await cm.__aenter__()
     port = served.port
     try:
-        dispatcher = await ServerDispatcher.open(cfg, address=served.address, data_dir=tmp_path)
-        run = asyncio.ensure_future(Tournament(cfg, store, dispatcher, concurrency=2).run())
+        dispatcher = await ServerDispatcher.open(CFG, address=served.address, data_dir=tmp_path)
+        run = asyncio.ensure_future(Tournament(CFG, store, dispatcher, concurrency=2).run())
         for after, sig in restarts:
             while store.count("t") < after and not run.done():
                 await asyncio.sleep(0.05)
@@ -90,21 +88,16 @@ async def run_tournament(tmp_path: Path, *, restarts: list[tuple[int, signal.Sig
     return store
 
 
-def calm_results(tmp_path: Path, cfg: TournamentConfig) -> dict[str, tuple[str, tuple[int, ...], tuple[int, ...]]]:
-    """The results of ``cfg`` over a server left alone (with the deck key every test of the package shares)."""
+@pytest.fixture(scope="module")
+def undisturbed(tmp_path_factory):
+    """The results of CFG over a server left alone (with the deck key every test of the package shares)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(DECK_KEY_ENV, SHARED_DECK_KEY)
-        store = asyncio.run(run_tournament(tmp_path, restarts=[], cfg=cfg))
+        store = asyncio.run(run_tournament(tmp_path_factory.mktemp("calm"), restarts=[]))
     expected = results(store)
     store.close()
     assert len(expected) == 6 and all(status == "finished" for status, _, _ in expected.values())
     return expected
-
-
-@pytest.fixture(scope="module")
-def undisturbed(tmp_path_factory):
-    """The results of CFG over a server left alone."""
-    return calm_results(tmp_path_factory.mktemp("calm"), CFG)
 
 
 @pytest.mark.parametrize(("sig", "patience_s"), [(signal.SIGKILL, None), (signal.SIGTERM, None),
