@@ -255,6 +255,48 @@ def test_a_bot_that_quits_over_a_restart_is_not_charged_a_fault_when_the_server_
     store.close()
 
 
+def test_a_bot_that_quits_while_the_server_drains_to_stop_is_not_charged_a_fault(tmp_path):
+    """A SIGTERM'd server still answers while it drains, but says it is stopping: a bot that leaves then gave up
+    on the restart, and is started again once the server serves again."""
+    note = tmp_path / "quits.txt"
+    quitter = {"name": "quitter",
+               "command": f"{{python}} -m tests.tournament.stopping_quitter {{address}} {{seed}} {note}"}
+    paced = {"name": "paced", "command": "{python} -m tricktable.cli.main bot first-legal --server {address} "
+                                         "--token-file {token_file} --delay-ms 50 --wait-for-server 60"}
+    cfg = config(entrants=[quitter, paced], games=2, match_timeout_s=300)
+
+    async def go() -> TournamentStore:
+        data = tmp_path / "server"
+        cm = serve(data, 0, "--drain-seconds", "5")
+        served = await cm.__aenter__()
+        try:
+            store = TournamentStore(tmp_path / "tournament.sqlite3")
+            # Plain processes: the quitter writes down that it quit.
+            dispatcher = await ServerDispatcher.open(cfg, address=served.address, data_dir=tmp_path,
+                                                     isolation="trusted")
+            run = asyncio.ensure_future(Tournament(cfg, store, dispatcher).run())
+            async with grpc.aio.insecure_channel(served.address) as channel:
+                stub = table_service_pb2_grpc.TableServiceStub(channel)
+                while not await running_tables(stub):
+                    assert not run.done()
+                    await asyncio.sleep(0.05)
+            await served.signal(signal.SIGTERM)
+            await cm.__aexit__(None, None, None)
+            cm = serve(data, served.port)
+            served = await cm.__aenter__()
+            await run
+        finally:
+            await cm.__aexit__(None, None, None)
+        return store
+
+    store = asyncio.run(go())
+    assert note.read_text().count("quit as the server began to stop") >= 1
+    for _spec, outcome in stored_games(store, "t"):
+        assert outcome.status == "finished" and outcome.faults == {"quitter": 0, "paced": 0}
+    assert left_behind() == []
+    store.close()
+
+
 def test_a_bot_left_running_is_found_however_it_left_its_tournament(tmp_path):
     """The check of the tournaments above finds a bot that detached (``setsid``, a double fork) or runs sandboxed."""
     mark = 4_000_000_123  # no such pid: the mark of a tournament of this test alone

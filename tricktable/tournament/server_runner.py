@@ -18,17 +18,17 @@ action the server's clock would default to). A table the server stops at its
 deal limit (``max_deals``) is adjudicated to the side(s) ahead, as the
 in-process runner does.
 
-A server that cannot be reached, or takes no new table yet (restarting, or
-draining before it stops), is waited for (:data:`SERVER_PATIENCE_S`): it is
-never taken for a table that has not ended, nor its refusal for a match that
-could not be played; once it answers, the table's record decides. A bot that
-exits while the server is away is started again without a fault (it gave up
-on the server, it did not crash), and so is one that exits once the server
-is back after an outage of its lifetime (it may have given up on it). A
-server away for longer raises :class:`ServerAway`, which the tournament does
-not store as a result: it waits for the server and plays the match again
-from its start, so a run through restarts ends with the results of an
-undisturbed one.
+A server that cannot be reached, takes no new table yet (restarting, or
+draining before it stops) or says it is not serving (its health) is waited
+for (:data:`SERVER_PATIENCE_S`): it is never taken for a table that has not
+ended, nor its refusal for a match that could not be played; once it
+answers, the table's record decides. A bot that exits while the server is
+away is started again without a fault (it gave up on the server, it did not
+crash), and so is one that exits once the server is back after an outage of
+its lifetime (it may have given up on it). A server away for longer raises
+:class:`ServerAway`, which the tournament does not store as a result: it
+waits for the server and plays the match again from its start, so a run
+through restarts ends with the results of an undisturbed one.
 """
 
 from __future__ import annotations
@@ -50,6 +50,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tricktable.bots.first_legal import FirstLegalBot
 from tricktable.client_sdk.errors import ConnectionLost, LimitExceeded, SdkError, TableNotPlayable
@@ -81,6 +84,8 @@ _JOIN_MISSED = re.compile(r"cancelled: seat\(s\) ([\d, ]+) did not join")
 END_GRACE_S = 5.0
 #: Seconds the dispatcher waits for an unreachable server before the match is given up (and played again).
 SERVER_PATIENCE_S = 120.0
+#: Seconds a health check of the server may take.
+HEALTH_TIMEOUT_S = 5.0
 
 
 #: The lifeline's ends, made once per process: every bot inherits the read end, which reads as ended once this
@@ -478,13 +483,32 @@ class ServerDispatcher:
                 await get_record(self.address, table_id, owner_token=owner_token,
                                  root_certificates=self.root_certificates)
             except TableNotPlayable:
-                return False, away
+                if await self._serving():
+                    return False, away
+                # Stopping (draining its tables, then journaling them) or unable to store: it answers, but
+                # its seats cannot play on until it is back, so a bot that gave up on it is not to blame.
+                away = True
+                self._last_away = asyncio.get_running_loop().time()
+                await patience.wait(ConnectionLost(f"the server at {self.address} is not serving"))
+                continue
             except SdkError as exc:  # unreachable, restarting or loaded: ask again until it answers
                 away = True
                 self._last_away = asyncio.get_running_loop().time()
                 await patience.wait(exc)
                 continue
             return True, away
+
+    async def _serving(self) -> bool:
+        """Whether the server's health says it serves (a server without the health service is taken to)."""
+        channel = open_channel(self.address, root_certificates=self.root_certificates)
+        try:
+            answer = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(),
+                                                                      timeout=HEALTH_TIMEOUT_S)
+        except grpc.aio.AioRpcError as exc:
+            return exc.code() is grpc.StatusCode.UNIMPLEMENTED
+        finally:
+            await channel.close(None)
+        return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
 
     async def wait_for_server(self, patience_s: float) -> bool:
         """Whether the server answers within ``patience_s`` seconds."""
