@@ -66,11 +66,13 @@ LEFTOVER_GRACE_S = 5.0
 EXIT_GRACE_S = 30.0
 
 #: The entrants: a built-in bot, a file bot and a command (``tricktable bot``) that answers no sooner than PACE ms.
+#: The command waits for its server on its first connection as the built-in bots do: started as the server
+#: restarts, or slowly on a loaded machine, it would otherwise give up at once.
 ENTRANTS: list[dict[str, str]] = [
     {"name": "heuristic", "bot": "heuristic"},
     {"name": "high-card", "bot": "examples/python/high_card.py:HighCard"},
     {"name": "random-cmd", "command": "{python} -m tricktable.cli.main bot random --server {address} "
-     "--token-file {token_file} --seed {seed} --delay-ms PACE"},
+     "--token-file {token_file} --seed {seed} --delay-ms PACE --wait-for-server 60"},
 ]
 #: Per game: its options and the default pace (a Twenty-Five match has far fewer decisions than an All Fives one).
 GAMES: dict[str, dict[str, Any]] = {
