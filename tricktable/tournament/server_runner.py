@@ -469,9 +469,9 @@ class ServerDispatcher:
         return self._outcome(spec, table.table_id, record, faults, forfeit, started)
 
     async def _has_ended(self, table_id: str, owner_token: str) -> tuple[bool, bool]:
-        """Whether the table has ended, and whether the server was unreachable when first asked.
+        """Whether the table has ended, and whether the server was away (unreachable or not serving) when asked.
 
-        An unreachable server is waited for, never taken for "not ended".
+        An away server is waited for, never taken for "not ended".
 
         Raises:
             ServerAway: no answer within :data:`SERVER_PATIENCE_S`.
