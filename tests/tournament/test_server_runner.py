@@ -185,3 +185,19 @@ def test_a_bot_that_quits_quietly_before_its_game_ends_is_a_fault(tmp_path):
     for _, outcome in stored_games(store, "t"):
         assert outcome.forfeit_by == "quitter" and "exit 0 before the game ended" in outcome.reason
     store.close()
+
+
+def test_a_record_names_each_seat_after_its_entrant_whatever_name_its_bot_joins_with(tmp_path):
+    """An entrant's command may name its seat (``--name``): the records still say which entrant played where,
+    so that an audit finds each record's game and no entrant plays under another's name."""
+    impostor = ("{python} -m tricktable.cli.main bot first-legal --server {address} --token-file {token_file} "
+                "--name random")
+    cfg = config(entrants=["random", {"name": "cmd", "command": impostor}], games=2)
+    store = asyncio.run(play(cfg, tmp_path))
+    games = stored_games(store, "t")
+    assert len(games) == 2
+    for spec, outcome in games:
+        record = store.record("t", spec.match_id)
+        assert outcome.status == "finished" and verify_record(record) is None
+        assert [s["name"] for s in record["seats"]] == list(spec.seats)
+    store.close()

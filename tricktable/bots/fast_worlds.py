@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from tricktable.bots import heuristic
+from tricktable.bots.seeded import decision_rng
 from tricktable.bots.solver import DealSolver, deal_value, solved_value
 from tricktable.rules.actions import Action, Rob
 from tricktable.rules.determinize import DealSampler, Fit
@@ -32,16 +33,6 @@ from tricktable.rules.registry import game_definition
 DEFAULT_BUDGET = 0.1
 #: Draws that may fail (a world contradicting the history) before a decision gives up drawing.
 MAX_FAILED_DRAWS = 200
-
-
-def decision_rng(seed: int | str | None, view: SeatView) -> random.Random:
-    """A generator for one decision: the bot's seed and the decision's public context.
-
-    So with a simulation count the same view always gets the same answer,
-    whatever the bot decided before.
-    """
-    return random.Random(f"{seed}|{view.game}|{view.deal_number}|{view.seat}|{view.scores}|"
-                         f"{len(view.history)}|{[c.code for c in view.hand]}")
 
 
 @dataclass(slots=True)

@@ -65,6 +65,10 @@ class SocketRelay:
                 connections.add(task)
             try:
                 await forward(reader, writer)
+            except asyncio.CancelledError:
+                # Only close() cancels a connection, and awaits it: ended quietly, asyncio does not report the
+                # cancel as an error of the connection's callback.
+                pass
             finally:
                 if task is not None:
                     connections.discard(task)

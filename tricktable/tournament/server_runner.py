@@ -21,14 +21,17 @@ action the server's clock would default to). A table the server stops at its
 deal limit (``max_deals``) is adjudicated to the side(s) ahead, as the
 in-process runner does.
 
-A server that cannot be reached is never taken for a table that has not
-ended: the dispatcher waits for it (:data:`SERVER_PATIENCE_S`) and decides
-from the record once it answers. A bot that exits while the server is away
-is started again without a fault (it gave up on the server, it did not
-crash). A server away for longer raises :class:`ServerAway`, which the
-tournament does not store as a result: it waits for the server and plays
-the match again from its start, so a run through restarts ends with the
-results of an undisturbed one.
+A server that cannot be reached, takes no new table yet (restarting, or
+draining before it stops) or says it is not serving (its health) is waited
+for (:data:`SERVER_PATIENCE_S`): it is never taken for a table that has not
+ended, nor its refusal for a match that could not be played; once it
+answers, the table's record decides. A bot that exits while the server is
+away is started again without a fault (it gave up on the server, it did not
+crash), and so is one that exits once the server is back after an outage of
+its lifetime (it may have given up on it). A server away for longer raises
+:class:`ServerAway`, which the tournament does not store as a result: it
+waits for the server and plays the match again from its start, so a run
+through restarts ends with the results of an undisturbed one.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import math
 import os
 import re
 import shlex
@@ -49,6 +53,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tricktable.bots.first_legal import FirstLegalBot
 from tricktable.client_sdk.errors import ConnectionLost, LimitExceeded, SdkError, TableNotPlayable
@@ -83,6 +90,8 @@ END_GRACE_S = 5.0
 RECORD_POLL_S = 1.0
 #: Seconds the dispatcher waits for an unreachable server before the match is given up (and played again).
 SERVER_PATIENCE_S = 120.0
+#: Seconds a health check of the server may take.
+HEALTH_TIMEOUT_S = 5.0
 
 
 #: The lifeline's ends, made once per process: every bot inherits the read end, which reads as ended once this
@@ -92,6 +101,27 @@ _LIFELINE, _LIFELINE_WRITE = os.pipe()
 
 class ServerAway(ConnectionLost):
     """The server did not answer within :data:`SERVER_PATIENCE_S`: the match is played again, never stored."""
+
+
+class _Patience:
+    """How the dispatcher asks an away server again: at most a second apart, for :data:`SERVER_PATIENCE_S` in all."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self.give_up = asyncio.get_running_loop().time() + SERVER_PATIENCE_S
+        self.delay = 0.1
+
+    async def wait(self, exc: SdkError) -> None:
+        """Wait before the next question.
+
+        Raises:
+            ServerAway: the patience has run out (``exc`` was the last answer).
+        """
+        if asyncio.get_running_loop().time() >= self.give_up:
+            raise ServerAway(f"the server at {self.address} did not answer for {SERVER_PATIENCE_S:g} s: "
+                             f"{exc}") from exc
+        await asyncio.sleep(self.delay)
+        self.delay = min(1.0, self.delay * 2)
 
 
 def bot_argv(entrant: EntrantSpec, *, address: str, token_fd: int, seat: int, seed: str,
@@ -123,6 +153,18 @@ def serve_argv(entrant: EntrantSpec, *, address: str, control_fd: int, tls_ca: P
         raise ValueError(f"entrant {entrant.name!r} has neither a command nor a bot")
     argv = [sys.executable, "-m", "tricktable.tournament.seat", "--serve", entrant.bot, address, entrant.name]
     return argv if tls_ca is None else [*argv, str(tls_ca)]
+
+
+def entrants_named(record: Mapping[str, Any], spec: MatchSpec) -> dict[str, Any]:
+    """The record with each seat named after its entrant, whatever name its bot joined with.
+
+    Why: a joining client may rename its seat (``Join.name``), and an entrant's command is free to. The
+    tournament's records say who played for the tournament: an audit pairs each record with its game by seed
+    and seat names, and no entrant may appear under another's name.
+    """
+    seats = [{**entry, "name": spec.seats[entry["seat"]]} if 0 <= entry.get("seat", -1) < len(spec.seats)
+             else dict(entry) for entry in record.get("seats", [])]
+    return {**record, "seats": seats} if "seats" in record else dict(record)
 
 
 @dataclass(slots=True)
@@ -331,6 +373,9 @@ class ServerDispatcher:
         #: The tournament's organiser credential, the owner token of every table created (set by the engine
         #: from its store, :class:`tricktable.tournament.engine.CreatesTables`); empty: one per table.
         self.owner_token = ""
+        #: When (event-loop time) a call of this dispatcher last found the server away: a bot that exits after
+        #: an outage of its lifetime may have given up on it, even if the server is back by the time it exits.
+        self._last_away = -math.inf
 
     @classmethod
     async def open(cls, config: TournamentConfig, *, address: str | None, data_dir: Path,
@@ -401,11 +446,18 @@ class ServerDispatcher:
         started = time.perf_counter()
         # Sealed: the record and the table's progress are the organiser's alone (its owner token) until every
         # table of the deck set has ended, since the others may start later and deal the same cards.
-        table = await create_table(self.address, game=spec.game, options=spec.options, seed=spec.seed,
-                                   decision_ms=self.config.decision_ms, bank_ms=self.config.bank_ms,
-                                   seat_names=list(spec.seats), sealed=True,
-                                   deck_set=(tables_per_deck_set(self.config), deck_set_index(self.config, spec)),
-                                   owner_token=self.owner_token, root_certificates=self.root_certificates)
+        patience = _Patience(self.address)
+        while True:  # a server that is restarting, or draining before it stops, accepts no table yet
+            try:
+                table = await create_table(
+                    self.address, game=spec.game, options=spec.options, seed=spec.seed,
+                    decision_ms=self.config.decision_ms, bank_ms=self.config.bank_ms, seat_names=list(spec.seats),
+                    sealed=True, deck_set=(tables_per_deck_set(self.config), deck_set_index(self.config, spec)),
+                    owner_token=self.owner_token, root_certificates=self.root_certificates)
+                break
+            except ConnectionLost as exc:
+                self._last_away = asyncio.get_running_loop().time()
+                await patience.wait(exc)
         if table.play_address and self._launcher.sandbox is None:
             launcher = dataclasses.replace(self._launcher, address=play_target(self.address, table.play_address))
         else:  # a sandboxed bot reaches the server through its socket only (see docs/tournament.md for shards)
@@ -425,8 +477,11 @@ class ServerDispatcher:
                 FirstLegalBot(), self.address, token=seat.token, name=f"{seat.entrant.name} (forfeit)",
                 root_certificates=self.root_certificates)))
 
+        launched: dict[int, float] = {}  # seat -> when its bot was last started (event-loop time)
+
         async def launch(seat: _Seat) -> bool:
             nonlocal forfeit
+            launched[seat.seat] = asyncio.get_running_loop().time()
             problem = await launcher.start(seat)
             if problem is None:
                 return True
@@ -462,8 +517,9 @@ class ServerDispatcher:
                         # Its game is over (the server writes the record before it tells the seats).
                         del running[seat.seat]
                         continue
-                    if server_was_away:
-                        # The bot gave up on a server that was restarting: not its fault; it rejoins its seat.
+                    if server_was_away or self._last_away >= launched[seat.seat]:
+                        # The bot gave up on a server that was (or had been, since it started) away: not its
+                        # fault; it rejoins its seat.
                         if not await launch(seat):
                             del running[seat.seat]
                         continue
@@ -500,30 +556,44 @@ class ServerDispatcher:
     async def _has_ended(self, table_id: str, owner_token: str) -> tuple[str | None, bool]:
         """The table's record if it has ended (None if not), and whether the server was unreachable when asked.
 
-        An unreachable server is waited for, never taken for "not ended".
+        An away server is waited for, never taken for "not ended".
 
         Raises:
             ServerAway: no answer within :data:`SERVER_PATIENCE_S`.
         """
-        loop = asyncio.get_running_loop()
-        give_up = loop.time() + SERVER_PATIENCE_S
+        patience = _Patience(self.address)
         away = False
-        delay = 0.1
         while True:
             try:
                 record = await get_record(self.address, table_id, owner_token=owner_token,
                                           root_certificates=self.root_certificates)
             except TableNotPlayable:
-                return None, away
+                if await self._serving():
+                    return None, away
+                # Stopping (draining its tables, then journaling them) or unable to store: it answers, but
+                # its seats cannot play on until it is back, so a bot that gave up on it is not to blame.
+                away = True
+                self._last_away = asyncio.get_running_loop().time()
+                await patience.wait(ConnectionLost(f"the server at {self.address} is not serving"))
+                continue
             except SdkError as exc:  # unreachable, restarting or loaded: ask again until it answers
                 away = True
-                if loop.time() >= give_up:
-                    raise ServerAway(f"the server at {self.address} did not answer for "
-                                     f"{SERVER_PATIENCE_S:g} s: {exc}") from exc
-                await asyncio.sleep(delay)
-                delay = min(1.0, delay * 2)
+                self._last_away = asyncio.get_running_loop().time()
+                await patience.wait(exc)
                 continue
             return record, away
+
+    async def _serving(self) -> bool:
+        """Whether the server's health says it serves (a server without the health service is taken to)."""
+        channel = open_channel(self.address, root_certificates=self.root_certificates)
+        try:
+            answer = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(),
+                                                                      timeout=HEALTH_TIMEOUT_S)
+        except grpc.aio.AioRpcError as exc:
+            return exc.code() is grpc.StatusCode.UNIMPLEMENTED
+        finally:
+            await channel.close(None)
+        return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
 
     async def wait_for_server(self, patience_s: float) -> bool:
         """Whether the server answers within ``patience_s`` seconds."""
@@ -548,12 +618,15 @@ class ServerDispatcher:
             except TableNotPlayable:  # still being played
                 await asyncio.sleep(delay)
                 delay = min(RECORD_POLL_S, delay * 1.5)
-            except (ConnectionLost, LimitExceeded):  # transient: the match timeout bounds the retries
+            except (ConnectionLost, LimitExceeded) as exc:  # transient: the match timeout bounds the retries
+                if isinstance(exc, ConnectionLost):
+                    self._last_away = asyncio.get_running_loop().time()
                 await asyncio.sleep(delay)
                 delay = min(1.0, delay * 2)
 
     def _outcome(self, spec: MatchSpec, table_id: str, record: Mapping[str, Any], faults: dict[str, int],
                  forfeit: tuple[str, str] | None, started: float) -> MatchOutcome:
+        record = entrants_named(record, spec)
         result = record.get("result") or {}
         timeouts: dict[str, int] = {}
         for entry in record.get("seats", []):
