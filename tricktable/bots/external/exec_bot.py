@@ -1,0 +1,202 @@
+"""A bot that is a program: JSON lines on its standard input and output, its stderr kept and shown, bounded.
+
+Three threads per program, so that no behaviour of the program can stall the
+caller: one writes to its stdin (a program that never reads blocks only that
+thread, and is then told apart as ``not_reading``), one reads its stdout
+lines (a line over :data:`tricktable.bots.external.messages.MAX_ANSWER_BYTES`
+is garbage, a flood of lines keeps only the newest), one drains its stderr
+(the last :data:`STDERR_KEPT` bytes kept for :meth:`ExecBot.stderr_tail`,
+the first :data:`STDERR_SHOWN` bytes passed on to this process's stderr,
+each line prefixed with the bot's label). The program runs in a session of
+its own, so that closing the bot stops everything it started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+import weakref
+from collections.abc import Mapping, Sequence
+from typing import IO, Any
+
+from tricktable.bots.external import messages
+from tricktable.bots.external.adapter import DEFAULT_ANSWER_SECONDS, ExternalBot
+
+#: Bytes of a program's stderr kept (its last ones) for :meth:`ExecBot.stderr_tail`.
+STDERR_KEPT = 65_536
+#: Bytes of a program's stderr passed on to this process's stderr; the rest is only kept.
+STDERR_SHOWN = 16_384
+#: Lines of stdout waiting to be read: beyond, the oldest are dropped (they were not answers anyway).
+STDOUT_LINES_KEPT = 256
+#: Seconds a write to the program's stdin may stay blocked before the program counts as not reading.
+NOT_READING_SECONDS = 1.0
+#: Seconds a program gets to exit after its stdin is closed at the game's end, before it is killed.
+EXIT_GRACE_SECONDS = 2.0
+#: Stands in the stdout queue for the end of the program's output.
+_EOF = b""
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Stop the program and whatever it started (its session), and reap it."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=5.0)
+
+
+class ExecBot(ExternalBot):
+    """The program ``command`` (a command line, split like a shell's words) playing a seat.
+
+    Raises:
+        OSError: the program cannot be started (no such file, not executable).
+    """
+
+    def __init__(self, command: str | Sequence[str], *, label: str | None = None,
+                 answer_seconds: float = DEFAULT_ANSWER_SECONDS, env: Mapping[str, str] | None = None,
+                 cwd: str | None = None) -> None:
+        argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not argv:
+            raise ValueError("an exec bot needs a command")
+        super().__init__(label or f"exec:{os.path.basename(argv[0])}", answer_seconds=answer_seconds)
+        self.argv = argv
+        self._process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, start_new_session=True, cwd=cwd,
+                                         env=None if env is None else {**os.environ, **env})
+        self._finalizer = weakref.finalize(self, _kill_group, self._process)
+        self._lines: queue.Queue[bytes] = queue.Queue()
+        self._outbox: queue.Queue[bytes | None] = queue.Queue()
+        self._stderr = bytearray()
+        self._stderr_shown = 0
+        self._stderr_lock = threading.Lock()
+        #: When the write under way began (None: the writer is waiting for a message).
+        self._writing_since: float | None = None
+        self._exited = False
+        for target, name in ((self._write, "stdin"), (self._read, "stdout"), (self._drain, "stderr")):
+            threading.Thread(target=target, name=f"{self.label} {name}", daemon=True).start()
+
+    # Threads.
+    def _write(self) -> None:
+        stdin = self._process.stdin
+        if stdin is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            while (data := self._outbox.get()) is not None:
+                self._writing_since = time.monotonic()
+                stdin.write(data)
+                stdin.flush()
+                self._writing_since = None
+        self._writing_since = None
+        with contextlib.suppress(OSError, ValueError):
+            stdin.close()
+
+    def _read(self) -> None:
+        stdout = self._process.stdout
+        if stdout is None:
+            return
+        skipping = False  # inside a line over the limit: its rest is dropped
+        with contextlib.suppress(OSError, ValueError):
+            while line := stdout.readline(messages.MAX_ANSWER_BYTES + 1):
+                complete = line.endswith(b"\n")
+                if not skipping:
+                    self._put_line(line)
+                skipping = not complete
+        self._exited = True
+        self._put_line(_EOF)
+
+    def _put_line(self, line: bytes) -> None:
+        while self._lines.qsize() >= STDOUT_LINES_KEPT and line != _EOF:
+            with contextlib.suppress(queue.Empty):
+                self._lines.get_nowait()
+        self._lines.put(line)
+
+    def _drain(self) -> None:
+        stderr = self._process.stderr
+        if stderr is None:
+            return
+        out: IO[bytes] | None = getattr(sys.stderr, "buffer", None)
+        pending = b""
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := os.read(stderr.fileno(), 65_536):
+                with self._stderr_lock:
+                    self._stderr += chunk
+                    del self._stderr[:-STDERR_KEPT]
+                if out is None or self._stderr_shown >= STDERR_SHOWN:
+                    continue
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                if len(pending) > 1024:  # a line without end is shown in pieces
+                    lines, pending = [*lines, pending], b""
+                self._show(out, lines)
+
+    def _show(self, out: IO[bytes], lines: list[bytes]) -> None:
+        prefix = f"[{self.label}] ".encode()
+        text = b"".join(prefix + line + b"\n" for line in lines)
+        self._stderr_shown += len(text)
+        if self._stderr_shown >= STDERR_SHOWN:
+            text += prefix + (f"stderr: more than {STDERR_SHOWN} bytes; the rest is not shown here (the last "
+                              f"{STDERR_KEPT} bytes are kept)\n").encode()
+        with contextlib.suppress(OSError, ValueError):
+            out.write(text)
+            out.flush()
+
+    # The transport.
+    def _tell(self, message: dict[str, Any]) -> None:
+        if not self._exited:
+            self._outbox.put(messages.encode(message))
+
+    def _exchange(self, message: dict[str, Any], number: int, seconds: float) -> bytes:
+        deadline = time.monotonic() + seconds
+        if self._exited:
+            raise messages.AnswerFault("exited", self._exit_status())
+        since = self._writing_since
+        if since is not None and time.monotonic() - since > NOT_READING_SECONDS:
+            raise messages.AnswerFault("not_reading", f"stdin not read for {time.monotonic() - since:.1f} s")
+        while True:  # what the program wrote before this decision answers none of it
+            try:
+                if self._lines.get_nowait() == _EOF:
+                    raise messages.AnswerFault("exited", self._exit_status())
+            except queue.Empty:
+                break
+        self._outbox.put(messages.encode(message))
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                line = self._lines.get(timeout=max(0.0, left)) if left > 0 else self._lines.get_nowait()
+            except queue.Empty:
+                raise messages.AnswerFault("late", f"no answer within {seconds * 1000:.0f} ms") from None
+            if line == _EOF:
+                raise messages.AnswerFault("exited", self._exit_status())
+            if line.strip() and not messages.stale(line, number):
+                return line
+
+    def _exit_status(self) -> str:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            code = self._process.wait(timeout=0.5)
+            return f"exit status {code}" if code >= 0 else f"killed by signal {-code}"
+        return "its output ended"
+
+    def stderr_tail(self) -> str:
+        """The last :data:`STDERR_KEPT` bytes the program wrote to its stderr."""
+        with self._stderr_lock:
+            return bytes(self._stderr).decode("utf-8", "replace")
+
+    @property
+    def pid(self) -> int:
+        """The program's process id."""
+        return self._process.pid
+
+    def close(self) -> None:
+        """Close the program's stdin (its cue to exit), give it :data:`EXIT_GRACE_SECONDS`, then stop it."""
+        if not self._finalizer.alive:
+            return
+        self._outbox.put(None)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(timeout=EXIT_GRACE_SECONDS)
+        self._finalizer()
