@@ -29,6 +29,7 @@ from typing import Annotated
 import typer
 
 from tricktable.bots import EXEC_PREFIX, SPEC_HELP, WEBHOOK_PREFIX, BotSpecError, bot_factory
+from tricktable.bots.external.adapter import for_server
 from tricktable.bots.paced import PacedBot
 from tricktable.cli.tls import TlsCa, root_certificates
 from tricktable.client_sdk.bot import Bot
@@ -160,7 +161,7 @@ def bot_command(
     numbers = itertools.count(1) if forever else iter(range(1, games * seats + 1))
 
     def new_bot(number: int) -> Bot:
-        bot = factory(seed if seed is None or number == 1 else f"{seed}/{number}")
+        bot = for_server(factory(seed if seed is None or number == 1 else f"{seed}/{number}"))
         return PacedBot(bot, delay_ms / 1000) if delay_ms else bot
 
     def played(number: int, seat: PlayedSeat) -> None:

@@ -14,13 +14,14 @@ kind (:attr:`ExternalBot.faults`, summed up at the game's end).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections import Counter
 from typing import Any
 
 from tricktable.bots.external import messages
-from tricktable.client_sdk.bot import AnnotatedAction, BotFault, Choice, current_decision
+from tricktable.client_sdk.bot import AnnotatedAction, Bot, BotFault, Choice, current_decision
 from tricktable.rules.defaults import default_action
 from tricktable.rules.game import Result, SeatView
 
@@ -124,3 +125,29 @@ class ExternalBot:
             return f"no faults in {self.decisions} decisions"
         kinds = ", ".join(f"{n} {kind}" for kind, n in self.faults.most_common())
         return f"{total} faults in {self.decisions} decisions: {kinds}"
+
+
+class ThreadedBot:
+    """An adapter answering in a worker thread: an asynchronous bot, so the SDK runner's event loop runs on.
+
+    Why: waiting for a program or a URL is waiting, not computing; in a
+    thread, a farm of seats in one process (``tricktable bot --seats K``) waits
+    for all its bots at once, and the connection is served meanwhile. The
+    in-process runners take the adapter itself, which is synchronous. Hooks
+    are passed on to the adapter.
+    """
+
+    def __init__(self, bot: ExternalBot) -> None:
+        self.bot = bot
+
+    async def choose_action(self, view: SeatView) -> Choice:
+        """The adapter's answer, computed in a thread (with :func:`current_decision` as the runner set it)."""
+        return await asyncio.to_thread(self.bot.choose_action, view)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.bot, name)
+
+
+def for_server(bot: Bot) -> Bot:
+    """``bot`` as the SDK runner is best served: an adapter in a :class:`ThreadedBot`, any other bot as it is."""
+    return ThreadedBot(bot) if isinstance(bot, ExternalBot) else bot
