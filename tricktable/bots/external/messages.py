@@ -18,9 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tricktable.rules.actions import Action
+from tricktable.rules.actions import Action, Discard
 from tricktable.rules.annotation import Annotation, AnnotationError
-from tricktable.rules.errors import NotationError
+from tricktable.rules.cards import card
+from tricktable.rules.errors import NotationError, TricktableError
 from tricktable.rules.game import Result, SeatView
 from tricktable.rules.notation import from_notation, notation
 from tricktable.rules.plain import event_json, to_json
@@ -133,12 +134,14 @@ def parse_answer(raw: bytes | str, legal: Sequence[Action]) -> Answer:
     if not isinstance(data, dict) or not isinstance(data.get("action"), str):
         raise AnswerFault("garbage", 'expected an object with an "action" string, e.g. {"action": "play-5H"}')
     text: str = data["action"]
-    try:
-        action = from_notation(text)
-    except NotationError as exc:
-        raise AnswerFault("unknown_action", str(exc)) from None
-    if action not in legal:
-        ids = ", ".join(notation(a) for a in legal[:12]) + (" ..." if len(legal) > 12 else "")
+    by_id = {notation(a): a for a in legal}
+    action = by_id.get(text) or by_id.get(_discard_in_order(text))
+    if action is None:
+        try:
+            from_notation(text)
+        except NotationError as exc:
+            raise AnswerFault("unknown_action", str(exc)) from None
+        ids = ", ".join(list(by_id)[:12]) + (" ..." if len(by_id) > 12 else "")
         raise AnswerFault("illegal_action", f"{text!r} is not legal now (legal: {ids})")
     noted = {key: data[key] for key in ("note", "values") if data.get(key) not in (None, "", {})}
     if not noted:
@@ -148,3 +151,14 @@ def parse_answer(raw: bytes | str, legal: Sequence[Action]) -> Answer:
     except AnnotationError as exc:
         return Answer(action, note_fault=str(exc))
     return Answer(action, annotation or None)
+
+
+def _discard_in_order(text: str) -> str:
+    """A discard's id with its cards in the one written order (a bot may list them in any), else ``text``."""
+    kind, *codes = text.split("-")
+    if kind != Discard.type or not codes:
+        return text
+    try:
+        return notation(Discard(cards=tuple(card(code) for code in codes)))
+    except (TricktableError, ValueError):
+        return text
