@@ -6,11 +6,15 @@ with the server's default action and counted by kind, and the program is stopped
 
 from __future__ import annotations
 
+import gc
+import sys
+
 import pytest
 
-from tests.bots.external_support import Played, play_against_heuristic, program, server
+from tests.bots.external_support import GAME, OPTIONS, PROGRAM, Played, play_against_heuristic, program, server
 from tricktable.bots.external.exec_bot import STDERR_KEPT
 from tricktable.server.app import GameServer
+from tricktable.tournament.arena import play as play_arena
 
 __all__ = ["server"]  # the fixture, used by name
 pytestmark = pytest.mark.timeout(300)
@@ -81,3 +85,19 @@ async def test_a_program_s_note_and_values_reach_the_record(server: GameServer) 
     _finished(played)
     noted = [a for deal in played.record["deals"] for a in deal["actions"] if a["seat"] == 0 and "annotation" in a]
     assert noted and noted[0]["annotation"]["note"] == "the first legal action"
+
+
+def test_a_program_whose_bot_is_dropped_is_stopped() -> None:
+    bot = program("good")
+    process = bot._process
+    del bot
+    gc.collect()
+    assert process.wait(timeout=30) is not None, "the program outlived its bot"
+
+
+def test_the_arena_counts_an_exec_bot_s_faults_and_forfeits_it() -> None:
+    garbage = f"exec:{sys.executable} {PROGRAM} garbage"
+    result = play_arena(GAME, [garbage, "heuristic"], games=1, options=OPTIONS, seed="arena-exec", forfeit_after=3)
+    outcome, = result.outcomes
+    assert outcome.status == "forfeit" and outcome.forfeit_by == garbage, outcome.reason
+    assert "garbage" in outcome.reason

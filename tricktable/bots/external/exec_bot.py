@@ -51,6 +51,99 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
         process.wait(timeout=5.0)
 
 
+class _Program:
+    """The running program and its three threads; apart from the bot, so that a bot nobody holds is collected
+    (and its program stopped) although its threads run on."""
+
+    def __init__(self, argv: Sequence[str], label: str, env: Mapping[str, str] | None, cwd: str | None) -> None:
+        self.label = label
+        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, start_new_session=True, cwd=cwd,
+                                        env=None if env is None else {**os.environ, **env})
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        self.outbox: queue.Queue[bytes | None] = queue.Queue()
+        self.stderr = bytearray()
+        self.stderr_shown = 0
+        self.stderr_lock = threading.Lock()
+        #: When the write under way began (None: the writer is waiting for a message).
+        self.writing_since: float | None = None
+        self.exited = False
+        for target, name in ((self._write, "stdin"), (self._read, "stdout"), (self._drain, "stderr")):
+            threading.Thread(target=target, name=f"{label} {name}", daemon=True).start()
+
+    def _write(self) -> None:
+        stdin = self.process.stdin
+        if stdin is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            while (data := self.outbox.get()) is not None:
+                self.writing_since = time.monotonic()
+                stdin.write(data)
+                stdin.flush()
+                self.writing_since = None
+        self.writing_since = None
+        with contextlib.suppress(OSError, ValueError):
+            stdin.close()
+
+    def _read(self) -> None:
+        stdout = self.process.stdout
+        if stdout is None:
+            return
+        skipping = False  # inside a line over the limit: its rest is dropped
+        with contextlib.suppress(OSError, ValueError):
+            while line := stdout.readline(messages.MAX_ANSWER_BYTES + 1):
+                complete = line.endswith(b"\n")
+                if not skipping:
+                    self._put_line(line)
+                skipping = not complete
+        self.exited = True
+        self._put_line(_EOF)
+
+    def _put_line(self, line: bytes) -> None:
+        while self.lines.qsize() >= STDOUT_LINES_KEPT and line != _EOF:
+            with contextlib.suppress(queue.Empty):
+                self.lines.get_nowait()
+        self.lines.put(line)
+
+    def _drain(self) -> None:
+        stderr = self.process.stderr
+        if stderr is None:
+            return
+        out: IO[bytes] | None = getattr(sys.stderr, "buffer", None)
+        pending = b""
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := os.read(stderr.fileno(), 65_536):
+                with self.stderr_lock:
+                    self.stderr += chunk
+                    del self.stderr[:-STDERR_KEPT]
+                if out is None or self.stderr_shown >= STDERR_SHOWN:
+                    continue
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                if len(pending) > 1024:  # a line without end is shown in pieces
+                    lines, pending = [*lines, pending], b""
+                self._show(out, lines)
+
+    def _show(self, out: IO[bytes], lines: list[bytes]) -> None:
+        prefix = f"[{self.label}] ".encode()
+        text = b"".join(prefix + line + b"\n" for line in lines)
+        self.stderr_shown += len(text)
+        if self.stderr_shown >= STDERR_SHOWN:
+            text += prefix + (f"stderr: more than {STDERR_SHOWN} bytes; the rest is not shown here (the last "
+                              f"{STDERR_KEPT} bytes are kept)\n").encode()
+        with contextlib.suppress(OSError, ValueError):
+            out.write(text)
+            out.flush()
+
+    def stop(self, grace: float = 0.0) -> None:
+        """Close the program's stdin (its cue to exit), wait ``grace`` seconds, then stop its whole session."""
+        self.outbox.put(None)
+        if grace > 0:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=grace)
+        _kill_group(self.process)
+
+
 class ExecBot(ExternalBot):
     """The program ``command`` (a command line, split like a shell's words) playing a seat.
 
@@ -66,109 +159,35 @@ class ExecBot(ExternalBot):
             raise ValueError("an exec bot needs a command")
         super().__init__(label or f"exec:{os.path.basename(argv[0])}", answer_seconds=answer_seconds)
         self.argv = argv
-        self._process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, start_new_session=True, cwd=cwd,
-                                         env=None if env is None else {**os.environ, **env})
-        self._finalizer = weakref.finalize(self, _kill_group, self._process)
-        self._lines: queue.Queue[bytes] = queue.Queue()
-        self._outbox: queue.Queue[bytes | None] = queue.Queue()
-        self._stderr = bytearray()
-        self._stderr_shown = 0
-        self._stderr_lock = threading.Lock()
-        #: When the write under way began (None: the writer is waiting for a message).
-        self._writing_since: float | None = None
-        self._exited = False
-        for target, name in ((self._write, "stdin"), (self._read, "stdout"), (self._drain, "stderr")):
-            threading.Thread(target=target, name=f"{self.label} {name}", daemon=True).start()
-
-    # Threads.
-    def _write(self) -> None:
-        stdin = self._process.stdin
-        if stdin is None:
-            return
-        with contextlib.suppress(OSError, ValueError):
-            while (data := self._outbox.get()) is not None:
-                self._writing_since = time.monotonic()
-                stdin.write(data)
-                stdin.flush()
-                self._writing_since = None
-        self._writing_since = None
-        with contextlib.suppress(OSError, ValueError):
-            stdin.close()
-
-    def _read(self) -> None:
-        stdout = self._process.stdout
-        if stdout is None:
-            return
-        skipping = False  # inside a line over the limit: its rest is dropped
-        with contextlib.suppress(OSError, ValueError):
-            while line := stdout.readline(messages.MAX_ANSWER_BYTES + 1):
-                complete = line.endswith(b"\n")
-                if not skipping:
-                    self._put_line(line)
-                skipping = not complete
-        self._exited = True
-        self._put_line(_EOF)
-
-    def _put_line(self, line: bytes) -> None:
-        while self._lines.qsize() >= STDOUT_LINES_KEPT and line != _EOF:
-            with contextlib.suppress(queue.Empty):
-                self._lines.get_nowait()
-        self._lines.put(line)
-
-    def _drain(self) -> None:
-        stderr = self._process.stderr
-        if stderr is None:
-            return
-        out: IO[bytes] | None = getattr(sys.stderr, "buffer", None)
-        pending = b""
-        with contextlib.suppress(OSError, ValueError):
-            while chunk := os.read(stderr.fileno(), 65_536):
-                with self._stderr_lock:
-                    self._stderr += chunk
-                    del self._stderr[:-STDERR_KEPT]
-                if out is None or self._stderr_shown >= STDERR_SHOWN:
-                    continue
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
-                if len(pending) > 1024:  # a line without end is shown in pieces
-                    lines, pending = [*lines, pending], b""
-                self._show(out, lines)
-
-    def _show(self, out: IO[bytes], lines: list[bytes]) -> None:
-        prefix = f"[{self.label}] ".encode()
-        text = b"".join(prefix + line + b"\n" for line in lines)
-        self._stderr_shown += len(text)
-        if self._stderr_shown >= STDERR_SHOWN:
-            text += prefix + (f"stderr: more than {STDERR_SHOWN} bytes; the rest is not shown here (the last "
-                              f"{STDERR_KEPT} bytes are kept)\n").encode()
-        with contextlib.suppress(OSError, ValueError):
-            out.write(text)
-            out.flush()
+        self._program = _Program(argv, self.label, env, cwd)
+        self._process = self._program.process
+        # Stops the program when the bot is closed, collected, or this process exits.
+        self._finalizer = weakref.finalize(self, self._program.stop)
 
     # The transport.
     def _tell(self, message: dict[str, Any]) -> None:
-        if not self._exited:
-            self._outbox.put(messages.encode(message))
+        if not self._program.exited:
+            self._program.outbox.put(messages.encode(message))
 
     def _exchange(self, message: dict[str, Any], number: int, seconds: float) -> bytes:
+        program = self._program
         deadline = time.monotonic() + seconds
-        if self._exited:
+        if program.exited:
             raise messages.AnswerFault("exited", self._exit_status())
-        since = self._writing_since
+        since = program.writing_since
         if since is not None and time.monotonic() - since > NOT_READING_SECONDS:
             raise messages.AnswerFault("not_reading", f"stdin not read for {time.monotonic() - since:.1f} s")
         while True:  # what the program wrote before this decision answers none of it
             try:
-                if self._lines.get_nowait() == _EOF:
+                if program.lines.get_nowait() == _EOF:
                     raise messages.AnswerFault("exited", self._exit_status())
             except queue.Empty:
                 break
-        self._outbox.put(messages.encode(message))
+        program.outbox.put(messages.encode(message))
         while True:
             left = deadline - time.monotonic()
             try:
-                line = self._lines.get(timeout=max(0.0, left)) if left > 0 else self._lines.get_nowait()
+                line = program.lines.get(timeout=left) if left > 0 else program.lines.get_nowait()
             except queue.Empty:
                 raise messages.AnswerFault("late", f"no answer within {seconds * 1000:.0f} ms") from None
             if line == _EOF:
@@ -184,8 +203,8 @@ class ExecBot(ExternalBot):
 
     def stderr_tail(self) -> str:
         """The last :data:`STDERR_KEPT` bytes the program wrote to its stderr."""
-        with self._stderr_lock:
-            return bytes(self._stderr).decode("utf-8", "replace")
+        with self._program.stderr_lock:
+            return bytes(self._program.stderr).decode("utf-8", "replace")
 
     @property
     def pid(self) -> int:
@@ -194,9 +213,5 @@ class ExecBot(ExternalBot):
 
     def close(self) -> None:
         """Close the program's stdin (its cue to exit), give it :data:`EXIT_GRACE_SECONDS`, then stop it."""
-        if not self._finalizer.alive:
-            return
-        self._outbox.put(None)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self._process.wait(timeout=EXIT_GRACE_SECONDS)
-        self._finalizer()
+        if self._finalizer.detach() is not None:
+            self._program.stop(EXIT_GRACE_SECONDS)
