@@ -13,6 +13,7 @@ import pytest
 
 from tests.bots.external_support import GAME, OPTIONS, PROGRAM, Played, play_against_heuristic, program, server
 from tricktable.bots.external.exec_bot import STDERR_KEPT
+from tricktable.bots.ladder import BotSpec, duplicate_pair
 from tricktable.server.app import GameServer
 from tricktable.tournament.arena import play as play_arena
 
@@ -101,3 +102,9 @@ def test_the_arena_counts_an_exec_bot_s_faults_and_forfeits_it() -> None:
     outcome, = result.outcomes
     assert outcome.status == "forfeit" and outcome.forfeit_by == garbage, outcome.reason
     assert "garbage" in outcome.reason
+
+
+def test_the_ladder_plays_out_a_duplicate_pair_with_a_program_that_writes_garbage() -> None:
+    garbage = BotSpec(name=f"exec:{sys.executable} {PROGRAM} garbage")
+    outcome = duplicate_pair(GAME, dict(OPTIONS), "ladder-exec", garbage, BotSpec(name="heuristic"))
+    assert outcome.deals > 0 and outcome.b_effort.decisions > 0, "played to the end"
