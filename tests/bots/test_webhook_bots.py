@@ -32,6 +32,7 @@ class Service:
         self.behaviour, _, count = behaviour.partition(":")
         self.limit = int(count or 0)
         self.received: list[dict[str, Any]] = []
+        self.sessions: set[str] = set()
         self.decisions = 0
 
     def answer(self, message: dict[str, Any]) -> tuple[int, bytes]:
@@ -66,6 +67,7 @@ def service(behaviour: str) -> Iterator[tuple[Service, ThreadingHTTPServer]]:
 
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers["Content-Length"]))
+            state.sessions.add(self.headers["X-Tricktable-Session"])
             status, reply = state.answer(json.loads(body))
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -106,6 +108,7 @@ async def test_a_service_that_answers_well_plays_a_whole_game_and_hears_hello_de
     kinds = [m["type"] for m in state.received]
     assert kinds[0] == "hello" and kinds[-1] == "end" and kinds.count("decision") == bot.decisions
     assert all(m["time_ms"] > 0 for m in state.received if m["type"] == "decision"), "the budget travels"
+    assert state.sessions == {bot.session}, "every request of the game names it"
 
 
 async def test_a_service_that_answers_garbage_gets_the_default_action(server: GameServer) -> None:

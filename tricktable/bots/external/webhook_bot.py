@@ -4,7 +4,9 @@ Battlesnake's model: the bot is a small web server in any language. Each
 ``decision`` carries ``time_ms``, the budget of its answer; the request is
 given up when it runs out (and the server's default action played, as a
 ``late`` fault). ``hello``, ``error`` and ``end`` are posted the same way; their
-replies are ignored. One keep-alive connection per bot, opened again after a
+replies are ignored. Every request of one game carries the header
+``X-Tricktable-Session`` (random, new each game), so that one service can
+serve many seats. One keep-alive connection per bot, opened again after a
 timeout or an error. Standard library only (:mod:`http.client`), like the SDK.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import secrets
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -55,6 +58,8 @@ class WebhookBot(ExternalBot):
         self._scheme, self._host, self._port, self._path = check_url(url)
         super().__init__(label or f"webhook:{self._host}:{self._port or ''}", answer_seconds=answer_seconds)
         self._connection: http.client.HTTPConnection | None = None
+        #: Sent with every request: one service can tell the seats and games it serves apart.
+        self.session = secrets.token_hex(8)
 
     def _connect(self, seconds: float) -> http.client.HTTPConnection:
         if self._connection is None:
@@ -81,7 +86,8 @@ class WebhookBot(ExternalBot):
             connection = self._connect(seconds)
             try:
                 connection.request("POST", self._path, body=body, headers={
-                    "Content-Type": "application/json", "X-Tricktable-Time-Ms": str(message.get("time_ms") or "")})
+                    "Content-Type": "application/json", "X-Tricktable-Session": self.session,
+                    "X-Tricktable-Time-Ms": str(message.get("time_ms") or "")})
                 reply = connection.getresponse()
                 data = reply.read(messages.MAX_ANSWER_BYTES + 1)
                 if not reply.isclosed():
