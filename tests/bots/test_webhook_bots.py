@@ -64,6 +64,7 @@ def service(behaviour: str) -> Iterator[tuple[Service, ThreadingHTTPServer]]:
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as the adapter uses it
+        disable_nagle_algorithm = True
 
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers["Content-Length"]))
