@@ -18,8 +18,10 @@ from typing import Any
 import pytest
 
 from tests.bots.external_support import play_against_heuristic, server
+from tests.conformance.helpers import run_check, verdict_lines
 from tricktable.bots.external.webhook_bot import WebhookBot
 from tricktable.server.app import GameServer
+from tricktable.server.conformance import situations
 
 __all__ = ["server"]  # the fixture, used by name
 pytestmark = pytest.mark.timeout(300)
@@ -146,3 +148,11 @@ async def test_a_service_that_is_gone_does_not_stall_the_table(server: GameServe
     played = await play_against_heuristic(server, bot)
     assert played.status == "finished"
     assert bot.faults == {"unreachable": bot.decisions} and bot.decisions > 0
+
+
+def test_a_webhook_bot_passes_the_conformance_check() -> None:
+    with service("good") as (_, httpd):
+        done = run_check([], "--bot", f"webhook:{_url(httpd)}", "--game", "cinq_cents")
+    lines = verdict_lines(done.stdout)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(lines) == len(situations()) and all(line.startswith("PASS") for line in lines.values()), done.stdout
