@@ -7,7 +7,11 @@ with the server's default action and counted by kind, and the program is stopped
 from __future__ import annotations
 
 import gc
+import shutil
+import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -108,3 +112,29 @@ def test_the_ladder_plays_out_a_duplicate_pair_with_a_program_that_writes_garbag
     garbage = BotSpec(name=f"exec:{sys.executable} {PROGRAM} garbage")
     outcome = duplicate_pair(GAME, dict(OPTIONS), "ladder-exec", garbage, BotSpec(name="heuristic"))
     assert outcome.deals > 0 and outcome.b_effort.decisions > 0, "played to the end"
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="util-linux setpriv missing (Linux only)")
+def test_a_program_that_never_reads_dies_with_its_adapter_killed_outright(tmp_path: Path) -> None:
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\n"
+        "from tests.bots.external_support import program\n"
+        "bot = program('deaf')\n"
+        "print(bot.pid, flush=True)\n"
+        "time.sleep(600)\n")], cwd=Path(__file__).resolve().parents[2], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None
+    pid = int(holder.stdout.readline())
+    holder.kill()  # SIGKILL: no finalizer runs
+    holder.wait()
+    deadline = time.monotonic() + 60
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid), "the program outlived its adapter"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"

@@ -14,9 +14,11 @@ its own, so that closing the bot stops everything it started.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import queue
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -43,6 +45,26 @@ EXIT_GRACE_SECONDS = 2.0
 _EOF = b""
 
 
+@functools.cache
+def _dies_with_us() -> tuple[str, ...]:
+    """A prefix that makes the program die with this process however it ends (a ``kill -9`` too), or nothing.
+
+    Why: the program runs in a session of its own (so that closing stops all it started), out of reach of
+    whoever kills this process's group; util-linux's ``setpriv --pdeathsig`` has the kernel stop it when this
+    process's thread that started it is gone. Where ``setpriv`` is missing (not Linux), the program is stopped
+    when the bot is closed or collected, or this process exits normally.
+    """
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return ()
+    prefix = (setpriv, "--pdeathsig", "KILL", "--")
+    try:
+        works = subprocess.run([*prefix, "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        works = False
+    return prefix if works else ()
+
+
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
     """Stop the program and whatever it started (its session), and reap it."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -57,7 +79,7 @@ class _Program:
 
     def __init__(self, argv: Sequence[str], label: str, env: Mapping[str, str] | None, cwd: str | None) -> None:
         self.label = label
-        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.process = subprocess.Popen([*_dies_with_us(), *argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, start_new_session=True, cwd=cwd,
                                         env=None if env is None else {**os.environ, **env})
         self.lines: queue.Queue[bytes] = queue.Queue()
