@@ -79,7 +79,8 @@ async def test_a_program_plays_with_exec_and_a_service_with_webhook_two_seats_ea
         async with running_server(tmp_path / "data", clocks) as server:
             common = ["--server", server.address, "--seek", "all_fives", "--games", "2", "--seats", "2"]
             (code_a, out_a, err_a), (code_b, out_b, err_b) = await asyncio.gather(
-                bot("--exec", f"{sys.executable} {starter}", *common), bot("--webhook", url, *common))
+                bot("--exec", f"{sys.executable} {starter}", *common, timeout=400),
+                bot("--webhook", url, *common, timeout=400))
     assert (code_a, code_b) == (0, 0), err_a + err_b
     for out in (out_a, out_b):
         assert out.splitlines()[-1].startswith("4 games: "), out
