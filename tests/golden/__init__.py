@@ -8,7 +8,7 @@ the action produced (tricks won, exposures, deal scores) and the result.
 Any change to the rules engine that changes a game shows up as a diff.
 
 ``python -m tests.golden --regenerate`` (``make golden``) rewrites the files;
-``tests/test_golden.py`` compares them line by line.
+``tests/records/test_golden.py`` compares them line by line.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from tests.test_properties import Setup, setups, step_through
+from tests.rules.test_properties import Setup, setups, step_through
 from tricktable.protocol.convert import fill_legal_action
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.rules.actions import Action, Bid, Denomination, Discard, Play, Run

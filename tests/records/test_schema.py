@@ -14,7 +14,7 @@ from tricktable.cli.selfplay import play_random
 
 jsonschema = pytest.importorskip("jsonschema")
 
-SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "record.schema.json").read_text())
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "record.schema.json").read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from tests.live_server import running_server
 from tricktable.server.clocks import TimeControl
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HIGH_CARD = """
 class HighCard:
     def choose_action(self, view):

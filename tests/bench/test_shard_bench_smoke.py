@@ -12,7 +12,7 @@ import pytest
 
 from bench import shard_bench
 from bench.shard_bench import GRPC, LOOP, PYTHON, QUICK_SHARDS, CoreAccount, account_for, compare, render, run
-from tests.bench_support import recorded
+from tests.bench.support import recorded
 
 
 def _load(moves: int, seconds: float, bots_cores: float, by_shard: dict[str, int]) -> dict[str, object]:

@@ -17,7 +17,7 @@ from tricktable.tournament.engine import Tournament, stored_games
 from tricktable.tournament.server_runner import ServerDispatcher, bot_argv
 from tricktable.tournament.store import TournamentStore
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 needs_openssl = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
 

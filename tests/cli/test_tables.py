@@ -12,7 +12,7 @@ from tricktable.bots.first_legal import FirstLegalBot
 from tricktable.client_sdk.runner import create_table, run_bot_async
 from tricktable.server.clocks import TimeControl
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 async def cli(*args: str, timeout: float = 60) -> tuple[int, str, str]:

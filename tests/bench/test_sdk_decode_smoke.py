@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bench import sdk_decode
-from tests.bench_support import recorded
+from tests.bench.support import recorded
 
 
 def test_the_sdk_decode_bench_replays_the_same_recorded_decisions_on_a_commit_and_on_the_working_tree() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("rules", "server", "client_sdk", "protocol", "bots", "cli", "tournament", "web", "analysis")
 
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from bench import run
-from tests.bench_support import recorded
+from tests.bench.support import recorded
 
 
 def test_bench_run_writes_results_with_machine_info_and_ratios(tmp_path: Path) -> None:

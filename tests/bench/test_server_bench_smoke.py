@@ -24,7 +24,7 @@ from bench.server_bench import (
     summary,
     turnarounds,
 )
-from tests.bench_support import recorded
+from tests.bench.support import recorded
 
 TINY = Sizes(ping_count=30, ping_sizes=(64,), rounds=2, turnaround_tables=1, sdk_turnaround_tables=0,
              batched_turnaround_tables=1, load_games=("twenty_five:batches",), load_tables=2,

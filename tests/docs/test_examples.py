@@ -15,7 +15,7 @@ from tricktable.client_sdk.runner import create_table, run_bot_async
 from tricktable.server.clocks import TimeControl
 from tricktable.tournament.arena import play
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "python"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "python"
 BOTS = ["high_card.py:HighCard", "cheap_winner.py:CheapWinner", "thinking.py:Thinking"]
 GAMES = [("all_fives", {"target": 21}), ("twenty_five", {}), ("forty_five", {"players": 2}),
          ("cinq_cents", {"target": 300})]
