@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bench import external_bots
-from tests.bench_support import recorded
+from tests.bench.support import recorded
 
 
 def test_the_external_bots_bench_times_every_kind_of_bot_in_one_run() -> None:
