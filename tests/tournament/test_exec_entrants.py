@@ -55,3 +55,12 @@ def test_a_tournament_entrant_naming_a_missing_program_is_refused_before_the_fir
     cfg = config(entrants=[{"name": "ghost", "bot": f"exec:{tmp_path / 'nothing-here'}"}, "heuristic"])
     with pytest.raises(ConfigError, match=r"entrant 'ghost': .*no such program"):
         check_bots(cfg)
+
+
+def test_a_tournament_entrant_whose_class_cannot_be_made_is_refused_with_its_error(tmp_path: Path) -> None:
+    mine = tmp_path / "needs_two.py"
+    mine.write_text("class NeedsTwo:\n    def __init__(self, a, b):\n        pass\n"
+                    "    def choose_action(self, view):\n        return view.legal_actions[0]\n")
+    cfg = config(entrants=[{"name": "two", "bot": f"{mine}:NeedsTwo"}, "heuristic"])
+    with pytest.raises(ConfigError, match=r"entrant 'two': .*NeedsTwo\(\) failed: TypeError"):
+        check_bots(cfg)
