@@ -97,3 +97,31 @@ def test_a_module_that_fails_to_import_says_why(tmp_path: Path, monkeypatch: pyt
     monkeypatch.chdir(tmp_path)
     with pytest.raises(BotSpecError, match=f"module '{name}' failed to import"):
         bot_factory(f"{name}:Bot")
+
+
+def test_an_exec_spec_naming_no_program_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    with pytest.raises(BotSpecError, match="no such program"):
+        bot_factory(f"exec:{tmp_path / 'missing-bot'} --fast")
+    script = tmp_path / "bot.sh"
+    script.write_text("#!/bin/sh\n")
+    with pytest.raises(BotSpecError, match="not executable"):
+        bot_factory(f"exec:{script}")
+    with pytest.raises(BotSpecError, match="give the program"):
+        bot_factory("exec:")
+    with pytest.raises(BotSpecError, match="bad command line"):
+        bot_factory('exec:python3 "unclosed')
+
+
+@pytest.mark.parametrize("url", ["ftp://127.0.0.1/", "127.0.0.1:8080", "http:///nohost", "http://127.0.0.1:99999/"])
+def test_a_webhook_spec_that_is_no_http_url_is_refused(url: str) -> None:
+    with pytest.raises(BotSpecError, match="webhook"):
+        bot_factory(f"webhook:{url}")
+
+
+def test_a_bot_class_that_cannot_be_made_names_its_error_where_it_is_made(tmp_path: Path) -> None:
+    path = tmp_path / f"needs_{uuid.uuid4().hex}.py"
+    path.write_text("class NeedsTwo:\n    def __init__(self, a, b):\n        pass\n"
+                    "    def choose_action(self, view):\n        return view.legal_actions[0]\n")
+    factory = bot_factory(f"{path}:NeedsTwo")  # the spec itself is fine: the class is there
+    with pytest.raises(BotSpecError, match=r"NeedsTwo\(\) failed: TypeError: .*missing 2 required"):
+        factory(None)

@@ -84,3 +84,31 @@ async def test_several_tokens_are_played_at_once_over_one_play_many_call(tmp_pat
         lines = out.splitlines()
         assert [line.split(":")[0] for line in lines[:2]] == ["game 1", "game 2"], out
         assert lines[2].startswith("2 games: ")
+
+
+async def test_a_program_plays_with_exec_and_a_service_with_webhook_two_seats_each(tmp_path: Path) -> None:
+    from tests.bots.test_webhook_bots import service
+
+    starter = ROOT / "examples" / "stdio-python" / "bot.py"
+    clocks = TimeControl(decision_seconds=10.0, bank_seconds=10.0, grace_seconds=5.0, join_seconds=30.0)
+    with service("good") as (state, httpd):
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/"
+        async with running_server(tmp_path / "data", clocks) as server:
+            common = ["--server", server.address, "--seek", "all_fives", "--games", "2", "--seats", "2"]
+            (code_a, out_a, err_a), (code_b, out_b, err_b) = await asyncio.gather(
+                bot("--exec", f"{sys.executable} {starter}", *common, timeout=400),
+                bot("--webhook", url, *common, timeout=400))
+    assert (code_a, code_b) == (0, 0), err_a + err_b
+    for out in (out_a, out_b):
+        assert out.splitlines()[-1].startswith("4 games: "), out
+    assert "playing all_fives in seat" in err_a, "the program's stderr is passed on"
+    assert len(state.sessions) == 4, "a session per game"
+
+
+async def test_a_bot_named_twice_or_not_at_all_is_refused() -> None:
+    code, _, err = await bot("random", "--exec", "./mybot", "--token", "t")
+    assert code == 2 and "name one bot: BOT, --exec CMD or --webhook URL" in err
+    code, _, err = await bot("--token", "t")
+    assert code == 2 and "name one bot" in err
+    code, _, err = await bot("--exec", "./no-such-bot", "--token", "t")
+    assert code == 2 and "no such program" in err

@@ -15,9 +15,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from tests.tournament.helpers import config
 from tricktable.client_sdk.handoff import TOKEN_FD_ENV, handed_token, read_token_fd, token_descriptor
@@ -158,11 +160,18 @@ def test_tricktable_match_hands_its_bots_their_tokens_on_descriptors(monkeypatch
         started.append((args, kwargs))
         fd = kwargs["pass_fds"][0]
         assert read_token_fd(os.dup(fd)) == "seat-token-1"
-        return object()
+        stderr = asyncio.StreamReader()
+        stderr.feed_eof()
+        return SimpleNamespace(stderr=stderr)
+
+    async def launch() -> None:
+        launched = await match._launch(Console(quiet=True), "random", "127.0.0.1:1", "seat-token-1", "random-0",
+                                       None, 0)
+        await launched.output.finish()
 
     monkeypatch.setenv(DECK_KEY_ENV, DECK_KEY)
     monkeypatch.setattr(asyncio, "create_subprocess_exec", fake_exec)
-    asyncio.run(match._launch("random", "127.0.0.1:1", "seat-token-1", "random-0", None, 0))
+    asyncio.run(launch())
     (args, kwargs), = started
     assert "seat-token-1" not in " ".join(args) and "--token-file" in args
     assert DECK_KEY_ENV not in kwargs["env"]

@@ -12,6 +12,13 @@ also accepts the author's own bot as
 
 ``Class`` may be any callable returning a bot; it is called with ``seed=``
 when it takes a ``seed`` parameter, else with no argument.
+
+A bot in any other language is
+
+- ``exec:COMMAND``: a program speaking JSON lines on its standard input and
+  output (docs/bots-any-language.md; the seed in ``TRICKTABLE_SEED``), or
+- ``webhook:URL``: an HTTP service the same messages are posted to
+  (:mod:`tricktable.bots.external`).
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ import importlib
 import importlib.util
 import inspect
 import os
+import shlex
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -42,7 +51,10 @@ BOTS: dict[str, Callable[[int | str | None], Bot]] = {
 }
 
 #: What a bot spec may be, for help texts and error messages.
-SPEC_HELP = f"{', '.join(BOTS)}, or your own as module:Class or path/to/file.py:Class"
+SPEC_HELP = (f"{', '.join(BOTS)}, or your own as module:Class, path/to/file.py:Class, exec:\"PROGRAM ARGS\" "
+             "(any language, JSON lines on stdin/stdout) or webhook:http://HOST:PORT/")
+#: Spec prefixes of the bots in other languages.
+EXEC_PREFIX, WEBHOOK_PREFIX = "exec:", "webhook:"
 
 
 class BotSpecError(ValueError):
@@ -64,6 +76,10 @@ def bot_factory(spec: str) -> Callable[[int | str | None], Bot]:
     """
     if spec in BOTS:
         return BOTS[spec]
+    if spec.startswith(EXEC_PREFIX):
+        return _exec_factory(spec)
+    if spec.startswith(WEBHOOK_PREFIX):
+        return _webhook_factory(spec)
     where, colon, attr = spec.rpartition(":")
     if not colon or not where or not attr:
         raise BotSpecError(f"unknown bot {spec!r} (bots: {SPEC_HELP})")
@@ -81,13 +97,63 @@ def bot_factory(spec: str) -> Callable[[int | str | None], Bot]:
         takes_seed = False
 
     def build(seed: int | str | None) -> Bot:
-        bot = target(seed=seed) if takes_seed else target()
+        try:
+            bot = target(seed=seed) if takes_seed else target()
+        except Exception as exc:  # the author's constructor: said in one line, where the bot is started
+            called = f"{attr}(seed=...)" if takes_seed else f"{attr}()"
+            raise BotSpecError(f"bot {spec!r}: {called} failed: {type(exc).__name__}: {exc}") from None
         if not callable(getattr(bot, "choose_action", None)):
             raise BotSpecError(f"bot {spec!r}: {attr}() returned {type(bot).__name__}, which has no choose_action")
         made: Bot = bot
         return made
 
     return build
+
+
+def exec_argv(spec: str) -> list[str]:
+    """The command line of an ``exec:`` spec, split like a shell's words.
+
+    Raises:
+        BotSpecError: an empty or badly quoted command, or a program that is not there.
+    """
+    command = spec.removeprefix(EXEC_PREFIX)
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise BotSpecError(f"bot {spec!r}: bad command line: {exc}") from None
+    if not argv:
+        raise BotSpecError(f"bot {spec!r}: give the program to run, e.g. exec:\"python3 mybot.py\"")
+    program = argv[0]
+    found = shutil.which(program) if "/" not in program else (program if os.access(program, os.X_OK) else None)
+    if found is None:
+        why = "not executable" if os.path.exists(program) else "no such program"
+        raise BotSpecError(f"bot {spec!r}: {program}: {why}")
+    return argv
+
+
+def _exec_factory(spec: str) -> Callable[[int | str | None], Bot]:
+    from tricktable.bots.external.exec_bot import ExecBot
+
+    argv = exec_argv(spec)
+
+    def build(seed: int | str | None) -> Bot:
+        try:
+            return ExecBot(argv, env={} if seed is None else {"TRICKTABLE_SEED": str(seed)})
+        except OSError as exc:
+            raise BotSpecError(f"bot {spec!r}: cannot start {argv[0]}: {exc}") from None
+
+    return build
+
+
+def _webhook_factory(spec: str) -> Callable[[int | str | None], Bot]:
+    from tricktable.bots.external.webhook_bot import WebhookBot, check_url
+
+    url = spec.removeprefix(WEBHOOK_PREFIX)
+    try:
+        check_url(url)
+    except ValueError as exc:
+        raise BotSpecError(f"bot {spec!r}: {exc}") from None
+    return lambda seed: WebhookBot(url)
 
 
 def make_bot(spec: str, seed: int | str | None = None) -> Bot:

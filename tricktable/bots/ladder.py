@@ -34,7 +34,8 @@ from tricktable.bots.heuristic import HeuristicBot
 from tricktable.bots.pimc import PimcBot
 from tricktable.bots.random_bot import RandomBot
 from tricktable.bots.search import DEFAULT_BUDGET, SearchBot
-from tricktable.client_sdk.bot import Choice, action_of
+from tricktable.client_sdk.bot import BotFault, Choice, action_of
+from tricktable.rules.actions import Action
 from tricktable.rules.game import SeatView
 from tricktable.rules.match import MAX_DEALS, Match, play_out
 from tricktable.rules.registry import new_match
@@ -92,8 +93,14 @@ class BotSpec:
 def play_match(game: str, options: dict[str, Any], seed: str, bots: Sequence[Chooser],
                *, max_deals: int = MAX_DEALS) -> Match:
     """Play one match in-process, seat ``s`` choosing with ``bots[s]``."""
-    match = play_out(new_match(game, options, seed=seed),
-                     lambda m, seat: action_of(bots[seat].choose_action(m.view(seat))), max_deals=max_deals)
+
+    def choose(state: Match, seat: int) -> Action:
+        try:
+            return action_of(bots[seat].choose_action(state.view(seat)))
+        except BotFault as fault:  # a program or a URL that did not answer: the server's default plays, as there
+            return fault.fallback
+
+    match = play_out(new_match(game, options, seed=seed), choose, max_deals=max_deals)
     return match if match.is_over else match.abort(f"ladder deal limit reached ({max_deals} deals)")
 
 

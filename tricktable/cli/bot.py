@@ -30,7 +30,8 @@ from typing import Annotated
 
 import typer
 
-from tricktable.bots import SPEC_HELP, BotSpecError, bot_factory
+from tricktable.bots import EXEC_PREFIX, SPEC_HELP, WEBHOOK_PREFIX, BotSpecError, bot_factory
+from tricktable.bots.external.adapter import for_server
 from tricktable.bots.paced import PacedBot
 from tricktable.cli.tls import TlsCa, root_certificates
 from tricktable.client_sdk.bot import Bot
@@ -77,6 +78,20 @@ def summary_line(number: int, played: PlayedSeat) -> str:
            f"scores {scores}{extra}"
 
 
+def _one_spec(spec: str | None, exec_command: str | None, webhook: str | None) -> str:
+    """The bot spec of BOT, ``--exec CMD`` (``exec:CMD``) or ``--webhook URL`` (``webhook:URL``).
+
+    Raises:
+        typer.Exit: none or more than one given (status 2).
+    """
+    given = [s for s in (spec, None if exec_command is None else f"exec:{exec_command}",
+                         None if webhook is None else f"webhook:{webhook}") if s is not None]
+    if len(given) != 1:
+        typer.echo("error: name one bot: BOT, --exec CMD or --webhook URL", err=True)
+        raise typer.Exit(2)
+    return given[0]
+
+
 def _seat_token(token: str | None, token_file: str | None, *, seeking: bool) -> str | None:
     """The seat's token: ``--token``, read from ``--token-file``, or handed in on a descriptor (not when seeking).
 
@@ -98,7 +113,13 @@ def _seat_token(token: str | None, token_file: str | None, *, seeking: bool) -> 
 
 
 def bot_command(
-    spec: Annotated[str, typer.Argument(metavar="BOT", help=f"Which bot: {SPEC_HELP}.")],
+    spec: Annotated[str | None, typer.Argument(metavar="[BOT]", help=f"Which bot: {SPEC_HELP}.")] = None,
+    exec_command: Annotated[str | None, typer.Option(
+        "--exec", help="Play with this program (any language): JSON lines on its stdin/stdout, "
+                       "docs/bots-any-language.md. Same as BOT exec:\"CMD\".")] = None,
+    webhook: Annotated[str | None, typer.Option(
+        "--webhook", help="Play with the HTTP service at this URL (the same JSON messages POSTed). "
+                          "Same as BOT webhook:URL.")] = None,
     server: Annotated[str, typer.Option("--server", help="Server address, host:port.")] = "127.0.0.1:50051",
     token: Annotated[str | None, typer.Option("--token", help="Join token of a seat (from CreateTable), or several "
                                               "separated by commas (played at once over one PlayMany call); visible "
@@ -123,6 +144,7 @@ def bot_command(
     """Run a bot (built-in or your own) against a server: one game, N games or until stopped."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    spec = _one_spec(spec, exec_command, webhook)
     token = _seat_token(token, token_file, seeking=seek is not None)
     if (token is None) == (seek is None):
         typer.echo("error: give exactly one of --token or --seek", err=True)
@@ -135,13 +157,14 @@ def bot_command(
     except BotSpecError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    label = display_name or spec.rpartition(":")[2] or spec
+    external = spec.startswith((EXEC_PREFIX, WEBHOOK_PREFIX))  # its name is its whole command or URL
+    label = display_name or (spec if external else spec.rpartition(":")[2] or spec)
     certificates = root_certificates(tls_ca)
     tally = Tally()
     numbers = itertools.count(1) if forever else iter(range(1, games * seats + 1))
 
     def new_bot(number: int) -> Bot:
-        bot = factory(seed if seed is None or number == 1 else f"{seed}/{number}")
+        bot = for_server(factory(seed if seed is None or number == 1 else f"{seed}/{number}"))
         return PacedBot(bot, delay_ms / 1000) if delay_ms else bot
 
     def played(number: int, seat: PlayedSeat) -> None:
@@ -165,7 +188,7 @@ def bot_command(
             else:  # checked above: exactly one of --token and --seek
                 raise typer.BadParameter("give exactly one of --token or --seek")
             played(number, seat)
-    except (SdkError, TricktableError) as exc:
+    except (SdkError, TricktableError, BotSpecError) as exc:
         _close(tally)
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -1,12 +1,14 @@
-"""``tricktable conformance [--server ADDR] -- COMMAND...``: check a client program in any language.
+"""``tricktable conformance [--server ADDR] (--bot BOT | -- COMMAND...)``: check a client program in any language.
 
-The command is run once per situation (a normal game, every seat, a
-rejection, a dropped connection, a tight clock, a late answer, annotations,
-several tables over PlayMany) with the placeholders ``{address}`` and
-``{token}`` replaced, and with ``TRICKTABLE_SERVER`` and ``TRICKTABLE_TOKEN``
-in its environment; ``--spectator`` gives the command that follows a table
-over Spectate. One PASS/FAIL/SKIP line per situation; exit status 1 when any
-failed, 2 on a usage error. See docs/protocol.md, section 18, and
+``--bot`` checks any bot spec (a built-in, ``module:Class``, ``exec:PROGRAM``,
+``webhook:URL``) as ``tricktable bot`` plays it. The command is run once per
+situation (a normal game, every seat, a rejection, a dropped connection, a
+tight clock, a late answer, annotations, several tables over PlayMany) with
+the placeholders ``{address}`` and ``{token}`` replaced, and with
+``TRICKTABLE_SERVER`` and ``TRICKTABLE_TOKEN`` in its environment;
+``--spectator`` gives the command that follows a table over Spectate. One
+PASS/FAIL/SKIP line per situation; exit status 1 when any failed, 2 on a
+usage error. See docs/protocol.md, section 18, and
 :mod:`tricktable.server.conformance`.
 """
 
@@ -14,11 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from tricktable.bots import BotSpecError, bot_factory
 from tricktable.cli.selfplay import parse_options
 from tricktable.cli.tls import TlsCa, root_certificates
 from tricktable.rules.errors import OptionsError
@@ -35,8 +39,10 @@ from tricktable.server.conformance import (
 
 
 def conformance_command(
-    command: Annotated[list[str], typer.Argument(help="The client command, after --; {address} and {token} "
-                                                       "are replaced.")],
+    command: Annotated[list[str] | None, typer.Argument(help="The client command, after --; {address} and {token} "
+                                                              "are replaced.")] = None,
+    bot: Annotated[str | None, typer.Option("--bot", help="Check this bot as `tricktable bot` plays it, instead of "
+                                                          "a command: e.g. exec:\"./mybot\" or webhook:URL.")] = None,
     server: Annotated[str | None, typer.Option("--server", help="Server address host:port; default: start one "
                                                                 "in-process.")] = None,
     game: Annotated[str, typer.Option("--game", help="Game of the tables.")] = DEFAULT_GAME,
@@ -61,6 +67,17 @@ def conformance_command(
     tls_ca: TlsCa = None,
 ) -> None:
     """Run a client program through scripted situations and print a PASS/FAIL line for each."""
+    if (bot is None) == (not command):
+        typer.echo("error: give --bot BOT or a command after --, not both or neither", err=True)
+        raise typer.Exit(2)
+    if bot is not None:
+        try:
+            bot_factory(bot)
+        except BotSpecError as error:
+            typer.echo(f"error: {error}", err=True)
+            raise typer.Exit(2) from None
+        command = [sys.executable, "-m", "tricktable.cli.main", "bot", bot, "--server", "{address}",
+                   "--token", "{token}"]
     known = [s.name for s in situations()]
     for name in [*(only or []), *(skip or [])]:
         if name not in known:
@@ -74,7 +91,7 @@ def conformance_command(
     from tricktable.server.logging import configure
 
     configure(level="ERROR")  # the in-process server's logs would drown the report
-    settings = Settings(command=tuple(command), server=server, game=game, options=options, clock_ms=clock_ms,
+    settings = Settings(command=tuple(command or ()), server=server, game=game, options=options, clock_ms=clock_ms,
                         decision_ms=decision_ms, bank_ms=bank_ms, timeout=timeout, only=tuple(only or ()),
                         seed=seed, transcript_dir=transcript, root_certificates=root_certificates(tls_ca),
                         skip=tuple(skip or ()), spectator=None if spectator is None else tuple(shlex.split(spectator)))

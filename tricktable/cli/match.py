@@ -26,8 +26,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from tricktable.bots import SPEC_HELP, BotSpecError, bot_factory
+from tricktable.bots import EXEC_PREFIX, SPEC_HELP, WEBHOOK_PREFIX, BotSpecError, bot_factory
 from tricktable.cli import checks
+from tricktable.cli.bot_output import LINE_LIMIT, BotOutput
 from tricktable.cli.selfplay import parse_options
 from tricktable.cli.tls import TlsCa, root_certificates
 from tricktable.client_sdk.handoff import token_descriptor
@@ -80,7 +81,9 @@ def match_command(
     names = [b.strip() for b in bots.split(",") if b.strip()]
     try:
         for spec in dict.fromkeys(names):  # each bot checked here, before a server or a process starts
-            bot_factory(spec)
+            factory = bot_factory(spec)
+            if not spec.startswith((EXEC_PREFIX, WEBHOOK_PREFIX)):
+                factory(None)  # an author's class that cannot be made says so now, not as a seat that never joins
     except BotSpecError as error:
         console.print(f"[red]error:[/red] {escape(str(error))}")
         raise typer.Exit(2) from None
@@ -167,20 +170,21 @@ async def _match(console: Console, game: str, options: dict[str, Any], bots: lis
                 console.print(f"watch it in your browser: [bold]{viewer.url}table/{created.table_id}[/bold]")
             watching = asyncio.ensure_future(show_table(console, stub, created.table_id, quiet,
                                                         owner_token=created.owner_token))
-            processes: list[asyncio.subprocess.Process] = []
+            launched: list[_Launched] = []
             try:
                 for name, t in zip(bots, created.seat_tokens, strict=True):
-                    processes.append(await _launch(name, play_target(address, created.play_address),
-                                                   t.token, f"{name}-{t.seat}",
-                                                   None if seed is None else f"{seed}/{t.seat}", watch.delay_ms,
-                                                   tls_ca))
-                result = await watching
-                await _reap(console, processes)
+                    launched.append(await _launch(console, name, play_target(address, created.play_address),
+                                                  t.token, f"{name}-{t.seat}",
+                                                  None if seed is None else f"{seed}/{t.seat}", watch.delay_ms,
+                                                  tls_ca))
+                result = await _follow(console, watching, launched)
+                await _reap(console, launched)
             finally:  # interrupted: no bot outlives the match
-                for process in processes:
-                    if process.returncode is None:
+                for bot in launched:
+                    if bot.process.returncode is None:
                         with contextlib.suppress(ProcessLookupError):
-                            process.kill()
+                            bot.process.kill()
+                    await bot.output.finish(0.0)
             record = json.loads((await stub.GetRecord(pb.GetRecordRequest(
                 table_id=created.table_id, owner_token=created.owner_token))).record_json)
         path = folder / "records" / f"{created.table_id}.json"
@@ -209,9 +213,22 @@ async def _linger(console: Console, replay: str) -> None:
     await stop.wait()
 
 
-async def _launch(bot: str, address: str, token: str, name: str, seed: str | None,
-                  delay_ms: int, tls_ca: Path | None = None) -> asyncio.subprocess.Process:
-    """Start one seat's ``tricktable bot``, its token on a descriptor of its own (never on its command line)."""
+@dataclass(frozen=True, slots=True)
+class _Launched:
+    """One seat's bot process and the reader of its stderr."""
+
+    name: str
+    process: asyncio.subprocess.Process
+    output: BotOutput
+
+
+async def _launch(console: Console, bot: str, address: str, token: str, name: str, seed: str | None,
+                  delay_ms: int, tls_ca: Path | None = None) -> _Launched:
+    """Start one seat's ``tricktable bot``, its token on a descriptor of its own (never on its command line).
+
+    Its stderr is read from the start (:class:`BotOutput`): a bot's warnings show as they come, and a noisy
+    bot never blocks on a full pipe.
+    """
     fd = token_descriptor(token)
     # The server is up (this command started it or reached it): a slow first connection is waited for.
     args = [sys.executable, "-m", "tricktable.cli.main", "bot", bot, "--server", address,
@@ -222,26 +239,58 @@ async def _launch(bot: str, address: str, token: str, name: str, seed: str | Non
     if seed is not None:
         args += ["--seed", seed]
     try:
-        return await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE,
-                                                    stderr=asyncio.subprocess.PIPE, pass_fds=(fd,),
-                                                    env=trusted_environment({}))
+        process = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.DEVNULL,
+                                                       stderr=asyncio.subprocess.PIPE, pass_fds=(fd,),
+                                                       env=trusted_environment({}), limit=LINE_LIMIT)
     finally:
         os.close(fd)
+    if process.stderr is None:  # started with stderr=PIPE above, so asyncio always gives a reader
+        raise RuntimeError("a bot started without a stderr pipe")
+
+    def show(who: str, line: str) -> None:
+        console.print(f"  [dim]{escape(who)}:[/dim] [yellow]{escape(line)}[/yellow]")
+
+    return _Launched(name, process, BotOutput(name, process.stderr, show))
 
 
-async def _reap(console: Console, processes: list[asyncio.subprocess.Process]) -> None:
-    for process in processes:
+async def _follow(console: Console, watching: asyncio.Future[Any], launched: list[_Launched]) -> Any:
+    """Wait for the game's end, saying at once when a bot exits before it (with the end of its stderr)."""
+    exits: dict[asyncio.Future[Any], _Launched] = {asyncio.ensure_future(bot.process.wait()): bot
+                                                   for bot in launched}
+    try:
+        while not watching.done():
+            done, _ = await asyncio.wait([watching, *exits], return_when=asyncio.FIRST_COMPLETED)
+            for task in done & exits.keys():
+                bot = exits.pop(task)
+                if watching.done():
+                    break
+                await bot.output.finish()
+                tail = bot.output.tail()
+                console.print(f"[red]{escape(bot.name)} exited (status {bot.process.returncode}) before the game "
+                              f"ended[/red]" + (f": {escape(tail)}" if tail else ""))
+        return await watching
+    finally:
+        for task in exits:
+            task.cancel()
+
+
+async def _reap(console: Console, launched: list[_Launched]) -> None:
+    for bot in launched:
+        process = bot.process
         try:
-            _out, err = await asyncio.wait_for(process.communicate(), BOT_EXIT_SECONDS)
+            await asyncio.wait_for(process.wait(), BOT_EXIT_SECONDS)
         except TimeoutError:
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
             await process.wait()
-            console.print(f"[yellow]a bot (pid {process.pid}) did not exit and was stopped[/yellow]")
-            continue
-        if process.returncode not in (0, 1):
-            console.print(f"[yellow]a bot exited with status {process.returncode}: "
-                          f"{err.decode(errors='replace').strip()[-300:]}[/yellow]")
+            console.print(f"[yellow]{escape(bot.name)} (pid {process.pid}) did not exit and was stopped[/yellow]")
+        await bot.output.finish()
+        if bot.output.hidden:
+            console.print(f"[yellow]{escape(bot.name)}: {bot.output.hidden} more lines of stderr; the last:[/yellow] "
+                          f"{escape(bot.output.tail(300))}")
+        if process.returncode not in (0, 1, None):
+            console.print(f"[yellow]{escape(bot.name)} exited with status {process.returncode}: "
+                          f"{escape(bot.output.tail(300))}[/yellow]")
 
 
 async def show_table(console: Console, stub: Any, table_id: str, quiet: bool, *, owner_token: str = "") -> Any:

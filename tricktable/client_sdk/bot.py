@@ -171,6 +171,22 @@ def choose_now(bot: Bot, view: SeatView, decision: DecisionInfo | None = None) -
         _CURRENT.reset(token)
 
 
+class BotFault(Exception):  # a bot's mistake with its remedy, not an error of the caller
+    """Raised by ``choose_action`` when the bot could not answer (its program wrote garbage, answered late...).
+
+    ``fallback`` is the action to play instead (the server's default action,
+    :func:`tricktable.rules.defaults.default_action`). Why an exception and not
+    a quiet substitute: every host counts it as the bot's fault (a tournament
+    forfeits a bot after too many), and the SDK runner plays ``fallback``
+    with the message as a one-line warning instead of the first legal action
+    with a traceback.
+    """
+
+    def __init__(self, message: str, fallback: Action) -> None:
+        super().__init__(message)
+        self.fallback = fallback
+
+
 def not_an_action(choice: object) -> str | None:
     """What is wrong when a bot's ``choose_action`` returned something that is no action, else None.
 

@@ -38,6 +38,7 @@ import grpc
 
 from tricktable.client_sdk.bot import (
     Bot,
+    BotFault,
     DecisionInfo,
     ask_awaitable,
     choose_now,
@@ -523,6 +524,9 @@ class _SeatLoop:
         except TimeoutError:
             log.warning("bot overran its clock on decision %s; playing the first legal action", decision_id)
             answer = entry.view.legal_actions[0]
+        except BotFault as fault:  # the bot named its own fallback (an external program's default action)
+            log.warning("bot fault on decision %s: %s; playing %s", decision_id, fault, describe(fault.fallback))
+            answer = fault.fallback
         except Exception:  # a bot's bug must not lose the game on time
             log.exception("bot raised while choosing; playing the first legal action")
             answer = entry.view.legal_actions[0]

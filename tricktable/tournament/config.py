@@ -356,7 +356,8 @@ def config_from_mapping(data: Mapping[str, Any], *, default_name: str = "tournam
 
 
 def check_bots(config: TournamentConfig) -> None:
-    """Load every ``bot`` entrant's bot once, before the first game: a typo must not play a tournament of forfeits.
+    """Load and make every ``bot`` entrant's bot once, before the first game: a typo must not play a tournament of
+    forfeits (a program or a URL is checked, not started).
 
     Why not in the config's own checks: a config is also read where its bots
     cannot be imported (tests with scripted dispatchers, a Ray head without
@@ -365,12 +366,14 @@ def check_bots(config: TournamentConfig) -> None:
     Raises:
         ConfigError: naming the entrant and what is wrong with its bot.
     """
-    from tricktable.bots import BotSpecError, bot_factory
+    from tricktable.bots import EXEC_PREFIX, WEBHOOK_PREFIX, BotSpecError, bot_factory
 
     for entrant in config.entrants:
         if entrant.bot is not None:
             try:
-                bot_factory(entrant.bot)
+                factory = bot_factory(entrant.bot)
+                if not entrant.bot.startswith((EXEC_PREFIX, WEBHOOK_PREFIX)):
+                    factory(None)  # a class that cannot be made says so now, not as seats that never join
             except BotSpecError as exc:
                 raise ConfigError(f"entrant {entrant.name!r}: {exc}") from None
 

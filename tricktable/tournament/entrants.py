@@ -28,7 +28,8 @@ def _entrant_schema(schema: dict[str, Any]) -> None:
 
     Exactly one of ``bot`` or ``command``; ``name`` may be left out with a bot (the bot spec names it).
     """
-    schema["description"] = ("A bot (a built-in name, module:Class or path/to/file.py:Class) or a command "
+    schema["description"] = ("A bot (a built-in name, module:Class, path/to/file.py:Class, exec:PROGRAM for a program "
+                             "in any language on stdin/stdout, docs/bots-any-language.md, or webhook:URL) or a command "
                              "template with any of the placeholders " + ", ".join(PLACEHOLDERS) + "; the seat's "
                              "token is read from {token_file}, {token_fd} or $TRICKTABLE_TOKEN_FD.")
     schema.pop("required", None)
@@ -46,7 +47,7 @@ def _entrant_schema(schema: dict[str, Any]) -> None:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EntrantSpec:
-    """One entrant: a name and either a ``bot`` (built-in, ``module:Class`` or ``file.py:Class``) or a ``command``.
+    """One entrant: a name and either a ``bot`` (any bot spec: :func:`tricktable.bots.bot_factory`) or a ``command``.
 
     A command is a template of any program that plays a seat, with the
     placeholders of :data:`PLACEHOLDERS`. ``files``: paths (the entrant's

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tricktable.bots import make_bot
-from tricktable.client_sdk.bot import Bot, is_pending, not_an_action, split_choice
+from tricktable.client_sdk.bot import Bot, BotFault, is_pending, not_an_action, split_choice
 from tricktable.rules.actions import Action
 from tricktable.rules.defaults import default_action
 from tricktable.rules.errors import RuleError
@@ -156,6 +156,8 @@ class LocalRunner:
                     action = answer
             except RuleError as exc:
                 problem = f"illegal action: {exc}"
+            except BotFault as exc:  # a program or a URL that gave no valid answer: its own words
+                problem = str(exc)
             except Exception as exc:  # a bot's bug is a fault of that bot, never the tournament's end
                 problem = f"crashed: {type(exc).__name__}: {exc}"
             if problem is None and limit is not None and time.perf_counter() - asked > limit:

@@ -28,9 +28,11 @@ and only runs unsandboxed when the organiser asks for it
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -82,6 +84,9 @@ def entrant_paths(argv: Sequence[str], files: Iterable[str] = (), bot: str | Non
     names = [*argv, *(arg.partition("=")[2] for arg in argv if arg.startswith("-")), *files]
     if bot is not None and ".py:" in bot:
         names.append(bot.rpartition(":")[0])
+    if bot is not None and bot.startswith("exec:"):  # a program in any language: it and the files it names
+        with contextlib.suppress(ValueError):
+            names += shlex.split(bot.removeprefix("exec:"))
     found = []
     for name in names:
         if name and ("/" in name or name in files) and os.path.exists(name):

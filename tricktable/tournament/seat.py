@@ -160,6 +160,7 @@ def main(argv: list[str]) -> int:
         return 2
     _exit_with_parent()
     from tricktable.bots import BotSpecError, make_bot
+    from tricktable.bots.external.adapter import for_server
     from tricktable.client_sdk.errors import SdkError
     from tricktable.client_sdk.runner import run_bot
     from tricktable.rules.errors import TricktableError
@@ -169,7 +170,7 @@ def main(argv: list[str]) -> int:
     label = argv[3] if len(argv) > 3 else name
     root_certificates = Path(argv[4]).read_bytes() if len(argv) > 4 and argv[4] else None
     try:
-        bot = make_bot(name, seed)
+        bot = for_server(make_bot(name, seed))  # a program or a URL answers in a thread
         # The tournament started the server before this process: a first connection that fails is the machine
         # being slow, not a wrong address, so it is given time (a forfeit would change the results).
         result = run_bot(bot, address, token=token, name=label, root_certificates=root_certificates,

@@ -1,49 +1,15 @@
 """Plain JSON from the rules' and the server's own objects, for the pages.
 
-One generic conversion, so a field added to a view or an event reaches the
-page without a second list of fields to keep in step: dataclasses become
-objects (events carry their class name as ``kind``), cards their record
-notation (``5H``), enums their value, tuples lists. Whatever goes in is
-already cut to its audience; nothing here decides visibility.
+The conversion itself is :mod:`tricktable.rules.plain` (bots in other
+languages read views in the same form); here is what the pages add to it.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
-from collections.abc import Mapping
-from enum import Enum
 from typing import Any
 
-from tricktable.rules.cards import Card
 from tricktable.rules.game import SeatView
-
-
-def to_json(value: object) -> Any:
-    """``value`` as JSON-ready data (dicts, lists, strings, numbers, booleans, None)."""
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, Card):
-        return value.code
-    if isinstance(value, Enum):
-        return to_json(value.value)
-    if isinstance(value, Mapping):
-        return {str(k): to_json(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [to_json(v) for v in value]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    return str(value)
-
-
-def event_json(body: object) -> dict[str, Any]:
-    """An event body with its kind (the class name: ``TrickWon``, ``ActionTimedOut``...)."""
-    data = to_json(body)
-    if not isinstance(data, dict):
-        data = {"value": data}
-    return {"kind": type(body).__name__, **data}
+from tricktable.rules.plain import event_json, to_json
 
 
 def board_json(view: SeatView, hands: list[list[str]] | None = None) -> dict[str, Any]:
@@ -59,3 +25,6 @@ def board_json(view: SeatView, hands: list[list[str]] | None = None) -> dict[str
         data.pop(key, None)
     data["hands"] = hands if hands is not None else [[] for _ in range(view.players)]
     return data
+
+
+__all__ = ["board_json", "event_json", "to_json"]

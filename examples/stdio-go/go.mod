@@ -1,0 +1,3 @@
+module tricktable.dev/stdio-go
+
+go 1.19
