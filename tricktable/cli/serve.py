@@ -17,6 +17,10 @@ one public address (:mod:`tricktable.server.sharded`, :mod:`tricktable.server.sh
 the public address (the web viewer runs beside shard 0; each shard journals
 its own tables in ``DATA_DIR/shard-K``).
 
+``--database-url postgresql://...`` (or ``$TRICKTABLE_DATABASE_URL``) stores
+the ended tables in PostgreSQL instead of the data directory's SQLite file
+(:mod:`tricktable.server.record_store`); the journal stays in the data directory.
+
 ``--config FILE`` reads the same settings from a TOML file (:mod:`tricktable.cli.config_file`);
 ``--print-config`` shows what is in effect.
 """
@@ -33,8 +37,10 @@ from tricktable.cli.config_file import load_defaults, to_toml
 from tricktable.server import runtime
 from tricktable.server.app import GameServer, ServerConfig, serve
 from tricktable.server.clocks import LIMITS, TimeControl
+from tricktable.server.errors import StorageUnavailableError
 from tricktable.server.lobby import Limits
 from tricktable.server.logging import configure
+from tricktable.server.record_store import ENV_DATABASE_URL, POSTGRES_SCHEMES, redacted
 from tricktable.server.sharded import Shard, serve_sharded, shard_count
 from tricktable.server.storage import resolve_data_dir
 from tricktable.web.viewer import beside_server
@@ -47,6 +53,10 @@ def serve_command(
     port: Annotated[int, typer.Option("--port", help="Port to bind; 0 picks a free one.")] = 50051,
     data_dir: Annotated[Path | None, typer.Option(
         "--data-dir", help="Where the SQLite store lives (default: $TRICKTABLE_DATA_DIR, else ./data).")] = None,
+    database_url: Annotated[str | None, typer.Option(
+        "--database-url", envvar=ENV_DATABASE_URL, show_envvar=True,
+        help="Store ended tables in this PostgreSQL database (postgresql://USER:PASSWORD@HOST/DB; needs the "
+        "postgres extra) instead of the SQLite file in the data directory; several servers may share it.")] = None,
     tls_cert: Annotated[Path | None, typer.Option("--tls-cert", help="PEM certificate chain; TLS with --tls-key.")]
     = None,
     tls_key: Annotated[Path | None, typer.Option("--tls-key", help="PEM private key; TLS with --tls-cert.")] = None,
@@ -102,8 +112,11 @@ def serve_command(
                         ("--max-streams-per-client", max_streams_per_client)):
         checks.at_least(flag, count, 1)
     checks.at_least("--min-free-mb", min_free_mb, 0)
+    if database_url and not database_url.startswith(POSTGRES_SCHEMES):
+        checks.fail(f"--database-url must begin with {' or '.join(POSTGRES_SCHEMES)}")
     if print_config:
-        typer.echo(to_toml(ctx.params), nl=False)
+        shown = {**ctx.params, "database_url": database_url and redacted(database_url)}
+        typer.echo(to_toml(shown), nl=False)
         raise typer.Exit(0)
     configure(json=json_logs, level=checks.log_level(log_level))
     try:
@@ -115,8 +128,8 @@ def serve_command(
         raise typer.Exit(2) from None
     notes: list[str] = []
     config = ServerConfig(
-        host=host, port=port, data_dir=resolve_data_dir(data_dir), tls_cert=tls_cert, tls_key=tls_key,
-        time_control=clocks, journal=journal, drain_seconds=drain_seconds,
+        host=host, port=port, data_dir=resolve_data_dir(data_dir), database_url=database_url, tls_cert=tls_cert,
+        tls_key=tls_key, time_control=clocks, journal=journal, drain_seconds=drain_seconds,
         limits=Limits(max_tables=max_tables, max_tables_per_client=max_tables_per_client,
                       max_streams_per_client=max_streams_per_client, min_free_bytes=min_free_mb * 1024 * 1024))
     companions = [] if no_http else [beside_server(http_host, http_port, announce=notes.append, pages=viewer)]
@@ -133,7 +146,7 @@ def serve_command(
         else:
             runtime.run(serve_sharded(config, count, logging={"json": json_logs, "level": log_level},
                                       on_ready=ready, companions=companions))
-    except (OSError, RuntimeError) as error:
+    except (OSError, RuntimeError, StorageUnavailableError) as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
 

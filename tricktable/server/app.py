@@ -34,11 +34,12 @@ from tricktable.server.clocks import TimeControl
 from tricktable.server.interceptors import AccessLogInterceptor, ErrorInterceptor, StreamLimitInterceptor
 from tricktable.server.journal import Journal
 from tricktable.server.lobby import Limits, Lobby
+from tricktable.server.record_store import record_store
 from tricktable.server.reflection import SERVICE_NAMES as REFLECTION_SERVICES
 from tricktable.server.reflection import enable_reflection
 from tricktable.server.service import TableService
 from tricktable.server.shards import ShardedTableService, Shards
-from tricktable.server.storage import Storage, resolve_data_dir
+from tricktable.server.storage import resolve_data_dir
 
 log = structlog.get_logger("tricktable.server")
 
@@ -55,6 +56,9 @@ class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 50051
     data_dir: Path = field(default_factory=resolve_data_dir)
+    #: Where ended tables are stored: a PostgreSQL URL (``postgresql://...``), else None for the SQLite file in
+    #: ``data_dir`` (:func:`tricktable.server.record_store.record_store`).
+    database_url: str | None = None
     tls_cert: Path | None = None
     tls_key: Path | None = None
     limits: Limits = field(default_factory=Limits)
@@ -78,7 +82,7 @@ class GameServer:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
-        self.storage = Storage(config.data_dir)
+        self.storage = record_store(config.data_dir, config.database_url)
         #: A shard journals apart (its own folder in the shared data directory): it resumes only its own tables.
         journal_dir = config.data_dir if config.shard is None else config.data_dir / f"shard-{config.shard}"
         self.journal = Journal(journal_dir) if config.journal else None
