@@ -9,7 +9,7 @@ processes starting together migrate once, and refuses a database a newer
 version migrated further.
 
 When the database goes away (restarted, a network cut), the call that meets
-it fails with :class:`tricktable.server.errors.StorageUnavailableError`, and
+it fails with :class:`DatabaseUnreachableError` (``STORAGE_UNAVAILABLE``), and
 the connection is dropped and opened again by the next call: the lobby keeps
 the ended tables' records in memory and writes them once the database answers
 (its storage keeper checks it every second, since no write of ours may fail
@@ -87,6 +87,18 @@ MIGRATIONS: tuple[str, ...] = (
 _INSERT = (f"INSERT INTO tables ({', '.join(TABLE_COLUMNS)}) VALUES ({', '.join('%s' for _ in TABLE_COLUMNS)})"
            f" ON CONFLICT (id) DO UPDATE SET {', '.join(f'{c} = EXCLUDED.{c}' for c in TABLE_COLUMNS[1:])}")
 _SELECT = f"SELECT {', '.join(META_COLUMNS)} FROM tables"
+
+
+class DatabaseUnreachableError(StorageUnavailableError):
+    """The database can not be reached, or cut the connection: what every call fails with until it answers."""
+
+    #: What :class:`tricktable.server.store_health.StoreHealth` (readiness, refusals) says of it.
+    why = "the database can not be reached"
+
+    def __init__(self) -> None:
+        super().__init__(f"storage unavailable: records: {self.why}")
+
+
 #: The errors that say the database can not be reached (or cut the connection), not that a statement is wrong.
 _GONE = (psycopg.OperationalError, psycopg.InterfaceError)
 
@@ -136,7 +148,7 @@ class PostgresStorage:
         """Connect and migrate.
 
         Raises:
-            StorageUnavailableError: the database can not be reached.
+            DatabaseUnreachableError: the database can not be reached.
             SchemaVersionError: it was migrated by a newer version.
         """
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -172,13 +184,13 @@ class PostgresStorage:
             self._db.close()
             self._db = None
 
-    def _unavailable(self, error: BaseException) -> StorageUnavailableError:
+    def _unavailable(self, error: BaseException) -> DatabaseUnreachableError:
         """What a caller gets when the database is out of reach (the cause is logged, not sent to clients)."""
         if self._reachable:
             self._reachable = False
             first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
             log.error("record store unreachable", database=self.where, error=first_line)
-        return StorageUnavailableError("storage unavailable: records: the database can not be reached")
+        return DatabaseUnreachableError()
 
     def _reached(self) -> None:
         if not self._reachable:
@@ -189,7 +201,7 @@ class PostgresStorage:
         """``work`` on the connection, under the lock; a lost connection is dropped and reported unavailable.
 
         Raises:
-            StorageUnavailableError: the database can not be reached, or cut the connection.
+            DatabaseUnreachableError: the database can not be reached, or cut the connection.
         """
         with self._lock:
             if not self._open:
