@@ -111,7 +111,11 @@ class GameServer:
         """
         self.storage.open()
         if self.journal is not None:
-            self.journal.open()
+            try:
+                self.journal.open()
+            except BaseException:
+                self.storage.close()
+                raise
             self.lobby.resume()
         server = grpc.aio.server(
             interceptors=[AccessLogInterceptor(), ErrorInterceptor(),
