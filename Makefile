@@ -141,6 +141,7 @@ bench: venv
 	$(PY) -m bench.server_bench
 	$(PY) -m bench.shard_bench
 	$(PY) -m bench.sdk_decode
+	-$(PY) -m bench.store_cost
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

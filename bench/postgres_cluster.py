@@ -1,4 +1,4 @@
-"""A real PostgreSQL cluster for the tests: initdb in a temporary directory, started and stopped by the test.
+"""A real PostgreSQL cluster for tests and benchmarks: initdb in a temporary directory, started and stopped by them.
 
 Why a cluster of its own: the storage suite and the database-gone test run
 against a real server (never a mock), and stopping it must not disturb any
@@ -6,6 +6,10 @@ other. It listens on a Unix socket in its own directory only (no TCP port to
 collide with), trusts local connections, and runs as ``nobody`` when the
 tests run as root (PostgreSQL refuses to run as root). The binaries are found
 on the PATH, else in Debian's ``/usr/lib/postgresql/<version>/bin``.
+
+The tests run it with ``fsync=off`` (nothing they check needs a commit to
+reach the disk); a benchmark asks for PostgreSQL's durable defaults
+(``durable=True``: every commit waits for its WAL to be flushed).
 """
 
 from __future__ import annotations
@@ -39,8 +43,9 @@ def binaries() -> Path | None:
 class PostgresCluster:
     """One PostgreSQL cluster in ``root`` (created by :meth:`init`), started and stopped on demand."""
 
-    def __init__(self, root: Path, bin_dir: Path) -> None:
+    def __init__(self, root: Path, bin_dir: Path, *, durable: bool = False) -> None:
         self.root = root
+        self.durable = durable
         self.bin = bin_dir
         self.data = root / "pgdata"
         self.socket_dir = root / "socket"
@@ -62,14 +67,32 @@ class PostgresCluster:
         return self
 
     def start(self) -> None:
-        options = (f"-p {PORT} -k {self.socket_dir} -c listen_addresses='' -c fsync=off"
-                   " -c max_connections=100 -c shared_buffers=16MB")
+        options = (f"-p {PORT} -k {self.socket_dir} -c listen_addresses='' -c max_connections=100"
+                   + ("" if self.durable else " -c fsync=off -c shared_buffers=16MB"))
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", options, "-l", str(self.root / "log"),
                   "-w", "-t", "120", "start")
 
     def stop(self) -> None:
         """Stop at once (``-m fast``: connections are cut, as when the database goes away)."""
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "-t", "120", "stop")
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds the cluster's processes have used so far: the postmaster's own and its children's (those
+        it reaped included, through its ``cutime``/``cstime``)."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        total = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rpartition(")")[2].split()
+            except OSError:  # ended meanwhile
+                continue
+            pid = int(stat.parent.name)
+            if pid == postmaster:
+                total += sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
+            elif int(fields[1]) == postmaster:
+                total += int(fields[11]) + int(fields[12])
+        return total / ticks
 
     def url(self, database: str = "postgres") -> str:
         """The URL of ``database`` on this cluster (its Unix socket)."""
@@ -93,7 +116,7 @@ class PostgresCluster:
 
 
 @contextmanager
-def running_cluster() -> Iterator[PostgresCluster]:
+def running_cluster(*, durable: bool = False) -> Iterator[PostgresCluster]:
     """A started cluster in a fresh temporary directory, stopped and removed when the block ends.
 
     Raises:
@@ -104,7 +127,7 @@ def running_cluster() -> Iterator[PostgresCluster]:
         raise FileNotFoundError("PostgreSQL is not installed (no pg_ctl on the PATH or in /usr/lib/postgresql)")
     root = Path(tempfile.mkdtemp(prefix="tricktable-pg-"))
     try:
-        cluster = PostgresCluster(root, bin_dir).init()
+        cluster = PostgresCluster(root, bin_dir, durable=durable).init()
         cluster.start()
         try:
             yield cluster

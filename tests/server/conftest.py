@@ -9,8 +9,8 @@ from pathlib import Path
 import grpc
 import pytest
 
+from bench.postgres_cluster import PostgresCluster, binaries, running_cluster
 from tests.live_server import running_server
-from tests.postgres_cluster import PostgresCluster, binaries, running_cluster
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from tricktable.server.app import GameServer
 from tricktable.server.clocks import TimeControl

@@ -7,7 +7,7 @@ refuse new tables and seekers (``UNAVAILABLE``, ``STORAGE_UNAVAILABLE``),
 play every table out, keep the records of those that ended meanwhile in
 memory (and serve them from there), and, once the cluster is started again,
 store every one of them and take tables again. The cluster is this test's
-own (``tests/postgres_cluster.py``), so stopping it disturbs no other test.
+own (``bench/postgres_cluster.py``), so stopping it disturbs no other test.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2
 
+from bench.postgres_cluster import PostgresCluster, running_cluster
 from tests.live_server import running_server
-from tests.postgres_cluster import PostgresCluster, running_cluster
 from tests.server.clients import create
 from tests.server.conftest import need_postgres
 from tests.server.test_full_disk import CLOCKS, ThinkingBot, is_serving, refusal, serving, until

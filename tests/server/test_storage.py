@@ -2,7 +2,7 @@
 
 Every test taking ``backend`` runs twice: on the SQLite file of a temporary
 data directory, and on a fresh database of a PostgreSQL cluster the session
-started (``tests/postgres_cluster.py``; skipped, saying why, only when
+started (``bench/postgres_cluster.py``; skipped, saying why, only when
 PostgreSQL is not installed).
 """
 

@@ -13,8 +13,8 @@ it fails with :class:`DatabaseUnreachableError` (``STORAGE_UNAVAILABLE``), and
 the connection is dropped and opened again by the next call: the lobby keeps
 the ended tables' records in memory and writes them once the database answers
 (its storage keeper checks it every second, since no write of ours may fail
-while no table ends). ``connect_timeout`` bounds how long a call waits for a
-database that does not answer.
+while no table ends). :data:`CONNECT_OPTIONS` bound how long a call waits for
+a database that does not answer.
 """
 
 from __future__ import annotations
@@ -45,8 +45,11 @@ T = TypeVar("T")
 
 log = structlog.get_logger("tricktable.storage")
 
-#: Seconds a connection attempt waits for the server (libpq's connect_timeout).
-CONNECT_TIMEOUT = 3
+#: How long a connection attempt waits for the server (libpq's connect_timeout, seconds), and how long a TCP
+#: connection's unacknowledged data or silent idle peer is borne before the connection is dropped (libpq's
+#: tcp_user_timeout and keepalives): without them a database cut off by the network holds a call for minutes.
+CONNECT_OPTIONS: dict[str, Any] = {"connect_timeout": 3, "tcp_user_timeout": 10_000, "keepalives": 1,
+                                   "keepalives_idle": 5, "keepalives_interval": 2, "keepalives_count": 3}
 #: The advisory lock migrations run under (any constant; one per application sharing the database).
 MIGRATION_LOCK = 0x7472_6963_6B74  # "trickt"
 
@@ -173,8 +176,7 @@ class PostgresStorage:
             return self._db
         self._drop()
         try:
-            self._db = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT,
-                                       application_name="tricktable")
+            self._db = psycopg.connect(self.url, autocommit=True, application_name="tricktable", **CONNECT_OPTIONS)
         except _GONE as error:
             raise self._unavailable(error) from error
         return self._db
