@@ -154,6 +154,14 @@ def test_ended_twins_are_the_deck_set_indexes_stored_under_a_twin_key(store: Rec
     assert store.ended_twins("k") == {0, 2} and store.ended_twins("none") == set()
 
 
+def test_the_game_directory_keeps_each_game_process_last_address(store: RecordStore) -> None:
+    assert store.game_addresses() == {}
+    store.advertise(0, "10.0.0.5:50051")
+    store.advertise(2, "10.0.0.7:50051")
+    store.advertise(0, "10.0.0.9:50051")  # restarted elsewhere
+    assert store.game_addresses() == {0: "10.0.0.9:50051", 2: "10.0.0.7:50051"}
+
+
 def test_the_write_check_commits(store: RecordStore) -> None:
     store.check()
     store.check()

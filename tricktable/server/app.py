@@ -31,6 +31,7 @@ from grpc_health.v1._async import HealthServicer
 
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
 from tricktable.server.clocks import TimeControl
+from tricktable.server.directory import DirectoryShards, shards_for
 from tricktable.server.interceptors import AccessLogInterceptor, ErrorInterceptor, StreamLimitInterceptor
 from tricktable.server.journal import Journal
 from tricktable.server.lobby import Limits, Lobby
@@ -38,7 +39,7 @@ from tricktable.server.record_store import record_store
 from tricktable.server.reflection import SERVICE_NAMES as REFLECTION_SERVICES
 from tricktable.server.reflection import enable_reflection
 from tricktable.server.service import TableService
-from tricktable.server.shards import ShardedTableService, Shards
+from tricktable.server.shards import LOBBY, ShardedTableService, Shards
 from tricktable.server.storage import resolve_data_dir
 
 log = structlog.get_logger("tricktable.server")
@@ -75,6 +76,11 @@ class ServerConfig:
     #: Also listen on this Unix domain socket (``unix:PATH``, no TLS), open to every local user: how sandboxed
     #: bots, which have no network, reach the server (:mod:`tricktable.tournament.sandbox`).
     unix_socket: Path | None = None
+    #: Many machines (:mod:`tricktable.server.directory`): "game" runs tables as game process ``shard`` of
+    #: ``shard_count`` and advertises ``advertise_address`` (else the address it bound) in the shared database;
+    #: "lobby" runs no table and places them on the game processes. None: one server (or ``--shards``).
+    role: str | None = None
+    advertise_address: str | None = None
 
 
 class GameServer:
@@ -85,11 +91,17 @@ class GameServer:
         self.storage = record_store(config.data_dir, config.database_url)
         #: A shard journals apart (its own folder in the shared data directory): it resumes only its own tables.
         journal_dir = config.data_dir if config.shard is None else config.data_dir / f"shard-{config.shard}"
-        self.journal = Journal(journal_dir) if config.journal else None
+        lobby_role = config.role == "lobby"  # runs no table: nothing to journal, no shard of its own
+        self.journal = Journal(journal_dir) if config.journal and not lobby_role else None
         self.lobby = Lobby(self.storage, limits=config.limits, time_control=config.time_control, journal=self.journal,
-                           shard=config.shard)
-        #: Where the other shards are (None: unsharded); their addresses are set once every shard listens.
-        self.shards = None if config.shard is None else Shards(config.shard, config.shard_count)
+                           shard=None if lobby_role else config.shard)
+        #: Where the other shards are (None: unsharded); their addresses are set once every shard listens, or read
+        #: from the shared database's game directory (``role``).
+        self.shards: Shards | None = None
+        if config.role is not None:
+            self.shards = shards_for(config.role, config.shard, config.shard_count, self.storage)
+        elif config.shard is not None:
+            self.shards = Shards(config.shard, config.shard_count)
         self.health = HealthServicer()
         #: Health updates in flight (the storage's state changed), held until done.
         self._health_updates: set[asyncio.Task[None]] = set()
@@ -142,6 +154,10 @@ class GameServer:
         await server.start()
         if self.config.unix_socket is not None:
             self.config.unix_socket.chmod(0o666)  # a sandboxed bot runs as a user of its own
+        if isinstance(self.shards, DirectoryShards) and self.shards.index != LOBBY:
+            advertised = self.config.advertise_address or self.address
+            self.shards.set_own_address(advertised)
+            await asyncio.to_thread(self.storage.advertise, self.shards.index, advertised)
         self._services = ("", *services)  # "" is the server as a whole
         await self._publish_health()
         self.lobby.health.on_change(self._storage_changed)

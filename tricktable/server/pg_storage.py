@@ -85,6 +85,13 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX tables_twins ON tables (twin_key) WHERE twin_key <> '';
     CREATE TABLE write_check (id INTEGER PRIMARY KEY CHECK (id = 1), at DOUBLE PRECISION NOT NULL);
     """,
+    """
+    CREATE TABLE game_processes (
+        shard INTEGER PRIMARY KEY,
+        address TEXT NOT NULL,
+        advertised_at DOUBLE PRECISION NOT NULL
+    );
+    """,
 )
 
 _INSERT = (f"INSERT INTO tables ({', '.join(TABLE_COLUMNS)}) VALUES ({', '.join('%s' for _ in TABLE_COLUMNS)})"
@@ -244,6 +251,18 @@ class PostgresStorage:
 
     async def save_all_async(self, ended: Sequence[tuple[TableMeta, dict[str, Any]]]) -> dict[str, Exception]:
         return await asyncio.to_thread(self.save_all, ended)
+
+    def advertise(self, shard: int, address: str) -> None:
+        def write(db: psycopg.Connection[Any]) -> None:
+            db.execute("INSERT INTO game_processes (shard, address, advertised_at) VALUES (%s, %s, %s)"
+                       " ON CONFLICT (shard) DO UPDATE SET address = EXCLUDED.address,"
+                       " advertised_at = EXCLUDED.advertised_at", (shard, address, time.time()))
+
+        self._run(write)
+
+    def game_addresses(self) -> dict[int, str]:
+        return {int(shard): str(address) for shard, address in
+                self._rows("SELECT shard, address FROM game_processes", ())}
 
     # --- reads -----------------------------------------------------------
 

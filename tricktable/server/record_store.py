@@ -98,6 +98,14 @@ class RecordStore(Protocol):
         """Number of stored tables."""
         ...
 
+    def advertise(self, shard: int, address: str) -> None:
+        """Record that game process ``shard`` is reached at ``address`` (the game directory)."""
+        ...
+
+    def game_addresses(self) -> dict[int, str]:
+        """Every game process's last advertised address, by shard."""
+        ...
+
 
 def record_store(data_dir: Path, database_url: str | None = None) -> RecordStore:
     """The store a server uses: PostgreSQL at ``database_url`` when given, else SQLite in ``data_dir`` (not opened).

@@ -109,10 +109,24 @@ def _added_columns(db: sqlite3.Connection) -> None:
     db.executescript(_ADDED_INDEXES)
 
 
+#: Game processes and where clients reach them (``serve --role game``; :mod:`tricktable.server.directory`).
+GAMES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS game_processes (
+    shard INTEGER PRIMARY KEY,
+    address TEXT NOT NULL,
+    advertised_at REAL NOT NULL
+);
+"""
+
+
+def _game_directory(db: sqlite3.Connection) -> None:
+    db.executescript(GAMES_SCHEMA)
+
+
 #: The SQLite schema's migrations: version k is reached by running the k-th, in order. Each finds what it needs
 #: already there and leaves it (a file from before the versions, at 0, runs them all; a crash between a migration
 #: and its version mark runs it again, harmlessly).
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_first_schema, _added_columns)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_first_schema, _added_columns, _game_directory)
 
 
 def migrate(db: sqlite3.Connection, where: str) -> int:
@@ -312,6 +326,18 @@ class Storage:
     async def save_all_async(self, ended: Sequence[tuple[TableMeta, dict[str, Any]]]) -> dict[str, Exception]:
         """:meth:`save_all` in a worker thread."""
         return await asyncio.to_thread(self.save_all, ended)
+
+    def advertise(self, shard: int, address: str) -> None:
+        """Record that game process ``shard`` is reached at ``address`` (replacing what it said before)."""
+        with self._lock:
+            self._conn().execute("INSERT OR REPLACE INTO game_processes (shard, address, advertised_at)"
+                                 " VALUES (?, ?, ?)", (shard, address, time.time()))
+
+    def game_addresses(self) -> dict[int, str]:
+        """Every game process's last advertised address, by shard."""
+        with self._lock:
+            rows = self._conn().execute("SELECT shard, address FROM game_processes").fetchall()
+        return {int(shard): str(address) for shard, address in rows}
 
     # --- reads -----------------------------------------------------------
 
