@@ -46,6 +46,9 @@ class DirectoryShards(Shards):
 
     #: SeekGame is matched where it arrives: clients seek at the lobby.
     matchmaker = None
+    #: A game process starting, restarting or slow to take a connection is waited for, this long, by the calls
+    #: forwarded to it (a placement, a GetTable), rather than failed at once.
+    forward_wait = 10.0
 
     def __init__(self, index: int, count: int, store: RecordStore) -> None:
         super().__init__(index, count)

@@ -56,6 +56,8 @@ class Shards:
 
     #: Where SeekGame is matched (None: in the process that receives it).
     matchmaker: int | None = MATCHMAKER
+    #: Seconds a forwarded unary call waits for its shard to be reachable (None: it fails at once when not).
+    forward_wait: float | None = None
 
     def __init__(self, index: int, count: int) -> None:
         if not 0 <= index < count and index != LOBBY:
@@ -136,8 +138,11 @@ class ShardedTableService(TableService):
 
     async def _unary(self, shard: int, method: str, request: Any, context: Context) -> Any:
         stub = await self.shards.stub(shard)
+        wait = self.shards.forward_wait
         try:
-            return await getattr(stub, method)(request, metadata=(HOP,))
+            if wait is None:
+                return await getattr(stub, method)(request, metadata=(HOP,))
+            return await getattr(stub, method)(request, metadata=(HOP,), wait_for_ready=True, timeout=wait)
         except grpc.aio.AioRpcError as error:
             raise _relayed(error) from None
 
