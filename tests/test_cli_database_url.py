@@ -1,4 +1,4 @@
-"""``serve --database-url``: from the flag, the environment or the settings file; never printed with its password."""
+"""``serve --database-url`` (never printed with its password) and the flags of ``--role``."""
 
 from __future__ import annotations
 
@@ -34,3 +34,29 @@ def test_a_url_that_is_not_postgresql_is_one_line_and_exit_2() -> None:
     result = runner.invoke(app, ["serve", "--database-url", "mysql://root:pw@db/x", "--print-config"])
     assert result.exit_code == 2
     assert result.output.strip() == "error: --database-url must begin with postgresql:// or postgres://"
+
+
+def test_the_role_flags_that_disagree_are_one_line_and_exit_2() -> None:
+    cases = {
+        ("--role", "lobby"): "error: --role needs --database-url: the lobby and the game processes meet in its "
+                             "game directory",
+        ("--role", "referee", "--database-url", URL): "error: --role must be one of lobby, game, not 'referee'",
+        ("--role", "game", "--games", "3", "--database-url", URL): "error: --role game needs --game-index from 0 "
+                                                                   "to 2 (--games 3)",
+        ("--role", "game", "--games", "3", "--game-index", "3", "--database-url", URL): "error: --role game needs "
+                                                                                        "--game-index from 0 to 2 "
+                                                                                        "(--games 3)",
+        ("--role", "lobby", "--shards", "2", "--database-url", URL): "error: --role runs one process: give --shards "
+                                                                     "only without it",
+    }
+    for flags, message in cases.items():
+        result = runner.invoke(app, ["serve", *flags, "--print-config"])
+        assert (result.exit_code, result.output.strip()) == (2, message), flags
+
+
+def test_a_game_process_prints_its_role_in_the_settings() -> None:
+    result = runner.invoke(app, ["serve", "--role", "game", "--games", "3", "--game-index", "1",
+                                 "--advertise-address", "game1.example:50051", "--database-url", URL, "--print-config"])
+    assert result.exit_code == 0, result.output
+    for line in ('role = "game"', "games = 3", "game_index = 1", 'advertise_address = "game1.example:50051"'):
+        assert line in result.output

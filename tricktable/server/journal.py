@@ -48,6 +48,9 @@ its seats received. The storage keeper retries the delete every second
 table's record is stored, the held ends go out. Every failure is reported
 to the server's :class:`tricktable.server.store_health.StoreHealth`, which
 refuses new tables until the journal writes again (:meth:`Journal.check`).
+
+The file's format is versioned (:data:`JOURNAL_FORMAT`): a journal written by
+a newer version is refused at start with what to do (:class:`JournalFormatError`).
 """
 
 from __future__ import annotations
