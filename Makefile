@@ -11,7 +11,7 @@ DEMO_STAMP := $(VENV)/.demo-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
 
-.PHONY: venv demo test browser check lint types golden bench clean protos protos-check buf-lint buf-breaking go-toolchain ladder ladder-timed sandbox-tools
+.PHONY: venv demo test browser check lint types golden bench clean protos protos-check buf-lint buf-breaking go-toolchain ladder ladder-timed sandbox-tools postgres-server
 
 # buf (protobuf lint), pinned, run from the npm registry.
 BUF := npx --yes @bufbuild/buf@1.75.0
@@ -36,7 +36,7 @@ demo:
 	@test -f $(STAMP) -a $(STAMP) -nt pyproject.toml || $(MAKE) --no-print-directory $(DEMO_STAMP)
 	$(BIN)/tricktable match --game twenty_five --bots random,random,random,random --http-port $(or $(HTTP_PORT),8080) --delay-ms 400
 
-test: venv browser go-toolchain sandbox-tools
+test: venv browser go-toolchain sandbox-tools postgres-server
 	$(BIN)/pytest -p no:cacheprovider
 
 # Tournaments run every entrant's bot in a bubblewrap sandbox (docs/tournament.md, Isolation), and the tests
@@ -47,6 +47,16 @@ sandbox-tools:
 	  sudo=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  export DEBIAN_FRONTEND=noninteractive; \
 	  $$sudo apt-get install -y -q bubblewrap || { $$sudo apt-get update -q; $$sudo apt-get install -y -q bubblewrap; }; \
+	}
+
+# The record store's suite (tests/server/test_storage.py) and the database-gone test run against a real PostgreSQL
+# server each test starts in a temporary directory: Debian's is installed here with apt-get when missing.
+postgres-server:
+	@{ command -v pg_ctl || ls /usr/lib/postgresql/*/bin/pg_ctl; } >/dev/null 2>&1 || { \
+	  echo "installing PostgreSQL for the record store's tests (apt-get)"; \
+	  sudo=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  $$sudo apt-get install -y -q postgresql || { $$sudo apt-get update -q; $$sudo apt-get install -y -q postgresql; }; \
 	}
 
 # The browser test (tests/web/test_browser.py) drives Debian's chromium through playwright (playwright's own
@@ -132,6 +142,7 @@ bench: venv
 	$(PY) -m bench.shard_bench
 	$(PY) -m bench.sdk_decode
 	$(PY) -m bench.external_bots
+	-$(PY) -m bench.store_cost
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -17,14 +17,16 @@ from tricktable.server.lobby import Limits
 
 
 @asynccontextmanager
-async def running_server(data_dir: Path, clocks: TimeControl,
-                         limits: Limits | None = None) -> AsyncIterator[GameServer]:
+async def running_server(data_dir: Path, clocks: TimeControl, limits: Limits | None = None, *,
+                         database_url: str | None = None) -> AsyncIterator[GameServer]:
     """A started server storing in ``data_dir``, stopped (records kept) when the block ends.
 
     ``limits``: small ones, for the tests that reach them; the defaults (records kept 30 s) otherwise.
+    ``database_url``: records in that PostgreSQL database instead of ``data_dir``'s SQLite file.
     """
     game_server = GameServer(ServerConfig(host="127.0.0.1", port=0, data_dir=data_dir, time_control=clocks,
-                                          limits=limits or Limits(retain_seconds=30.0), stop_grace=1.0))
+                                          limits=limits or Limits(retain_seconds=30.0), stop_grace=1.0,
+                                          database_url=database_url))
     await game_server.start()
     try:
         yield game_server

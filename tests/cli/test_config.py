@@ -43,7 +43,7 @@ def test_every_flag_of_serve_has_a_key(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("decison_ms = 3\n", "unknown key 'decison_ms' (keys: bank_ms, call_burst_per_connection, "),
+    ("decison_ms = 3\n", "unknown key 'decison_ms' (keys: advertise_address, bank_ms, call_burst_per_connection, "),
     ('decision_ms = "x"\n', "decision_ms must be an integer, not 'x'"),
     ("journal = 1\n", "journal must be true or false, not 1"),
     ("drain_seconds = true\n", "drain_seconds must be an integer or a number, not True"),

@@ -65,11 +65,11 @@ def killed_at_exit(processes: list[asyncio.subprocess.Process]) -> Iterator[None
                 process.kill()
 
 
-async def start_fleet(address: str, tokens: list[str]) -> asyncio.subprocess.Process:
-    """A process of SDK first-legal bots (``tests.server.bot_fleet``), one per token."""
+async def start_fleet(address: str, tokens: list[str], attempts: int | None = None) -> asyncio.subprocess.Process:
+    """A process of SDK first-legal bots (``tests.server.bot_fleet``), one per token (``attempts``: reconnects)."""
     fleet = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tests.server.bot_fleet", address, cwd=ROOT, stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=ENV)
+        sys.executable, "-m", "tests.server.bot_fleet", address, *([str(attempts)] if attempts else []), cwd=ROOT,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=ENV)
     assert fleet.stdin is not None
     fleet.stdin.write(json.dumps(tokens).encode())
     fleet.stdin.close()

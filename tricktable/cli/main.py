@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tricktable.cli.tournament",
     "tricktable.cli.conformance",
     "tricktable.cli.serve",
+    "tricktable.cli.backup",
     "tricktable.cli.match",
     "tricktable.cli.ladder",
     "tricktable.cli.tables",

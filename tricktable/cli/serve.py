@@ -17,6 +17,14 @@ one public address (:mod:`tricktable.server.sharded`, :mod:`tricktable.server.sh
 the public address (the web viewer runs beside shard 0; each shard journals
 its own tables in ``DATA_DIR/shard-K``).
 
+``--database-url postgresql://...`` (or ``$TRICKTABLE_DATABASE_URL``) stores
+the ended tables in PostgreSQL instead of the data directory's SQLite file
+(:mod:`tricktable.server.record_store`); the journal stays in the data directory.
+
+``--role lobby|game`` (with ``--games N``, ``--game-index K``, ``--advertise-address``
+and ``--database-url``) runs one process of a server spread over machines
+(:mod:`tricktable.server.directory`).
+
 ``--config FILE`` reads the same settings from a TOML file (:mod:`tricktable.cli.config_file`);
 ``--print-config`` shows what is in effect.
 """
@@ -33,8 +41,11 @@ from tricktable.cli.config_file import load_defaults, to_toml
 from tricktable.server import runtime
 from tricktable.server.app import GameServer, ServerConfig, serve
 from tricktable.server.clocks import LIMITS, TimeControl
+from tricktable.server.directory import ROLES
+from tricktable.server.errors import StorageUnavailableError
 from tricktable.server.lobby import Limits
 from tricktable.server.logging import configure
+from tricktable.server.record_store import ENV_DATABASE_URL, POSTGRES_SCHEMES, redacted
 from tricktable.server.sharded import Shard, serve_sharded, shard_count
 from tricktable.server.storage import resolve_data_dir
 from tricktable.web.viewer import beside_server
@@ -47,6 +58,10 @@ def serve_command(
     port: Annotated[int, typer.Option("--port", help="Port to bind; 0 picks a free one.")] = 50051,
     data_dir: Annotated[Path | None, typer.Option(
         "--data-dir", help="Where the SQLite store lives (default: $TRICKTABLE_DATA_DIR, else ./data).")] = None,
+    database_url: Annotated[str | None, typer.Option(
+        "--database-url", envvar=ENV_DATABASE_URL, show_envvar=True,
+        help="Store ended tables in this PostgreSQL database (postgresql://USER:PASSWORD@HOST/DB; needs the "
+        "postgres extra) instead of the SQLite file in the data directory; several servers may share it.")] = None,
     tls_cert: Annotated[Path | None, typer.Option("--tls-cert", help="PEM certificate chain; TLS with --tls-key.")]
     = None,
     tls_key: Annotated[Path | None, typer.Option("--tls-key", help="PEM private key; TLS with --tls-cert.")] = None,
@@ -84,6 +99,17 @@ def serve_command(
     = True,
     shards: Annotated[int, typer.Option(
         "--shards", help="Server processes sharing the tables behind this address; 0: one per core.")] = 1,
+    role: Annotated[str | None, typer.Option(
+        "--role", help="Many machines: 'game' runs tables as game process --game-index of --games, 'lobby' runs "
+        "none and places them on the game processes; both need --database-url (they meet in its directory).")]
+    = None,
+    game_index: Annotated[int | None, typer.Option(
+        "--game-index", help="With --role game: this process's index, 0 to --games - 1 (its tables' ids name it).")]
+    = None,
+    games: Annotated[int, typer.Option("--games", help="With --role: how many game processes there are.")] = 1,
+    advertise_address: Annotated[str | None, typer.Option(
+        "--advertise-address", help="With --role game: the HOST:PORT clients reach this process at (play_address); "
+        "default: the address it binds.")] = None,
     log_level: Annotated[str, typer.Option("--log-level", help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
     json_logs: Annotated[bool | None, typer.Option(
         "--json-logs/--console-logs", help="Log format (default: JSON unless stderr is a terminal).")] = None,
@@ -118,8 +144,13 @@ def serve_command(
     checks.at_least("--call-rate-per-token", call_rate_per_token, 0.0)
     checks.at_least("--call-rate-per-connection", call_rate_per_connection, 0.0)
     checks.at_least("--min-free-mb", min_free_mb, 0)
+    if database_url and not database_url.startswith(POSTGRES_SCHEMES):
+        checks.fail(f"--database-url must begin with {' or '.join(POSTGRES_SCHEMES)}")
+    if role is not None:
+        _check_role(role, game_index, games, database_url, shards)
     if print_config:
-        typer.echo(to_toml(ctx.params), nl=False)
+        shown = {**ctx.params, "database_url": database_url and redacted(database_url)}
+        typer.echo(to_toml(shown), nl=False)
         raise typer.Exit(0)
     configure(json=json_logs, level=checks.log_level(log_level))
     try:
@@ -131,8 +162,10 @@ def serve_command(
         raise typer.Exit(2) from None
     notes: list[str] = []
     config = ServerConfig(
-        host=host, port=port, data_dir=resolve_data_dir(data_dir), tls_cert=tls_cert, tls_key=tls_key,
-        time_control=clocks, journal=journal, drain_seconds=drain_seconds,
+        host=host, port=port, data_dir=resolve_data_dir(data_dir), database_url=database_url, tls_cert=tls_cert,
+        tls_key=tls_key, time_control=clocks, journal=journal, drain_seconds=drain_seconds, role=role,
+        advertise_address=advertise_address, shard=game_index if role == "game" else None,
+        shard_count=games if role else 1,
         limits=Limits(max_tables=max_tables, max_tables_per_client=max_tables_per_client,
                       max_streams_per_client=max_streams_per_client, min_free_bytes=min_free_mb * 1024 * 1024,
                       call_burst_per_token=call_burst_per_token, call_rate_per_token=call_rate_per_token,
@@ -152,9 +185,22 @@ def serve_command(
         else:
             runtime.run(serve_sharded(config, count, logging={"json": json_logs, "level": log_level},
                                       on_ready=ready, companions=companions))
-    except (OSError, RuntimeError) as error:
+    except (OSError, RuntimeError, StorageUnavailableError) as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
+
+
+def _check_role(role: str, game_index: int | None, games: int, database_url: str | None, shards: int) -> None:
+    """The flags of ``--role`` agree with each other (else one line and exit 2)."""
+    if role not in ROLES:
+        checks.fail(f"--role must be one of {', '.join(ROLES)}, not {role!r}")
+    if not database_url:
+        checks.fail("--role needs --database-url: the lobby and the game processes meet in its game directory")
+    if shards != 1:
+        checks.fail("--role runs one process: give --shards only without it")
+    checks.at_least("--games", games, 1)
+    if role == "game" and (game_index is None or not 0 <= game_index < games):
+        checks.fail(f"--role game needs --game-index from 0 to {games - 1} (--games {games})")
 
 
 def _ready(server: GameServer, notes: list[str]) -> None:

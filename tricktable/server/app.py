@@ -39,13 +39,15 @@ from tricktable.server.interceptors import (
     ErrorInterceptor,
     StreamLimitInterceptor,
 )
+from tricktable.server.directory import DirectoryShards, shards_for
 from tricktable.server.journal import Journal
 from tricktable.server.lobby import Limits, Lobby
+from tricktable.server.record_store import record_store
 from tricktable.server.reflection import SERVICE_NAMES as REFLECTION_SERVICES
 from tricktable.server.reflection import enable_reflection
 from tricktable.server.service import TableService
-from tricktable.server.shards import ShardedTableService, Shards
-from tricktable.server.storage import Storage, resolve_data_dir
+from tricktable.server.shards import LOBBY, ShardedTableService, Shards
+from tricktable.server.storage import resolve_data_dir
 
 log = structlog.get_logger("tricktable.server")
 
@@ -62,6 +64,9 @@ class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 50051
     data_dir: Path = field(default_factory=resolve_data_dir)
+    #: Where ended tables are stored: a PostgreSQL URL (``postgresql://...``), else None for the SQLite file in
+    #: ``data_dir`` (:func:`tricktable.server.record_store.record_store`).
+    database_url: str | None = None
     tls_cert: Path | None = None
     tls_key: Path | None = None
     limits: Limits = field(default_factory=Limits)
@@ -78,6 +83,11 @@ class ServerConfig:
     #: Also listen on this Unix domain socket (``unix:PATH``, no TLS), open to every local user: how sandboxed
     #: bots, which have no network, reach the server (:mod:`tricktable.tournament.sandbox`).
     unix_socket: Path | None = None
+    #: Many machines (:mod:`tricktable.server.directory`): "game" runs tables as game process ``shard`` of
+    #: ``shard_count`` and advertises ``advertise_address`` (else the address it bound) in the shared database;
+    #: "lobby" runs no table and places them on the game processes. None: one server (or ``--shards``).
+    role: str | None = None
+    advertise_address: str | None = None
 
 
 class GameServer:
@@ -86,17 +96,23 @@ class GameServer:
     def __init__(self, config: ServerConfig, *, clock: Callable[[], float] = time.monotonic) -> None:
         """``clock``: the monotonic seconds the call rates are measured in (a test gives a fake one)."""
         self.config = config
-        self.storage = Storage(config.data_dir)
+        self.storage = record_store(config.data_dir, config.database_url)
         #: A shard journals apart (its own folder in the shared data directory): it resumes only its own tables.
         journal_dir = config.data_dir if config.shard is None else config.data_dir / f"shard-{config.shard}"
-        self.journal = Journal(journal_dir) if config.journal else None
+        lobby_role = config.role == "lobby"  # runs no table: nothing to journal, no shard of its own
+        self.journal = Journal(journal_dir) if config.journal and not lobby_role else None
         self.lobby = Lobby(self.storage, limits=config.limits, time_control=config.time_control, journal=self.journal,
-                           shard=config.shard)
+                           shard=None if lobby_role else config.shard)
         limits = config.limits
         self.call_rates = CallRates(Rate(limits.call_burst_per_token, limits.call_rate_per_token),
                                     Rate(limits.call_burst_per_connection, limits.call_rate_per_connection), clock)
-        #: Where the other shards are (None: unsharded); their addresses are set once every shard listens.
-        self.shards = None if config.shard is None else Shards(config.shard, config.shard_count)
+        #: Where the other shards are (None: unsharded); their addresses are set once every shard listens, or read
+        #: from the shared database's game directory (``role``).
+        self.shards: Shards | None = None
+        if config.role is not None:
+            self.shards = shards_for(config.role, config.shard, config.shard_count, self.storage)
+        elif config.shard is not None:
+            self.shards = Shards(config.shard, config.shard_count)
         self.health = HealthServicer()
         #: Health updates in flight (the storage's state changed), held until done.
         self._health_updates: set[asyncio.Task[None]] = set()
@@ -118,7 +134,11 @@ class GameServer:
         """
         self.storage.open()
         if self.journal is not None:
-            self.journal.open()
+            try:
+                self.journal.open()
+            except BaseException:
+                self.storage.close()
+                raise
             self.lobby.resume()
         server = grpc.aio.server(
             interceptors=[CallRateInterceptor(self.call_rates, self.lobby.metrics), AccessLogInterceptor(),
@@ -145,6 +165,10 @@ class GameServer:
         await server.start()
         if self.config.unix_socket is not None:
             self.config.unix_socket.chmod(0o666)  # a sandboxed bot runs as a user of its own
+        if isinstance(self.shards, DirectoryShards) and self.shards.index != LOBBY:
+            advertised = self.config.advertise_address or self.address
+            self.shards.set_own_address(advertised)
+            await asyncio.to_thread(self.storage.advertise, self.shards.index, advertised)
         self._services = ("", *services)  # "" is the server as a whole
         await self._publish_health()
         self.lobby.health.on_change(self._storage_changed)

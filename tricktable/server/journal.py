@@ -48,6 +48,9 @@ its seats received. The storage keeper retries the delete every second
 table's record is stored, the held ends go out. Every failure is reported
 to the server's :class:`tricktable.server.store_health.StoreHealth`, which
 refuses new tables until the journal writes again (:meth:`Journal.check`).
+
+The file's format is versioned (:data:`JOURNAL_FORMAT`): a journal written by
+a newer version is refused at start with what to do (:class:`JournalFormatError`).
 """
 
 from __future__ import annotations
@@ -83,6 +86,11 @@ WAL_RESTART_PAGES = 4096
 #: (:meth:`Journal.close_table`): their rows are deleted together.
 FORGET_SECONDS = 1.0
 FORGET_BATCH = 100
+
+#: The journal's format (``PRAGMA user_version``): what its rows mean. A journal written before formats were
+#: marked reads 0 and is format 1. A start refuses a journal of a newer format (:class:`JournalFormatError`), so
+#: running tables are never replayed by a version that misreads them; a change of what a row means is a new format.
+JOURNAL_FORMAT = 1
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS openings (
@@ -151,6 +159,26 @@ class JournaledTable:
 
     opening: Opening
     steps: list[Step]
+
+
+class JournalFormatError(RuntimeError):
+    """The journal was written by a newer version of Tricktable, in a format this version does not read."""
+
+
+def check_format(db: sqlite3.Connection, path: Path) -> None:
+    """Refuse a journal whose format is newer than :data:`JOURNAL_FORMAT`; mark an older one (or a new file).
+
+    Raises:
+        JournalFormatError: with what to do about it.
+    """
+    found = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if found > JOURNAL_FORMAT:
+        raise JournalFormatError(
+            f"{path} holds running tables in journal format {found}, and this version of tricktable reads format "
+            f"{JOURNAL_FORMAT} at most: start the version that wrote it (its tables resume; a stop with "
+            "--drain-seconds lets them finish), or move the file aside to start without them (they are lost)")
+    if found < JOURNAL_FORMAT:
+        db.execute(f"PRAGMA user_version = {JOURNAL_FORMAT}")
 
 
 def _passive_checkpoint(db: sqlite3.Connection) -> int | None:
@@ -232,9 +260,18 @@ class Journal:
         self._wal_restart_due = False
 
     def open(self) -> Journal:
-        """Create the file and schema if needed; start the background checkpoints."""
+        """Create the file and schema if needed (refusing a newer format); start the background checkpoints.
+
+        Raises:
+            JournalFormatError: the file was written by a newer version (it is left as it is).
+        """
         self.path.parent.mkdir(parents=True, exist_ok=True)
         db = open_wal(self.path)
+        try:
+            check_format(db, self.path)
+        except BaseException:
+            db.close()
+            raise
         db.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints fsync: the background thread does them
         db.executescript(_SCHEMA)
         self._db = db

@@ -66,9 +66,10 @@ from tricktable.server.errors import (
 )
 from tricktable.server.journal import Journal, Opening, TableJournal
 from tricktable.server.metrics import Metrics
+from tricktable.server.record_store import RecordStore
 from tricktable.server.seats import TokenBook, clean_name, new_token, token_digest
 from tricktable.server.shard_ids import table_id_for, token_prefix
-from tricktable.server.storage import Storage, TableMeta
+from tricktable.server.storage import TableMeta
 from tricktable.server.store_health import CHECK_SECONDS, JOURNAL, RECORDS, StoreHealth, check_free_space
 from tricktable.server.stream_guard import ClientStreams
 from tricktable.server.tables import Table, TableStatus
@@ -151,7 +152,7 @@ class _Seeker:
 class Lobby:
     """Every open table of one server process."""
 
-    def __init__(self, storage: Storage, *, limits: Limits | None = None,
+    def __init__(self, storage: RecordStore, *, limits: Limits | None = None,
                  time_control: TimeControl | None = None, journal: Journal | None = None,
                  shard: int | None = None) -> None:
         self.storage = storage
@@ -577,7 +578,11 @@ class Lobby:
                 log.exception("storage check failed")
 
     async def check_storage_once(self) -> None:
-        """Look at the free space, retry what failed (records, the journal's stale tables) and clear what writes."""
+        """Look at the free space, retry what failed (records, the journal's stale tables) and clear what writes.
+
+        A remote record store (PostgreSQL) is written to every time, failing or not: it can go away while no
+        table ends, and readiness should say so before a record waits on it.
+        """
         folders = {self.storage.data_dir}
         if self.journal is not None:
             folders.add(self.journal.path.parent)
@@ -586,11 +591,13 @@ class Lobby:
             self.journal.check()
         if self._unstored and self.health.failing(RECORDS):
             self._store_waiting()
-        elif self.health.failing(RECORDS) and self._storer is None:
+        elif (self.health.failing(RECORDS) or self.storage.remote) and self._storer is None:
             try:
                 await asyncio.to_thread(self.storage.check)
             except Exception as error:
-                log.warning("record store still fails", error=f"{type(error).__name__}: {error}")
+                if self.health.failing(RECORDS):
+                    log.warning("record store still fails", error=f"{type(error).__name__}: {error}")
+                self.health.failed(RECORDS, error)
             else:
                 self.health.recovered(RECORDS)
 
@@ -613,7 +620,10 @@ class Lobby:
             raise TableNotOverError(f"table {table_id!r} is ending: its end waits for the storage to write again")
         if table is not None and not table.is_over:
             raise TableNotOverError(f"table {table_id!r} is still {table.status.value}; its record comes at the end")
-        found = await asyncio.to_thread(self.storage.record, table_id)
+        if table is not None and table_id in self._unstored_ids:
+            found = table.record  # not stored yet (the store fails): the table in memory has it
+        else:
+            found = await asyncio.to_thread(self.storage.record, table_id)
         if found is None and table is not None:
             found = table.record
         if found is None:

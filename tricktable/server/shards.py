@@ -45,13 +45,20 @@ log = structlog.get_logger("tricktable.shards")
 
 #: The shard that matches seekers for the whole server.
 MATCHMAKER = 0
+#: The index of a process that runs no table and forwards every table's calls (``serve --role lobby``).
+LOBBY = -1
 
 
 class Shards:
     """This process's place among the shards: its index, every shard's address, channels to the others."""
 
+    #: Where SeekGame is matched (None: in the process that receives it).
+    matchmaker: int | None = MATCHMAKER
+    #: Seconds a forwarded unary call waits for its shard to be reachable (None: it fails at once when not).
+    forward_wait: float | None = None
+
     def __init__(self, index: int, count: int) -> None:
-        if not 0 <= index < count:
+        if not 0 <= index < count and index != LOBBY:
             raise ValueError(f"shard {index} of {count} does not exist")
         self.index = index
         self.count = count
@@ -67,6 +74,10 @@ class Shards:
             raise ValueError(f"{len(addresses)} addresses for {self.count} shards")
         self.addresses = list(addresses)
         self._known.set()
+
+    def own_address(self) -> str:
+        """This shard's address for clients (empty while unknown, and for a lobby)."""
+        return self.addresses[self.index] if 0 <= self.index < len(self.addresses) else ""
 
     def place(self) -> int:
         """The shard of the next table: round robin, which spreads tables evenly when they cost alike."""
@@ -125,8 +136,11 @@ class ShardedTableService(TableService):
 
     async def _unary(self, shard: int, method: str, request: Any, context: Context) -> Any:
         stub = await self.shards.stub(shard)
+        wait = self.shards.forward_wait
         try:
-            return await getattr(stub, method)(request, metadata=(HOP,))
+            if wait is None:
+                return await getattr(stub, method)(request, metadata=(HOP,))
+            return await getattr(stub, method)(request, metadata=(HOP,), wait_for_ready=True, timeout=wait)
         except grpc.aio.AioRpcError as error:
             raise _relayed(error) from None
 
@@ -165,11 +179,11 @@ class ShardedTableService(TableService):
             forwarded: pb.CreateTableResponse = await self._unary(shard, "CreateTable", request, context)
             return forwarded
         response = await super().CreateTable(request, context)
-        response.play_address = self.shards.addresses[self.shards.index] if self.shards.addresses else ""
+        response.play_address = self.shards.own_address()
         return response
 
     async def SeekGame(self, request: pb.SeekGameRequest, context: Context) -> AsyncIterator[pb.SeekGameResponse]:
-        if (shard := self._elsewhere(MATCHMAKER, context)) is not None:
+        if (shard := self._elsewhere(self.shards.matchmaker, context)) is not None:
             async for response in self._stream(shard, "SeekGame", request, context):
                 yield response
             return
@@ -217,8 +231,13 @@ class ShardedTableService(TableService):
         if _forwarded(context) or self.shards.count == 1:
             return own
         others = [s for s in range(self.shards.count) if s != self.shards.index]
-        answers = await asyncio.gather(*(self._unary(s, "ListTables", request, context) for s in others))
-        merged = {info.table_id: info for answer in (own, *answers) for info in answer.tables}
+        answers = await asyncio.gather(*(self._unary(s, "ListTables", request, context) for s in others),
+                                       return_exceptions=True)
+        for shard, answer in zip(others, answers, strict=True):
+            if isinstance(answer, BaseException):  # its tables are missing from this answer, not the others'
+                log.warning("a shard did not list its tables", shard=shard, error=str(answer))
+        merged = {info.table_id: info for answer in (own, *answers) if not isinstance(answer, BaseException)
+                  for info in answer.tables}
         return pb.ListTablesResponse(tables=sorted(merged.values(), key=lambda i: i.created_unix_ms))
 
     # --- routing by token ------------------------------------------------

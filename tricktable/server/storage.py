@@ -1,9 +1,16 @@
-"""Records and table metadata in SQLite (WAL), one file in the data directory.
+"""Records and table metadata in SQLite (WAL), one file in the data directory: the embedded record store.
 
 The data directory comes from the ``--data-dir`` flag, else the
 ``TRICKTABLE_DATA_DIR`` environment variable, else ``./data``. Writes run in
 a worker thread (``asyncio.to_thread``) so the event loop never waits on the
-disk; one connection serves every thread behind a lock.
+disk; one connection serves every thread behind a lock. The same store in
+PostgreSQL (``--database-url``) is :mod:`tricktable.server.pg_storage`; what
+both offer is :class:`tricktable.server.record_store.RecordStore`.
+
+The schema is versioned (``PRAGMA user_version``): :data:`MIGRATIONS` brings
+a database from any older version to the current one at open, and a database
+written by a newer version is refused (:class:`SchemaVersionError`) rather than
+read half-understood.
 
 A write that fails (``database or disk is full``) raises: the lobby keeps
 the records in memory and tries again (``tricktable.server.lobby``), and
@@ -18,7 +25,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,7 +61,7 @@ CREATE TABLE IF NOT EXISTS tables (
 );
 CREATE INDEX IF NOT EXISTS tables_ended ON tables (ended_at);
 """ + WRITE_CHECK_SCHEMA
-#: Columns added after the first schema, with their definitions: :meth:`Storage.open` adds those missing.
+#: Columns added after the first schema, with their definitions (migration 2 adds those missing).
 _ADDED_COLUMNS = {
     "seed_chosen": "INTEGER NOT NULL DEFAULT 0",
     "sealed": "INTEGER NOT NULL DEFAULT 0",
@@ -65,6 +72,75 @@ _ADDED_COLUMNS = {
 }
 #: Indexes over added columns (made once the columns exist).
 _ADDED_INDEXES = "CREATE INDEX IF NOT EXISTS tables_twins ON tables (twin_key) WHERE twin_key != '';"
+
+#: The columns of a stored table, in the order of :func:`table_row`; :data:`META_COLUMNS` are all but the record.
+TABLE_COLUMNS = ("id", "game", "players", "status", "reason", "options", "names", "time_control", "seed_sha256",
+                 "winners", "scores", "actions", "created_at", "started_at", "ended_at", "record", "seed_chosen",
+                 "sealed", "owner_sha256", "twin_key", "deck_set_tables", "deck_set_index")
+META_COLUMNS = tuple(c for c in TABLE_COLUMNS if c != "record")
+
+
+class SchemaVersionError(RuntimeError):
+    """The database was written by a newer version of Tricktable: its schema is not one this version knows."""
+
+
+def check_schema_version(found: int, latest: int, where: str) -> None:
+    """Refuse a schema newer than ``latest`` (an upgrade never runs backwards; a downgrade needs a backup).
+
+    Raises:
+        SchemaVersionError
+    """
+    if found > latest:
+        raise SchemaVersionError(
+            f"{where} has schema version {found}, newer than version {latest} that this version of tricktable "
+            "knows: run the newer version, or restore a backup made before the upgrade")
+
+
+def _first_schema(db: sqlite3.Connection) -> None:
+    db.executescript(_SCHEMA)
+
+
+def _added_columns(db: sqlite3.Connection) -> None:
+    """The columns and index added before the schema had versions (some may exist already in such a file)."""
+    present = {row[1] for row in db.execute("PRAGMA table_info(tables)")}
+    for column, definition in _ADDED_COLUMNS.items():
+        if column not in present:
+            db.execute(f"ALTER TABLE tables ADD COLUMN {column} {definition}")
+    db.executescript(_ADDED_INDEXES)
+
+
+#: Game processes and where clients reach them (``serve --role game``; :mod:`tricktable.server.directory`).
+GAMES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS game_processes (
+    shard INTEGER PRIMARY KEY,
+    address TEXT NOT NULL,
+    advertised_at REAL NOT NULL
+);
+"""
+
+
+def _game_directory(db: sqlite3.Connection) -> None:
+    db.executescript(GAMES_SCHEMA)
+
+
+#: The SQLite schema's migrations: version k is reached by running the k-th, in order. Each finds what it needs
+#: already there and leaves it (a file from before the versions, at 0, runs them all; a crash between a migration
+#: and its version mark runs it again, harmlessly).
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_first_schema, _added_columns, _game_directory)
+
+
+def migrate(db: sqlite3.Connection, where: str) -> int:
+    """Bring ``db`` to the last of :data:`MIGRATIONS`; the version it is at.
+
+    Raises:
+        SchemaVersionError: the file is at a newer version than this code knows.
+    """
+    found = int(db.execute("PRAGMA user_version").fetchone()[0])
+    check_schema_version(found, len(MIGRATIONS), where)
+    for version in range(found + 1, len(MIGRATIONS) + 1):
+        MIGRATIONS[version - 1](db)
+        db.execute(f"PRAGMA user_version = {version}")
+    return len(MIGRATIONS)
 
 
 def resolve_data_dir(flag: str | os.PathLike[str] | None = None) -> Path:
@@ -125,17 +201,46 @@ class TableMeta:
     deck_set_index: int = 0
 
 
-def _row(meta: TableMeta, record: dict[str, Any]) -> tuple[Any, ...]:
-    """The ``tables`` row of an ended table (its JSON columns encoded)."""
+def table_row(meta: TableMeta, record: dict[str, Any]) -> tuple[Any, ...]:
+    """The ``tables`` row of an ended table in :data:`TABLE_COLUMNS` order (its JSON columns encoded).
+
+    Raises:
+        TypeError, ValueError: the record or metadata can not be encoded as JSON.
+    """
     return (meta.id, meta.game, meta.players, meta.status, meta.reason, json.dumps(meta.options),
             json.dumps(meta.names), json.dumps(meta.time_control), meta.seed_sha256, json.dumps(meta.winners),
             json.dumps(meta.scores), meta.actions, meta.created_at, meta.started_at, meta.ended_at,
-            json.dumps(record, separators=(",", ":")), int(meta.seed_chosen), int(meta.sealed), meta.owner_sha256,
+            json.dumps(record, separators=(",", ":")), meta.seed_chosen, meta.sealed, meta.owner_sha256,
             meta.twin_key, meta.deck_set_tables, meta.deck_set_index)
+
+
+def meta_from_row(r: Sequence[Any]) -> TableMeta:
+    """The :class:`TableMeta` of a row selected in :data:`META_COLUMNS` order."""
+    return TableMeta(id=r[0], game=r[1], players=r[2], status=r[3], reason=r[4], options=json.loads(r[5]),
+                     names=json.loads(r[6]), time_control=json.loads(r[7]), seed_sha256=r[8],
+                     winners=json.loads(r[9]), scores=json.loads(r[10]), actions=r[11], created_at=r[12],
+                     started_at=r[13], ended_at=r[14], seed_chosen=bool(r[15]), sealed=bool(r[16]),
+                     owner_sha256=r[17], twin_key=r[18], deck_set_tables=r[19], deck_set_index=r[20])
+
+
+def encode_rows(ended: Sequence[tuple[TableMeta, dict[str, Any]]]) -> tuple[list[tuple[Any, ...]],
+                                                                          dict[str, Exception]]:
+    """The rows of ``ended``, and by id those that can not be encoded (left out alone, never the whole batch)."""
+    rows: list[tuple[Any, ...]] = []
+    failed: dict[str, Exception] = {}
+    for meta, record in ended:
+        try:
+            rows.append(table_row(meta, record))
+        except (TypeError, ValueError) as error:
+            failed[meta.id] = error
+    return rows, failed
 
 
 class Storage:
     """The SQLite store of ended tables. Open with :meth:`open`; every call after is safe from any thread."""
+
+    #: The file is on this machine: the free-space check watches it, no write of another process can fail it.
+    remote = False
 
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
@@ -144,15 +249,18 @@ class Storage:
         self._lock = threading.Lock()
 
     def open(self) -> Storage:
-        """Create the directory and the schema if needed; switch the database to WAL."""
+        """Create the directory if needed, bring the schema to the current version; switch the database to WAL.
+
+        Raises:
+            SchemaVersionError: the file was written by a newer version.
+        """
         self.data_dir.mkdir(parents=True, exist_ok=True)
         db = open_wal(self.path)
-        db.executescript(_SCHEMA)
-        present = {row[1] for row in db.execute("PRAGMA table_info(tables)")}
-        for column, definition in _ADDED_COLUMNS.items():
-            if column not in present:  # a database from an older version
-                db.execute(f"ALTER TABLE tables ADD COLUMN {column} {definition}")
-        db.executescript(_ADDED_INDEXES)
+        try:
+            migrate(db, str(self.path))
+        except BaseException:
+            db.close()
+            raise
         self._db = db
         return self
 
@@ -184,23 +292,13 @@ class Storage:
         A record that can not be encoded is left out alone; a failure of the
         database raises (nothing of the batch is stored).
         """
-        rows: list[tuple[Any, ...]] = []
-        failed: dict[str, Exception] = {}
-        for meta, record in ended:
-            try:
-                rows.append(_row(meta, record))
-            except (TypeError, ValueError) as error:
-                failed[meta.id] = error
+        rows, failed = encode_rows(ended)
         if rows:
             with self._lock:
                 db = self._conn()
                 db.execute("BEGIN")
                 try:
-                    db.executemany(
-                        "INSERT OR REPLACE INTO tables (id, game, players, status, reason, options, names,"
-                        " time_control, seed_sha256, winners, scores, actions, created_at, started_at, ended_at,"
-                        " record, seed_chosen, sealed, owner_sha256, twin_key, deck_set_tables, deck_set_index)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                    db.executemany(_INSERT, rows)
                     db.execute("COMMIT")
                 except BaseException:
                     if db.in_transaction:
@@ -228,6 +326,18 @@ class Storage:
     async def save_all_async(self, ended: Sequence[tuple[TableMeta, dict[str, Any]]]) -> dict[str, Exception]:
         """:meth:`save_all` in a worker thread."""
         return await asyncio.to_thread(self.save_all, ended)
+
+    def advertise(self, shard: int, address: str) -> None:
+        """Record that game process ``shard`` is reached at ``address`` (replacing what it said before)."""
+        with self._lock:
+            self._conn().execute("INSERT OR REPLACE INTO game_processes (shard, address, advertised_at)"
+                                 " VALUES (?, ?, ?)", (shard, address, time.time()))
+
+    def game_addresses(self) -> dict[int, str]:
+        """Every game process's last advertised address, by shard."""
+        with self._lock:
+            rows = self._conn().execute("SELECT shard, address FROM game_processes").fetchall()
+        return {int(shard): str(address) for shard, address in rows}
 
     # --- reads -----------------------------------------------------------
 
@@ -262,14 +372,9 @@ class Storage:
 
     def _select(self, where: str, params: tuple[Any, ...]) -> list[TableMeta]:
         with self._lock:
-            rows = self._conn().execute(
-                "SELECT id, game, players, status, reason, options, names, time_control, seed_sha256, winners,"
-                " scores, actions, created_at, started_at, ended_at, seed_chosen, sealed, owner_sha256, twin_key,"
-                " deck_set_tables, deck_set_index"
-                f" FROM tables {where}", params).fetchall()
-        return [TableMeta(id=r[0], game=r[1], players=r[2], status=r[3], reason=r[4], options=json.loads(r[5]),
-                          names=json.loads(r[6]), time_control=json.loads(r[7]), seed_sha256=r[8],
-                          winners=json.loads(r[9]), scores=json.loads(r[10]), actions=r[11], created_at=r[12],
-                          started_at=r[13], ended_at=r[14], seed_chosen=bool(r[15]), sealed=bool(r[16]),
-                          owner_sha256=r[17], twin_key=r[18], deck_set_tables=r[19], deck_set_index=r[20])
-                for r in rows]
+            rows = self._conn().execute(f"SELECT {', '.join(META_COLUMNS)} FROM tables {where}", params).fetchall()
+        return [meta_from_row(r) for r in rows]
+
+
+_INSERT = (f"INSERT OR REPLACE INTO tables ({', '.join(TABLE_COLUMNS)})"
+           f" VALUES ({', '.join('?' for _ in TABLE_COLUMNS)})")

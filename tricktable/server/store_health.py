@@ -54,7 +54,8 @@ class StoreHealth:
 
     def failed(self, store: str, error: BaseException | str) -> None:
         """``store`` could not write (``error``): logged once until it recovers."""
-        why = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+        # An error that words itself for operators (``why``) is shown so; any other with its type.
+        why = error if isinstance(error, str) else getattr(error, "why", None) or f"{type(error).__name__}: {error}"
         if store in self._failing:
             return
         was = self.writable
