@@ -5,7 +5,7 @@ suit led wins; a trick is one point; the first side to ``target`` points wins.
 It implements the :mod:`tricktable.rules.game` contract honestly, so the server drives it
 exactly as it drives the real games, and it is a whole game the way the guide
 says: :data:`TOY` is its definition, registered by tests as ``"toy"``
-(``tests/test_adding_a_game.py``).
+(``tests/docs/test_adding_a_game.py``).
 """
 
 from __future__ import annotations

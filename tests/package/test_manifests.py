@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from tricktable.cli.main import app
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MANIFESTS = ROOT / "deploy" / "kubernetes"
 #: The Kubernetes version the manifests are checked against (the pod-index label needs 1.28 or later).
 KUBERNETES = "1.31.0"

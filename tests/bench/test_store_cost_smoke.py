@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from bench import store_cost
-from tests.bench_support import recorded
+from tests.bench.support import recorded
 from tests.server.conftest import need_postgres
 
 

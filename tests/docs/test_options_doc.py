@@ -16,7 +16,7 @@ import pytest
 
 from tricktable.rules.registry import GAMES, game_definition
 
-GAMES_DOC = Path(__file__).resolve().parent.parent / "docs" / "games.md"
+GAMES_DOC = Path(__file__).resolve().parents[2] / "docs" / "games.md"
 #: A row's game cell that means every registered game.
 EVERY_GAME = "every game"
 

@@ -34,7 +34,7 @@ from tricktable.rules.game import SeatView
 from tricktable.rules.match import Match
 from tricktable.rules.registry import game_definition, new_match
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "adding-a-game.md"
 #: A fenced Python block of the guide, its first line naming the file it is quoted from.
 QUOTED = re.compile(r"```python\n# (\S+)\n(.*?)```", re.S)
