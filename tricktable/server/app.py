@@ -33,13 +33,13 @@ from grpc_health.v1._async import HealthServicer
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
 from tricktable.server.call_rate import CallRates, Rate
 from tricktable.server.clocks import TimeControl
+from tricktable.server.directory import DirectoryShards, shards_for
 from tricktable.server.interceptors import (
     AccessLogInterceptor,
     CallRateInterceptor,
     ErrorInterceptor,
     StreamLimitInterceptor,
 )
-from tricktable.server.directory import DirectoryShards, shards_for
 from tricktable.server.journal import Journal
 from tricktable.server.lobby import Limits, Lobby
 from tricktable.server.record_store import record_store
