@@ -87,6 +87,10 @@ FORMATS: tuple[str, ...] = get_args(Format)
 
 AtLeastOne = Annotated[StrictInt, Field(ge=1)]
 
+#: Crashes or timeouts of one bot in one match before it forfeits the match: the tournament file's default, and
+#: the in-process runners' (``arena.play``, :class:`tricktable.tournament.runner.LocalRunner`).
+FORFEIT_AFTER = 3
+
 
 class ConfigError(ValueError):
     """The tournament configuration is invalid; the message is one line that names the field."""
@@ -198,7 +202,7 @@ class TournamentConfig(BaseModel):
     rounds: AtLeastOne | None = Field(default=None, description="Swiss rounds (default: ceil(log2(entrants))).")
     challenger: StrictStr | None = Field(default=None, description=(
         "Gauntlet only: the entrant who meets every other (default: the first)."))
-    forfeit_after: AtLeastOne = Field(default=3, description=(
+    forfeit_after: AtLeastOne = Field(default=FORFEIT_AFTER, description=(
         "Crashes or timeouts of one bot in one match before it forfeits the match."))
     decision_ms: AtLeastOne | None = Field(default=None, description="Each table's decision clock, in milliseconds.")
     bank_ms: Annotated[StrictInt, Field(ge=0)] | None = Field(default=None, description=(
