@@ -32,8 +32,7 @@ from typing import Any
 
 from tricktable.rules.match import MAX_DEALS
 from tricktable.rules.registry import game_rules
-from tricktable.tournament.config import FORFEIT_AFTER
-from tricktable.tournament.entrants import EntrantSpec, entrant_names
+from tricktable.tournament.entrants import FORFEIT_AFTER, EntrantSpec, entrant_names
 from tricktable.tournament.runner import LocalRunner, MatchOutcome
 from tricktable.tournament.schedule import MatchSpec, deck_sets_for
 

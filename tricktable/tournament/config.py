@@ -79,17 +79,13 @@ from pydantic import (
 from tricktable.rules.errors import OptionsError
 from tricktable.rules.match import MAX_DEALS
 from tricktable.rules.registry import GAMES, game_rules
-from tricktable.tournament.entrants import EntrantSpec
+from tricktable.tournament.entrants import FORFEIT_AFTER, EntrantSpec
 
 Format = Literal["round_robin", "swiss", "gauntlet"]
 PartnerMode = Literal["fixed", "rotate"]
 FORMATS: tuple[str, ...] = get_args(Format)
 
 AtLeastOne = Annotated[StrictInt, Field(ge=1)]
-
-#: Crashes or timeouts of one bot in one match before it forfeits the match: the tournament file's default, and
-#: the in-process runners' (``arena.play``, :class:`tricktable.tournament.runner.LocalRunner`).
-FORFEIT_AFTER = 3
 
 
 class ConfigError(ValueError):

@@ -19,6 +19,10 @@ from typing import Any, ClassVar
 #: environment variable ``TRICKTABLE_TOKEN_FD`` (:mod:`tricktable.client_sdk.handoff`).
 PLACEHOLDERS: tuple[str, ...] = ("address", "token_file", "token_fd", "seat", "name", "seed", "python", "tls_ca")
 
+#: Crashes or timeouts of one entrant in one match before it forfeits the match: the tournament file's default
+#: and the in-process runners' (``arena.play``, ``LocalRunner``); here so that the SDK's arena needs no pydantic.
+FORFEIT_AFTER = 3
+
 
 def _entrant_schema(schema: dict[str, Any]) -> None:
     """The published JSON Schema of an entrant table says what ``__post_init__`` and the config's shorthand accept.

@@ -36,8 +36,7 @@ from tricktable.rules.errors import RuleError
 from tricktable.rules.game import Seat
 from tricktable.rules.match import MAX_DEALS, Match, play_out
 from tricktable.rules.registry import new_match
-from tricktable.tournament.config import FORFEIT_AFTER
-from tricktable.tournament.entrants import EntrantSpec
+from tricktable.tournament.entrants import FORFEIT_AFTER, EntrantSpec
 from tricktable.tournament.schedule import MatchSpec
 
 #: Outcome statuses: played to the end; stopped because an entrant forfeited; stopped at the deal limit
