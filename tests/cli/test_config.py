@@ -76,3 +76,18 @@ def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
     result = runner.invoke(app, ["serve", "--config", str(tmp_path / "none.toml")])
     assert result.exit_code == 2 and result.output == f"error: {tmp_path / 'none.toml'}: cannot be read " \
         "(No such file or directory)\n"
+
+
+def test_the_clock_and_limit_flags_default_to_the_servers_own_values() -> None:
+    """The flags speak milliseconds and MiB; their defaults are the server's TimeControl and Limits, not copies."""
+    from tricktable.server.clocks import TimeControl
+    from tricktable.server.lobby import Limits
+
+    clocks, limits = TimeControl(), Limits()
+    result = runner.invoke(app, ["serve", "--print-config"])
+    assert result.exit_code == 0, result.output
+    assert {f"decision_ms = {round(clocks.decision_seconds * 1000)}", f"bank_ms = {round(clocks.bank_seconds * 1000)}",
+            f"grace_ms = {round(clocks.grace_seconds * 1000)}", f"join_ms = {round(clocks.join_seconds * 1000)}",
+            f"max_tables = {limits.max_tables}", f"max_tables_per_client = {limits.max_tables_per_client}",
+            f"max_streams_per_client = {limits.max_streams_per_client}",
+            f"min_free_mb = {limits.min_free_bytes // (1024 * 1024)}"} <= set(result.output.splitlines())

@@ -1,12 +1,12 @@
-"""``python -m tests.golden --regenerate`` (``make golden``): rewrite the golden playthroughs; without the flag,
-report which differ."""
+"""``python -m tests.golden --regenerate`` (``make golden``): rewrite the golden playthroughs and the perft counts;
+without the flag, report which differ."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from tests.golden import PLAYTHROUGHS, render
+from tests.golden import PLAYTHROUGHS, perft, render
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -14,17 +14,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--regenerate", action="store_true", help="rewrite the files")
     args = parser.parse_args(argv)
     stale = 0
-    for play in PLAYTHROUGHS:
-        text = render(play)
-        current = play.path.read_text(encoding="utf-8") if play.path.exists() else None
+    files = [(play.path, lambda play=play: render(play)) for play in PLAYTHROUGHS]
+    for path, make in [*files, (perft.PERFT_FILE, perft.render)]:
+        text = make()
+        current = path.read_text(encoding="utf-8") if path.exists() else None
         if text == current:
             continue
         if args.regenerate:
-            play.path.write_text(text, encoding="utf-8")
-            print(f"wrote {play.path}")
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path}")
         else:
             stale += 1
-            print(f"differs: {play.path}")
+            print(f"differs: {path}")
     return 1 if stale else 0
 
 

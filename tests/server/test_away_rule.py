@@ -29,9 +29,7 @@ async def test_a_connected_seat_that_never_answers_is_away_after_two_timeouts_an
             spectated.append(response)
 
     watching = asyncio.ensure_future(spectate())
-    started = asyncio.get_running_loop().time()
     await asyncio.wait_for(asyncio.gather(silent.play(), player.play()), 120)
-    took = asyncio.get_running_loop().time() - started
     await asyncio.wait_for(watching, 10)
     record = json.loads((await stub.GetRecord(pb.GetRecordRequest(table_id=created.table_id))).record_json)
     counters = record["seats"][0]
@@ -41,7 +39,6 @@ async def test_a_connected_seat_that_never_answers_is_away_after_two_timeouts_an
     assert seen[:2] == [events_pb2.DEFAULT_REASON_TIMEOUT] * 2
     assert set(seen[2:]) == {events_pb2.DEFAULT_REASON_AWAY} and len(seen) == counters["default_actions"]
     assert defaults_of([r.event for r in spectated if r.WhichOneof("kind") == "event"], 0) == seen
-    assert took < 2 * 0.3 + counters["default_actions"] * 0.3 + 30  # far from a full clock at every decision
 
 
 async def test_an_away_seat_that_answers_again_is_no_longer_away(stub: Any) -> None:

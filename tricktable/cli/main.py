@@ -36,6 +36,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tricktable.cli.view",
     "tricktable.cli.replay",
     "tricktable.cli.analyse",
+    "tricktable.cli.perft",
 )
 
 for _name in COMMAND_MODULES:

@@ -50,6 +50,14 @@ from tricktable.server.sharded import Shard, serve_sharded, shard_count
 from tricktable.server.storage import resolve_data_dir
 from tricktable.web.viewer import beside_server
 
+#: The server's own defaults, which the flags show in the user's units (milliseconds, MiB): one definition each.
+CLOCKS = TimeControl()
+LIMITS_DEFAULT = Limits()
+
+
+def _ms(seconds: float) -> int:
+    return round(seconds * 1000)
+
 
 def serve_command(
     ctx: typer.Context,
@@ -65,35 +73,42 @@ def serve_command(
     tls_cert: Annotated[Path | None, typer.Option("--tls-cert", help="PEM certificate chain; TLS with --tls-key.")]
     = None,
     tls_key: Annotated[Path | None, typer.Option("--tls-key", help="PEM private key; TLS with --tls-cert.")] = None,
-    decision_ms: Annotated[int, typer.Option("--decision-ms", help="Default time per decision.")] = 10_000,
-    bank_ms: Annotated[int, typer.Option("--bank-ms", help="Default time bank per seat and game.")] = 60_000,
+    decision_ms: Annotated[int, typer.Option("--decision-ms", help="Default time per decision.")]
+    = _ms(CLOCKS.decision_seconds),
+    bank_ms: Annotated[int, typer.Option("--bank-ms", help="Default time bank per seat and game.")]
+    = _ms(CLOCKS.bank_seconds),
     grace_ms: Annotated[int, typer.Option("--grace-ms", help="How long a disconnected seat keeps its place.")]
-    = 30_000,
+    = _ms(CLOCKS.grace_seconds),
     join_ms: Annotated[int, typer.Option("--join-ms", help="How long seats have to join before cancellation.")]
-    = 60_000,
-    max_tables: Annotated[int, typer.Option("--max-tables", help="Open tables the server holds at most.")] = 2000,
+    = _ms(CLOCKS.join_seconds),
+    max_tables: Annotated[int, typer.Option("--max-tables", help="Open tables the server holds at most.")]
+    = LIMITS_DEFAULT.max_tables,
     max_tables_per_client: Annotated[int, typer.Option(
-        "--max-tables-per-client", help="Open tables one client address may create.")] = 500,
+        "--max-tables-per-client", help="Open tables one client address may create.")]
+    = LIMITS_DEFAULT.max_tables_per_client,
     max_streams_per_client: Annotated[int, typer.Option(
-        "--max-streams-per-client", help="Open streams one client address may hold.")] = 2000,
+        "--max-streams-per-client", help="Open streams one client address may hold.")]
+    = LIMITS_DEFAULT.max_streams_per_client,
     call_burst_per_token: Annotated[int, typer.Option(
         "--call-burst-per-token", help="Unary calls (SubmitAction) one seat token may make at once; moves its table "
-        "asked for are not counted.")] = 100,
+        "asked for are not counted.")]
+    = LIMITS_DEFAULT.call_burst_per_token,
     call_rate_per_token: Annotated[float, typer.Option(
         "--call-rate-per-token", help="Unary calls a second one seat token may make past its burst; 0: no limit.")]
-    = 10.0,
+    = LIMITS_DEFAULT.call_rate_per_token,
     call_burst_per_connection: Annotated[int, typer.Option(
         "--call-burst-per-connection", help="Unary calls one connection may make at once; moves its tables asked "
-        "for are not counted.")] = 1000,
+        "for are not counted.")] = LIMITS_DEFAULT.call_burst_per_connection,
     call_rate_per_connection: Annotated[float, typer.Option(
         "--call-rate-per-connection", help="Unary calls a second one connection may make past its burst; "
-        "0: no limit.")] = 100.0,
+        "0: no limit.")] = LIMITS_DEFAULT.call_rate_per_connection,
     drain_seconds: Annotated[float, typer.Option(
         "--drain-seconds", min=0, help="On SIGTERM, how long running tables may finish before the rest are left "
         "in the journal for the next start.")] = 30.0,
     min_free_mb: Annotated[int, typer.Option(
         "--min-free-mb", help="Free space (MiB) the data directory keeps: below it, and while the journal or the "
-        "record store can not write, no new tables or seats; 0: only failed writes count.")] = 16,
+        "record store can not write, no new tables or seats; 0: only failed writes count.")]
+    = LIMITS_DEFAULT.min_free_bytes // (1024 * 1024),
     journal: Annotated[bool, typer.Option(
         "--journal/--no-journal", help="Journal running tables so a restart (after a crash too) resumes them.")]
     = True,

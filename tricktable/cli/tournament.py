@@ -6,7 +6,9 @@ The config is a TOML file (examples/tournament.toml; fields in
 the real server by default: one started in this process on a free port (its
 database is the tournament's), or ``--server ADDR``; each bot is a separate
 process. ``--runner local`` plays in-process instead (the rules engine as the
-table, built-in bots only: the fast path for benchmarks), ``--ray ADDRESS``
+table, bots imported into this process: built-in names, ``module:Class``
+and ``path/to/file.py:Class``, not command entrants; the fast path for
+benchmarks), ``--ray ADDRESS``
 on a Ray cluster (``local`` starts one on this machine).
 
 Every finished match is stored at once; after Ctrl-C or a kill, the same
@@ -165,7 +167,8 @@ def tournament_command(
         if runner not in RUNNERS:
             raise ConfigError(f"--runner must be one of {', '.join(RUNNERS)}")
         if runner == "local" and any(e.command is not None for e in config.entrants):
-            raise ConfigError("--runner local plays built-in bots only; command entrants need the server runner")
+            raise ConfigError("--runner local plays bots it can import (a name, module:Class or file.py:Class); "
+                              "command entrants need the server runner")
         check_bots(config)
     except ConfigError as exc:
         typer.echo(f"error: {exc}", err=True)

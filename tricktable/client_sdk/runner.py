@@ -29,7 +29,6 @@ import asyncio
 import contextlib
 import logging
 import random
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -473,7 +472,7 @@ class _SeatLoop:
         session.view = view
         deadline, bank = decision.deadline_unix_ms, decision.time_bank_ms
         info = DecisionInfo(decision_id=decision_id, deadline_unix_ms=deadline, time_bank_ms=bank)
-        entry = self.pending[decision_id] = _Pending(view=view, legal=legal, limit=_thinking_time(deadline, bank),
+        entry = self.pending[decision_id] = _Pending(view=view, legal=legal, limit=_thinking_time(info),
                                                      info=info)
         await self._decide(decision_id, entry)
 
@@ -550,12 +549,10 @@ def _tell_game_end(bot: Bot, result: Result) -> None:
             log.exception("bot's on_game_end hook raised")
 
 
-def _thinking_time(deadline_unix_ms: int, time_bank_ms: int) -> float | None:
-    """Seconds an asynchronous bot may think: until the deadline plus the bank, less a margin for the network."""
-    if deadline_unix_ms <= 0:
-        return None
-    left = (deadline_unix_ms + time_bank_ms) / 1000.0 - time.time()
-    return max(0.05, left - 0.25)
+def _thinking_time(info: DecisionInfo) -> float | None:
+    """Seconds an asynchronous bot may think: the decision's time left (bank included), less a network margin."""
+    left = info.seconds_left()
+    return None if left is None else max(0.05, left - 0.25)
 
 
 class PlayCall(Protocol):

@@ -75,6 +75,16 @@ def new_match(game: str, options: Mapping[str, Any] | None = None, *, seed: str 
               decks: DeckSource | None = None) -> Match:
     """Start a match of ``game``: decks from ``decks``, or derived from ``seed``.
 
+    The match is immutable: ``apply`` checks an action and returns the next state.
+
+    >>> from tricktable.rules.notation import notation
+    >>> match = new_match("twenty_five", {"players": 4, "first_dealer": 0}, seed="doc")
+    >>> match.to_act, [notation(action) for action in match.legal_actions()]
+    (1, ['play-4D', 'play-7D', 'play-3H', 'play-2S', 'play-7S'])
+    >>> after = match.apply(match.legal_actions()[0])
+    >>> after.to_act, after.scores, after.is_over
+    (2, (0, 0), False)
+
     Raises:
         OptionsError: bad game or options, or neither a seed nor decks.
     """

@@ -13,6 +13,15 @@ class defined in the notebook or script itself. Give one bot per side (it
 fills every seat of its side) or one per seat. ``duplicate=True`` plays
 each deck set once per rotation of the bots through the sides, so every
 bot holds every side's cards once and the luck of the deal cancels out.
+
+    >>> from tricktable.tournament.arena import play
+    >>> result = play("all_fives", ["heuristic", "random"], games=2, duplicate=True, seed="doc")
+    >>> [outcome.status for outcome in result.outcomes]
+    ['finished', 'finished']
+    >>> print(result.summary())
+    all_fives: 2 games
+      heuristic: 2 wins of 2, 130 points, 0 faults, 0 forfeits
+      random: 0 wins of 2, 73 points, 0 faults, 0 forfeits
 """
 
 from __future__ import annotations
@@ -21,8 +30,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tricktable.rules.match import MAX_DEALS
 from tricktable.rules.registry import game_rules
-from tricktable.tournament.entrants import EntrantSpec, entrant_names
+from tricktable.tournament.entrants import FORFEIT_AFTER, EntrantSpec, entrant_names
 from tricktable.tournament.runner import LocalRunner, MatchOutcome
 from tricktable.tournament.schedule import MatchSpec, deck_sets_for
 
@@ -96,8 +106,8 @@ def play(
     deck_sets: int | None = None,
     options: Mapping[str, Any] | None = None,
     seed: str = "arena",
-    max_deals: int = 200,
-    forfeit_after: int = 3,
+    max_deals: int = MAX_DEALS,
+    forfeit_after: int = FORFEIT_AFTER,
     decision_ms: int | None = None,
 ) -> ArenaResult:
     """Play ``games`` games of ``game`` between ``bots`` in this process; return every outcome and record.

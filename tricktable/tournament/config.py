@@ -82,7 +82,7 @@ from pydantic import (
 from tricktable.rules.errors import OptionsError
 from tricktable.rules.match import MAX_DEALS
 from tricktable.rules.registry import GAMES, game_rules
-from tricktable.tournament.entrants import EntrantSpec
+from tricktable.tournament.entrants import FORFEIT_AFTER, EntrantSpec
 
 Format = Literal["round_robin", "swiss", "gauntlet"]
 PartnerMode = Literal["fixed", "rotate"]
@@ -201,7 +201,7 @@ class TournamentConfig(BaseModel):
     rounds: AtLeastOne | None = Field(default=None, description="Swiss rounds (default: ceil(log2(entrants))).")
     challenger: StrictStr | None = Field(default=None, description=(
         "Gauntlet only: the entrant who meets every other (default: the first)."))
-    forfeit_after: AtLeastOne = Field(default=3, description=(
+    forfeit_after: AtLeastOne = Field(default=FORFEIT_AFTER, description=(
         "Crashes or timeouts of one bot in one match before it forfeits the match."))
     decision_ms: AtLeastOne | None = Field(default=None, description="Each table's decision clock, in milliseconds.")
     bank_ms: Annotated[StrictInt, Field(ge=0)] | None = Field(default=None, description=(

@@ -22,6 +22,10 @@ PLACEHOLDERS: tuple[str, ...] = ("address", "token_file", "token_fd", "seat", "n
 #: Placeholders of one seat: a long-lived command plays many seats, each handed on its control descriptor.
 SEAT_PLACEHOLDERS: tuple[str, ...] = ("token_file", "token_fd", "seat", "seed")
 
+#: Crashes or timeouts of one entrant in one match before it forfeits the match: the tournament file's default
+#: and the in-process runners' (``arena.play``, ``LocalRunner``); here so that the SDK's arena needs no pydantic.
+FORFEIT_AFTER = 3
+
 
 def _entrant_schema(schema: dict[str, Any]) -> None:
     """The published JSON Schema of an entrant table says what ``__post_init__`` and the config's shorthand accept.

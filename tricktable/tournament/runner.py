@@ -36,7 +36,7 @@ from tricktable.rules.errors import RuleError
 from tricktable.rules.game import Seat
 from tricktable.rules.match import MAX_DEALS, Match, play_out
 from tricktable.rules.registry import new_match
-from tricktable.tournament.entrants import EntrantSpec
+from tricktable.tournament.entrants import FORFEIT_AFTER, EntrantSpec
 from tricktable.tournament.schedule import MatchSpec
 
 #: Outcome statuses: played to the end; stopped because an entrant forfeited; stopped at the deal limit
@@ -117,7 +117,8 @@ class LocalRunner:
     interrupted; its late answer is replaced by the default action).
     """
 
-    def __init__(self, *, forfeit_after: int = 3, decision_ms: int | None = None, max_deals: int = MAX_DEALS) -> None:
+    def __init__(self, *, forfeit_after: int = FORFEIT_AFTER, decision_ms: int | None = None,
+                 max_deals: int = MAX_DEALS) -> None:
         self.forfeit_after = forfeit_after
         self.decision_ms = decision_ms
         self.max_deals = max_deals
@@ -131,7 +132,7 @@ class LocalRunner:
         for index, name in enumerate(spec.seats):
             entrant = entrants[name]
             if entrant.bot is None:
-                raise ValueError(f"entrant {name!r} is a command; the in-process runner plays built-in bots only")
+                raise ValueError(f"entrant {name!r} is a command; the in-process runner plays only bots it can import")
             try:
                 bots[index] = make_bot(entrant.bot, bot_seed(spec, index))
             except Exception as exc:  # a bot that cannot even start forfeits
