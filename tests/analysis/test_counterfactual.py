@@ -39,7 +39,7 @@ def test_replay_with_the_recorded_deterministic_bot_reproduces_the_record() -> N
 
 
 def test_replay_with_another_bot_reports_the_changed_result_and_the_seats_that_left_their_record() -> None:
-    data = _heuristic_record("twenty_five", {"players": 4}, "g1")
+    data = _heuristic_record("twenty_five", {"players": 4}, "g2")
     result = replay(parse_record(data), 0, "random")
     assert not result.identical
     assert result.left and all(x.seat != 0 for x in result.left)
