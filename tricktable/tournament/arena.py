@@ -20,8 +20,8 @@ bot holds every side's cards once and the luck of the deal cancels out.
     ['finished', 'finished']
     >>> print(result.summary())
     all_fives: 2 games
-      heuristic: 2 wins of 2, 130 points, 0 faults, 0 forfeits
-      random: 0 wins of 2, 73 points, 0 faults, 0 forfeits
+      heuristic: 2 wins of 2, 134 points, 0 faults, 0 forfeits
+      random: 0 wins of 2, 102 points, 0 faults, 0 forfeits
 """
 
 from __future__ import annotations
