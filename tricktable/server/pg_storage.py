@@ -105,8 +105,8 @@ class DatabaseUnreachableError(StorageUnavailableError):
     #: What :class:`tricktable.server.store_health.StoreHealth` (readiness, refusals) says of it.
     why = "the database can not be reached"
 
-    def __init__(self) -> None:
-        super().__init__(f"storage unavailable: records: {self.why}")
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or f"storage unavailable: records: {self.why}")
 
 
 #: The errors that say the database can not be reached (or cut the connection), not that a statement is wrong.
