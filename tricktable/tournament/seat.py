@@ -21,6 +21,10 @@ from __future__ import annotations
 import contextlib
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tricktable.client_sdk.bot import Bot
 
 #: Seconds a seat's bot keeps trying its first connection to the tournament's server.
 SERVER_WAIT_SECONDS = 30.0
@@ -82,6 +86,18 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
+def _seat_bot(name: str, seed: str | None) -> Bot:
+    """The bot that plays one seat, as the SDK runner is best served (a program or a URL answers in a thread).
+
+    One function for a seat played once and for the seats of a long-lived process, which plays several at
+    once on one event loop: an adapter blocking it would stall them all.
+    """
+    from tricktable.bots import make_bot
+    from tricktable.bots.external.adapter import for_server
+
+    return for_server(make_bot(name, seed))
+
+
 def serve(argv: list[str]) -> int:
     """Play every seat handed on the control descriptor until it ends; returns the exit status."""
     from tricktable.client_sdk.handoff import CONTROL_FD_ENV, handed_control
@@ -110,7 +126,7 @@ async def _serve(fd: int, name: str, label: str, root_certificates: bytes | None
     import asyncio
     import socket
 
-    from tricktable.bots import BotSpecError, make_bot
+    from tricktable.bots import BotSpecError
     from tricktable.client_sdk.errors import SdkError
     from tricktable.client_sdk.runner import run_bot_async
     from tricktable.rules.errors import TricktableError
@@ -121,7 +137,7 @@ async def _serve(fd: int, name: str, label: str, root_certificates: bytes | None
 
     async def play(hand: Hand) -> None:
         try:
-            bot = make_bot(name, hand.seed or None)
+            bot = _seat_bot(name, hand.seed or None)
             result = await run_bot_async(bot, hand.address, token=hand.token, name=label,
                                          root_certificates=root_certificates, wait_for_server=SERVER_WAIT_SECONDS)
             done = Done(play=hand.play, status="finished" if result.status == "finished" else "aborted")
@@ -159,8 +175,7 @@ def main(argv: list[str]) -> int:
               f"token on the descriptor named by {TOKEN_FD_ENV}", file=sys.stderr)
         return 2
     _exit_with_parent()
-    from tricktable.bots import BotSpecError, make_bot
-    from tricktable.bots.external.adapter import for_server
+    from tricktable.bots import BotSpecError
     from tricktable.client_sdk.errors import SdkError
     from tricktable.client_sdk.runner import run_bot
     from tricktable.rules.errors import TricktableError
@@ -170,7 +185,7 @@ def main(argv: list[str]) -> int:
     label = argv[3] if len(argv) > 3 else name
     root_certificates = Path(argv[4]).read_bytes() if len(argv) > 4 and argv[4] else None
     try:
-        bot = for_server(make_bot(name, seed))  # a program or a URL answers in a thread
+        bot = _seat_bot(name, seed)
         # The tournament started the server before this process: a first connection that fails is the machine
         # being slow, not a wrong address, so it is given time (a forfeit would change the results).
         result = run_bot(bot, address, token=token, name=label, root_certificates=root_certificates,
