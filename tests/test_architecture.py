@@ -41,8 +41,11 @@ FLOORS: tuple[tuple[str, ...], ...] = (
 FORBIDDEN: dict[str, set[str]] = {"bots": {"server"}, "envs": {"server"}, "analysis": {"server"}}
 #: Modules held to less than their package's floor.
 MODULE_LIMITS: dict[str, set[str]] = {
-    # The tournament store is handed its database file: the file's one home is tricktable.server.storage.
-    "tournament/store.py": {"rules", "tournament"},
+    # The tournament store is handed its database file (the file's one home is tricktable.server.storage) and
+    # takes the record store's URL check and migration runner from the server; nothing of the protocol or bots.
+    "tournament/store.py": {"rules", "tournament", "server"},
+    "tournament/sqlite_store.py": {"server"},
+    "tournament/pg_store.py": {"server", "tournament"},
 }
 #: What the server may take from the rules: the engine's entry points and types, never a game's logic.
 SERVER_RULES_NAMES: dict[str, set[str]] = {

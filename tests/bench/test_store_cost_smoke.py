@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bench import store_cost
 from tests.bench.support import recorded
-from tests.server.conftest import need_postgres
+from tests.conftest import need_postgres
 
 
 def test_the_benchmark_measures_both_stores_for_every_game_and_batch(tmp_path: Path) -> None:

@@ -1,15 +1,13 @@
-"""Fixtures: a real grpc.aio server on 127.0.0.1, port 0, with short clocks, and a stub to it; a real PostgreSQL."""
+"""Fixtures: a real grpc.aio server on 127.0.0.1, port 0, with short clocks, and a stub to it."""
 
 from __future__ import annotations
 
-import importlib.util
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import grpc
 import pytest
 
-from bench.postgres_cluster import PostgresCluster, binaries, running_cluster
 from tests.live_server import running_server
 from tests.server.toy_game import REGISTRY_ENTRY
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
@@ -40,27 +38,3 @@ async def server(tmp_path: Path) -> AsyncIterator[GameServer]:
 async def stub(server: GameServer) -> AsyncIterator[table_service_pb2_grpc.TableServiceStub]:
     async with grpc.aio.insecure_channel(server.address) as channel:
         yield table_service_pb2_grpc.TableServiceStub(channel)
-
-
-def need_postgres() -> None:
-    """Skip, saying why, when PostgreSQL's server or psycopg is not installed (``make test`` installs both)."""
-    if binaries() is None:
-        pytest.skip("PostgreSQL is not installed (make postgres-server installs Debian's postgresql)")
-    if importlib.util.find_spec("psycopg") is None:
-        pytest.skip("psycopg is not installed (pip install -e '.[postgres]')")
-
-
-@pytest.fixture(scope="session")
-def postgres() -> Iterator[PostgresCluster]:
-    """One real PostgreSQL cluster for the session's tests, in a temporary directory, stopped at the end."""
-    need_postgres()
-    with running_cluster() as cluster:
-        yield cluster
-
-
-@pytest.fixture
-def database_url(postgres: PostgresCluster) -> Iterator[str]:
-    """A fresh empty database on the session's cluster, dropped after the test."""
-    url = postgres.create_database()
-    yield url
-    postgres.drop_database(url)

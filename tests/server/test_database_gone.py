@@ -22,9 +22,9 @@ import pytest
 from grpc_health.v1 import health_pb2
 
 from bench.postgres_cluster import PostgresCluster, running_cluster
+from tests.conftest import need_postgres
 from tests.live_server import running_server
 from tests.server.clients import create
-from tests.server.conftest import need_postgres
 from tests.server.test_full_disk import CLOCKS, ThinkingBot, is_serving, refusal, serving, until
 from tricktable.client_sdk import runner
 from tricktable.protocol import convert

@@ -15,12 +15,13 @@ from tricktable.tournament.engine import ThreadDispatcher, Tournament, local_dis
 from tricktable.tournament.ratings import leaderboard
 from tricktable.tournament.report import export, summarize
 from tricktable.tournament.runner import LocalRunner
-from tricktable.tournament.store import StoreError, TournamentStore
+from tricktable.tournament.store import StoreError
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = TournamentStore(tmp_path / "tricktable.sqlite3")
+def store(stores):
+    """The store of each test, on SQLite and on PostgreSQL (``stores``)."""
+    s = stores.open()
     yield s
     s.close()
 
@@ -47,10 +48,10 @@ def test_local_round_robin_stores_every_match_with_a_valid_record(store):
         assert record["seed"] == spec.seed
 
 
-def test_same_seed_same_results_and_duplicate_decks(store, tmp_path):
+def test_same_seed_same_results_and_duplicate_decks(store, stores):
     cfg = config(games=4)
     run(cfg, store, local_dispatcher(cfg, 1))
-    other = TournamentStore(tmp_path / "other.sqlite3")
+    other = stores.open("other")
     run(cfg, other, local_dispatcher(cfg, 1))
     a = {s.match_id: (o.winners, o.scores) for s, o in stored_games(store, "t")}
     b = {s.match_id: (o.winners, o.scores) for s, o in stored_games(other, "t")}
@@ -83,7 +84,7 @@ class StopAfter:
         await self.inner.close()
 
 
-def test_interrupted_tournament_resumes_without_losing_or_repeating_a_match(store, tmp_path):
+def test_interrupted_tournament_resumes_without_losing_or_repeating_a_match(store, stores):
     cfg = config(entrants=["a", "b", "c", "d"], games=10)
     strengths = {"a": 4, "b": 3, "c": 2, "d": 1}
     with pytest.raises(Interrupt):
@@ -95,7 +96,7 @@ def test_interrupted_tournament_resumes_without_losing_or_repeating_a_match(stor
     stats = run(cfg, store, ThreadDispatcher(again, {}), resume=True)
     assert stats.already_done == 17 and stats.played == 60 - 17
     assert len(again.calls) == len(set(again.calls)) == 43
-    whole = TournamentStore(tmp_path / "whole.sqlite3")
+    whole = stores.open("whole")
     run(cfg, whole, rigged(cfg, strengths))
     names = ["a", "b", "c", "d"]
     resumed_table = [s.to_json() for s in leaderboard(names, stored_games(store, "t"))]
@@ -149,7 +150,7 @@ def test_sprt_stops_the_tournament_when_decided(store):
     assert store.status("t") == "stopped by sprt"
 
 
-def test_swiss_rounds_pair_without_repeats_and_resume_the_same(store, tmp_path):
+def test_swiss_rounds_pair_without_repeats_and_resume_the_same(store, stores):
     names = ["a", "b", "c", "d", "e", "f"]
     strengths = {n: i for i, n in enumerate(names)}
     cfg = config(entrants=names, format="swiss", rounds=3, games=2)
@@ -162,17 +163,17 @@ def test_swiss_rounds_pair_without_repeats_and_resume_the_same(store, tmp_path):
     for spec, _ in games:
         meetings.setdefault(frozenset(spec.seats), set()).add(spec.round)
     assert all(len(rounds) == 1 for rounds in meetings.values())  # no pair met in two rounds
-    whole = TournamentStore(tmp_path / "whole.sqlite3")
+    whole = stores.open("whole")
     run(cfg, whole, rigged(cfg, strengths))
     assert [s.match_id + "".join(s.seats) for s, _ in stored_games(whole, "t")] == [
         s.match_id + "".join(s.seats) for s, _ in games]
     whole.close()
 
 
-def test_process_pool_gives_the_same_results_as_one_thread(store, tmp_path):
+def test_process_pool_gives_the_same_results_as_one_thread(store, stores):
     cfg = config(games=4)
     run(cfg, store, local_dispatcher(cfg, 2), concurrency=2)
-    one = TournamentStore(tmp_path / "one.sqlite3")
+    one = stores.open("one")
     run(cfg, one, ThreadDispatcher(LocalRunner(), {e.name: e for e in cfg.entrants}))
     assert [(s.match_id, o.scores) for s, o in stored_games(store, "t")] == [
         (s.match_id, o.scores) for s, o in stored_games(one, "t")]

@@ -35,10 +35,10 @@ from tricktable.server.storage import (
     META_COLUMNS,
     TABLE_COLUMNS,
     TableMeta,
-    check_schema_version,
     database_path,
     encode_rows,
     meta_from_row,
+    run_migrations,
 )
 
 T = TypeVar("T")
@@ -113,26 +113,28 @@ class DatabaseUnreachableError(StorageUnavailableError):
 _GONE = (psycopg.OperationalError, psycopg.InterfaceError)
 
 
-def migrate(db: psycopg.Connection[Any], where: str) -> int:
-    """Bring ``db`` to the last of :data:`MIGRATIONS` in one transaction; the version it is at.
+def migrate(db: psycopg.Connection[Any], where: str, migrations: Sequence[str] = MIGRATIONS,
+            version_table: str = "schema_version") -> int:
+    """Bring ``db`` to the last of ``migrations`` in one transaction; the version it is at.
+
+    ``version_table`` keeps the versions applied, one row each: ``schema_version`` is the record store's,
+    and another schema sharing the database (the tournaments') keeps its own.
 
     Raises:
         SchemaVersionError: the database is at a newer version than this code knows.
     """
     with db.transaction():
         db.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-        db.execute("CREATE TABLE IF NOT EXISTS schema_version"
+        db.execute(f"CREATE TABLE IF NOT EXISTS {version_table}"
                    " (version INTEGER PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)")
-        row = db.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version").fetchone()
-        found = int(row[0]) if row else 0
-        check_schema_version(found, len(MIGRATIONS), where)
-        for version in range(found + 1, len(MIGRATIONS) + 1):
-            db.execute(MIGRATIONS[version - 1])
-            db.execute("INSERT INTO schema_version (version, applied_at) VALUES (%s, %s)", (version, time.time()))
-    return len(MIGRATIONS)
+        row = db.execute(f"SELECT COALESCE(MAX(version), 0) FROM {version_table}").fetchone()
+        return run_migrations(
+            int(row[0]) if row else 0, migrations, db.execute,
+            lambda version: db.execute(f"INSERT INTO {version_table} (version, applied_at) VALUES (%s, %s)",
+                                       (version, time.time())), where)
 
 
-def _where(url: str) -> str:
+def database_where(url: str) -> str:
     """The database a URL names, for messages: its host and name, never its user or password."""
     info = psycopg.conninfo.conninfo_to_dict(url)
     return f"PostgreSQL database {info.get('dbname', '')!s} on {info.get('host', 'localhost')!s}"
@@ -147,7 +149,7 @@ class PostgresStorage:
         self.url = url
         self.data_dir = data_dir
         self.path = database_path(data_dir)
-        self.where = _where(url)
+        self.where = database_where(url)
         self._db: psycopg.Connection[Any] | None = None
         self._lock = threading.Lock()
         self._open = False

@@ -47,8 +47,8 @@ class RecordStore(Protocol):
 
     #: The local data directory (the journal's; the free-space check looks at its file system).
     data_dir: Path
-    #: The data directory's SQLite file: the records' with the SQLite store, and the tournaments' with either
-    #: (``tricktable.tournament.store``; they stay in SQLite).
+    #: The data directory's SQLite file: the records' with the SQLite store (and the tournaments' by default,
+    #: ``tricktable.tournament.store``).
     path: Path
     #: Whether the store lives in another process that can go away with no write of ours failing first: the
     #: storage keeper then checks it every second (``Lobby.check_storage_once``), so readiness follows it.
@@ -107,6 +107,17 @@ class RecordStore(Protocol):
         ...
 
 
+def check_database_url(url: str) -> None:
+    """Refuse a ``--database-url`` that is not a PostgreSQL URL (saying only its scheme: the rest may hold a password).
+
+    Raises:
+        ValueError
+    """
+    if not url.startswith(POSTGRES_SCHEMES):
+        scheme = url.partition(":")[0]
+        raise ValueError(f"--database-url must begin with {' or '.join(POSTGRES_SCHEMES)}, not {scheme}:")
+
+
 def record_store(data_dir: Path, database_url: str | None = None) -> RecordStore:
     """The store a server uses: PostgreSQL at ``database_url`` when given, else SQLite in ``data_dir`` (not opened).
 
@@ -116,9 +127,7 @@ def record_store(data_dir: Path, database_url: str | None = None) -> RecordStore
     """
     if not database_url:
         return Storage(data_dir)
-    if not database_url.startswith(POSTGRES_SCHEMES):
-        scheme = database_url.partition(":")[0]  # only the scheme: the rest may hold a password
-        raise ValueError(f"--database-url must begin with {' or '.join(POSTGRES_SCHEMES)}, not {scheme}:")
+    check_database_url(database_url)
     try:
         from tricktable.server.pg_storage import PostgresStorage
     except ImportError as missing:

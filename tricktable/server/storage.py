@@ -28,7 +28,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+M = TypeVar("M")
 
 DB_NAME = "tricktable.sqlite3"
 ENV_DATA_DIR = "TRICKTABLE_DATA_DIR"
@@ -129,18 +131,32 @@ def _game_directory(db: sqlite3.Connection) -> None:
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_first_schema, _added_columns, _game_directory)
 
 
+def run_migrations(found: int, migrations: Sequence[M], apply: Callable[[M], object], mark: Callable[[int], object],
+                   where: str) -> int:
+    """Apply the migrations after version ``found`` in order, marking each version once it is applied; the last.
+
+    The one runner of every versioned schema (the record store's and the tournaments', in SQLite and in
+    PostgreSQL): they differ only in where the version is kept (``mark``) and how a migration runs (``apply``).
+
+    Raises:
+        SchemaVersionError: ``found`` is newer than the last of ``migrations``.
+    """
+    check_schema_version(found, len(migrations), where)
+    for version in range(found + 1, len(migrations) + 1):
+        apply(migrations[version - 1])
+        mark(version)
+    return len(migrations)
+
+
 def migrate(db: sqlite3.Connection, where: str) -> int:
-    """Bring ``db`` to the last of :data:`MIGRATIONS`; the version it is at.
+    """Bring ``db`` to the last of :data:`MIGRATIONS` (its version in ``PRAGMA user_version``); the version it is at.
 
     Raises:
         SchemaVersionError: the file is at a newer version than this code knows.
     """
     found = int(db.execute("PRAGMA user_version").fetchone()[0])
-    check_schema_version(found, len(MIGRATIONS), where)
-    for version in range(found + 1, len(MIGRATIONS) + 1):
-        MIGRATIONS[version - 1](db)
-        db.execute(f"PRAGMA user_version = {version}")
-    return len(MIGRATIONS)
+    return run_migrations(found, MIGRATIONS, lambda step: step(db),
+                          lambda version: db.execute(f"PRAGMA user_version = {version}"), where)
 
 
 def resolve_data_dir(flag: str | os.PathLike[str] | None = None) -> Path:

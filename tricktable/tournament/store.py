@@ -1,13 +1,19 @@
-"""Tournaments in SQLite: the server's database file, with tables of their own.
+"""Tournaments in a database: the server's SQLite file by default, or the PostgreSQL database it shares.
 
-The file is the server's (the caller passes :func:`tricktable.server.storage.database_path`,
-WAL), so one database holds the tables the server played and the
-tournaments built from them. A match is written in one statement once it is
-complete (record, result, faults), so after a crash or a kill it is either
-stored whole or not at all - and a match not stored is played again on
-``--resume``. The schedule itself is not stored: it is recomputed from the
-config (and, for Swiss, from the stored results), which gives the same match
-ids.
+By default the tables live in the server's SQLite file (the caller passes
+:func:`tricktable.server.storage.database_path`; :mod:`tricktable.tournament.sqlite_store`),
+so one database holds the tables the server played and the tournaments built
+from them; ``--database-url postgresql://...`` puts them in that PostgreSQL
+database instead (:mod:`tricktable.tournament.pg_store`), beside the records
+of the servers that share it. :class:`TournamentStore` is the one place that
+knows what a tournament's rows mean; each backend is a
+:class:`TournamentDatabase` that runs its SQL and keeps its schema versioned.
+
+A match is written in one statement once it is complete (record, result,
+faults), so after a crash or a kill it is either stored whole or not at all -
+and a match not stored is played again on ``--resume``. The schedule itself is
+not stored: it is recomputed from the config (and, for Swiss, from the stored
+results), which gives the same match ids.
 """
 
 from __future__ import annotations
@@ -15,55 +21,19 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import sqlite3
+import socket
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from tricktable.server.record_store import check_database_url
 from tricktable.tournament.config import TournamentConfig, config_from_mapping
 from tricktable.tournament.deck_key import DeckKeyDisclosure, commitment, draw_salt
 from tricktable.tournament.runner import MatchOutcome
 from tricktable.tournament.schedule import MatchSpec
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS tournaments (
-    id TEXT PRIMARY KEY,
-    config TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    status TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    finished_at REAL,
-    deck_key TEXT NOT NULL DEFAULT '',
-    runner_pid INTEGER,
-    deck_salt TEXT NOT NULL DEFAULT '',
-    deck_commitment TEXT NOT NULL DEFAULT '',
-    owner_token TEXT NOT NULL DEFAULT ''
-);
-CREATE TABLE IF NOT EXISTS tournament_matches (
-    tournament_id TEXT NOT NULL,
-    match_id TEXT NOT NULL,
-    round INTEGER NOT NULL,
-    deck_set INTEGER NOT NULL,
-    grp INTEGER NOT NULL,
-    arrangement INTEGER NOT NULL,
-    seed TEXT NOT NULL,
-    spec TEXT NOT NULL,
-    status TEXT NOT NULL,
-    winners TEXT NOT NULL,
-    scores TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    forfeit_by TEXT,
-    faults TEXT NOT NULL,
-    table_id TEXT,
-    duration_s REAL NOT NULL,
-    ended_at REAL NOT NULL,
-    record TEXT NOT NULL,
-    PRIMARY KEY (tournament_id, match_id)
-);
-"""
-
+from tricktable.tournament.sqlite_store import SqliteTournamentDatabase
 
 #: Bytes of randomness in a tournament's deck key (tricktable.tournament.schedule.deck_seed).
 DECK_KEY_BYTES = 32
@@ -74,10 +44,6 @@ DECK_KEY_ENV = "TRICKTABLE_DECK_KEY"
 #: Statuses of a tournament every table of which has ended: its records may be shown, its deck key revealed.
 #: (``interrupted`` is not one: ``--resume`` deals the decks still to play.)
 ENDED_STATUSES = ("finished", "stopped by sprt")
-#: Columns added since the first version, with their definitions (an older database gains them at open).
-_ADDED_COLUMNS = (("deck_key", "TEXT NOT NULL DEFAULT ''"), ("runner_pid", "INTEGER"),
-                  ("deck_salt", "TEXT NOT NULL DEFAULT ''"), ("deck_commitment", "TEXT NOT NULL DEFAULT ''"),
-                  ("owner_token", "TEXT NOT NULL DEFAULT ''"))
 #: Bytes of randomness in a tournament's organiser credential (:meth:`TournamentStore.owner_token`).
 OWNER_TOKEN_BYTES = 32
 
@@ -107,44 +73,90 @@ class StoredMatch:
     outcome: MatchOutcome
 
 
-class TournamentStore:
-    """One SQLite connection to the database file; used from the tournament's event-loop thread only."""
+class TournamentDatabase(Protocol):
+    """Where a :class:`TournamentStore` keeps its rows: a SQLite file or a PostgreSQL database, schema migrated.
 
-    def __init__(self, path: Path, *, read_only: bool = False) -> None:
-        """Open (creating the file and the schema) or, ``read_only``, only read a database another process writes.
+    Statements are written once, with SQLite's ``?`` placeholders (a backend translates them), in SQL both
+    databases run alike.
+    """
+
+    #: The database, for messages (a file, or a PostgreSQL database and host; never a password).
+    where: str
+    read_only: bool
+    #: What a read of a table or column that is not there raises (a read-only open before any tournament).
+    missing: tuple[type[Exception], ...]
+    #: What a second row with the same key raises.
+    conflict: tuple[type[Exception], ...]
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run one statement (autocommit); the rows it changed."""
+        ...
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Every row of a query."""
+        ...
+
+    def iterate(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]:
+        """The rows of a query, one at a time."""
+        ...
+
+    def close(self) -> None:
+        """Close the connection."""
+        ...
+
+
+def tournament_store(path: Path, database_url: str | None = None, *, read_only: bool = False) -> TournamentStore:
+    """The store of ``tricktable tournament``: PostgreSQL at ``database_url`` when given, else the SQLite file ``path``.
+
+    Raises:
+        ValueError: ``database_url`` is not a PostgreSQL URL.
+        RuntimeError: it is, and psycopg (the ``postgres`` extra) is not installed.
+        StoreError: the database can not be reached.
+    """
+    if not database_url:
+        return TournamentStore(path, read_only=read_only)
+    check_database_url(database_url)
+    try:
+        from tricktable.tournament.pg_store import PostgresTournamentDatabase
+    except ImportError as missing:
+        raise RuntimeError("--database-url needs psycopg: pip install 'tricktable[postgres]'") from missing
+    return TournamentStore(PostgresTournamentDatabase(database_url, read_only=read_only))
+
+
+class TournamentStore:
+    """Tournaments and their matches in one database; used from one thread at a time (the tournament's loop)."""
+
+    def __init__(self, where: Path | TournamentDatabase, *, read_only: bool = False) -> None:
+        """Over ``where``: a SQLite file (opened, created and migrated unless ``read_only``), or an open database.
+
+        Every tournament its runner left ``running`` when it was killed is marked ``interrupted`` (unless read-only).
 
         Raises:
             sqlite3.Error: a read-only open of a file that is missing or not a database.
+            SchemaVersionError: the database's tournaments were migrated by a newer version.
         """
-        self.path = path
-        self.read_only = read_only
-        if read_only:  # the web viewer reads a tournament while it runs; it must never write to its file
-            self._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
-            self._db.execute("PRAGMA busy_timeout=10000")
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=10000")
-        self._db.executescript(_SCHEMA)
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(tournaments)")}
-        for column, definition in _ADDED_COLUMNS:
-            if column not in columns:  # a database from an older version
-                self._db.execute(f"ALTER TABLE tournaments ADD COLUMN {column} {definition}")
-        self._mark_interrupted()
+        self._db: TournamentDatabase = (SqliteTournamentDatabase(where, read_only=read_only)
+                                        if isinstance(where, Path) else where)
+        self.where = self._db.where
+        self.read_only = self._db.read_only
+        if not self.read_only:
+            self._mark_interrupted()
 
     def close(self) -> None:
         """Close the connection."""
         self._db.close()
+
+    def _one(self, sql: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
+        rows = self._db.rows(sql, params)
+        return rows[0] if rows else None
 
     # --- tournaments ---------------------------------------------------------
 
     def tournaments(self) -> list[tuple[str, TournamentConfig, str]]:
         """Every tournament of the database: name, config and status, newest first (none before any was run)."""
         try:
-            rows = self._db.execute("SELECT id, config, status FROM tournaments ORDER BY created_at DESC").fetchall()
-        except sqlite3.OperationalError:  # a server database no tournament has used yet has no such table
+            rows = self._db.rows("SELECT id, config, status FROM tournaments ORDER BY created_at DESC")
+        except self._db.missing:  # a server database no tournament has used yet has no such table
             return []
         return [(r[0], config_from_mapping(json.loads(r[1])), r[2]) for r in rows]
 
@@ -154,40 +166,48 @@ class TournamentStore:
         Raises:
             StoreError: a new tournament whose name exists, or a resume whose config differs or is unknown.
         """
-        row = self._db.execute("SELECT fingerprint FROM tournaments WHERE id = ?", (config.name,)).fetchone()
+        row = self._one("SELECT fingerprint FROM tournaments WHERE id = ?", (config.name,))
         if row is None:
             if resume:
-                raise StoreError(f"no tournament {config.name!r} in {self.path} to resume")
+                raise StoreError(f"no tournament {config.name!r} in {self.where} to resume")
             key, salt = os.environ.get(DECK_KEY_ENV) or secrets.token_hex(DECK_KEY_BYTES), draw_salt()
             committed = commitment(tournament=config.name, seed=config.seed, salt=salt, key=key)
-            self._db.execute(
-                "INSERT INTO tournaments (id, config, fingerprint, status, created_at, deck_key, runner_pid,"
-                " deck_salt, deck_commitment, owner_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (config.name, json.dumps(config.to_json(), sort_keys=True), config.fingerprint(), "running",
-                 time.time(), key, os.getpid(), salt, committed, secrets.token_urlsafe(OWNER_TOKEN_BYTES)))
+            try:
+                self._db.execute(
+                    "INSERT INTO tournaments (id, config, fingerprint, status, created_at, deck_key, runner_pid,"
+                    " runner_host, deck_salt, deck_commitment, owner_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (config.name, json.dumps(config.to_json(), sort_keys=True), config.fingerprint(), "running",
+                     time.time(), key, os.getpid(), socket.gethostname(), salt, committed,
+                     secrets.token_urlsafe(OWNER_TOKEN_BYTES)))
+            except self._db.conflict:  # another runner registered it since the read above
+                raise StoreError(f"tournament {config.name!r} was just begun in {self.where} by another runner: "
+                                 "use --resume to continue it, or another name (--name)") from None
             return 0
         if not resume and row[0] != config.fingerprint():
             raise StoreError(f"another tournament named {config.name!r} (other entrants or settings) is in "
-                             f"{self.path}: give this one another name (--name)")
+                             f"{self.where}: give this one another name (--name)")
         if not resume:
-            raise StoreError(f"tournament {config.name!r} already exists in {self.path}: "
+            raise StoreError(f"tournament {config.name!r} already exists in {self.where}: "
                              "use --resume to continue it, or another name (--name) or database")
         if row[0] != config.fingerprint():
-            raise StoreError(f"tournament {config.name!r} in {self.path} was started with a different config; "
+            raise StoreError(f"tournament {config.name!r} in {self.where} was started with a different config; "
                              "only concurrency may change on --resume")
-        self._db.execute("UPDATE tournaments SET status = 'running', runner_pid = ? WHERE id = ?",
-                         (os.getpid(), config.name))
+        self._db.execute("UPDATE tournaments SET status = 'running', runner_pid = ?, runner_host = ? WHERE id = ?",
+                         (os.getpid(), socket.gethostname(), config.name))
         return self.count(config.name)
 
     def _mark_interrupted(self) -> None:
         """Mark ``interrupted`` every tournament left ``running`` by a process that is gone (killed with -9).
 
         Why at open: a killed process can not mark itself; the next command that opens the database does.
-        A tournament whose process still runs (this machine) keeps ``running``.
+        A process id means something on its own machine only: a tournament whose runner runs (or ran) on
+        another machine sharing the database keeps ``running`` until it ends, or is resumed from here.
+        ('' is a runner of a version that did not say: this machine, as the SQLite file was.)
         """
-        rows = self._db.execute("SELECT id, runner_pid FROM tournaments WHERE status = 'running'").fetchall()
-        for tournament_id, pid in rows:
-            if not _alive(pid):
+        here = socket.gethostname()
+        rows = self._db.rows("SELECT id, runner_pid, runner_host FROM tournaments WHERE status = 'running'")
+        for tournament_id, pid, host in rows:
+            if host in ("", here) and not _alive(pid):
                 self._db.execute("UPDATE tournaments SET status = 'interrupted' WHERE id = ? AND status = 'running'",
                                  (tournament_id,))
 
@@ -199,7 +219,7 @@ class TournamentStore:
 
     def deck_key(self, tournament_id: str) -> str:
         """The tournament's secret deck key (drawn at :meth:`begin`; '' for one begun by an older version)."""
-        row = self._db.execute("SELECT deck_key FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
+        row = self._one("SELECT deck_key FROM tournaments WHERE id = ?", (tournament_id,))
         return "" if row is None else str(row[0])
 
     def deck_key_disclosure(self, tournament_id: str) -> DeckKeyDisclosure | None:
@@ -210,10 +230,9 @@ class TournamentStore:
         it is hidden again until that run ends. None for an unknown tournament.
         """
         try:
-            row = self._db.execute(
-                "SELECT status, deck_commitment, deck_key, deck_salt FROM tournaments WHERE id = ?",
-                (tournament_id,)).fetchone()
-        except sqlite3.OperationalError:  # read-only, a database of an older version: no commitment column
+            row = self._one("SELECT status, deck_commitment, deck_key, deck_salt FROM tournaments WHERE id = ?",
+                            (tournament_id,))
+        except self._db.missing:  # read-only, a database of an older version: no commitment column
             return None if self.status(tournament_id) is None else DeckKeyDisclosure(commitment=None)
         if row is None:
             return None
@@ -231,7 +250,7 @@ class TournamentStore:
         resumed tournament keeps it. Whoever holds it follows every table of the tournament live and sees
         its whole page while deck sets are still being played (docs/tournament.md).
         """
-        row = self._db.execute("SELECT owner_token FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
+        row = self._one("SELECT owner_token FROM tournaments WHERE id = ?", (tournament_id,))
         if row is None:
             return ""
         if not row[0] and not self.read_only:
@@ -243,7 +262,7 @@ class TournamentStore:
 
     def status(self, tournament_id: str) -> str | None:
         """The stored status, or None for an unknown tournament."""
-        row = self._db.execute("SELECT status FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
+        row = self._one("SELECT status FROM tournaments WHERE id = ?", (tournament_id,))
         return None if row is None else str(row[0])
 
     # --- matches -------------------------------------------------------------
@@ -265,21 +284,19 @@ class TournamentStore:
 
         Why: such a match was not played (the machinery failed, not a bot), so a resume plays it again.
         """
-        cursor = self._db.execute(
+        return self._db.execute(
             "DELETE FROM tournament_matches WHERE tournament_id = ? AND status = 'error'"
             " AND substr(reason, 1, ?) = ?", (tournament_id, len(reason_prefix), reason_prefix))
-        return cursor.rowcount
 
     def done_ids(self, tournament_id: str) -> set[str]:
         """Ids of the matches stored."""
-        rows = self._db.execute("SELECT match_id FROM tournament_matches WHERE tournament_id = ?", (tournament_id,))
+        rows = self._db.rows("SELECT match_id FROM tournament_matches WHERE tournament_id = ?", (tournament_id,))
         return {r[0] for r in rows}
 
     def count(self, tournament_id: str) -> int:
         """Number of matches stored."""
-        row = self._db.execute("SELECT COUNT(*) FROM tournament_matches WHERE tournament_id = ?",
-                               (tournament_id,)).fetchone()
-        return int(row[0])
+        row = self._one("SELECT COUNT(*) FROM tournament_matches WHERE tournament_id = ?", (tournament_id,))
+        return int(row[0]) if row else 0
 
     def matches(self, tournament_id: str, *, with_records: bool = False) -> list[StoredMatch]:
         """Every stored match, in schedule order (round, deck set, group, arrangement)."""
@@ -287,7 +304,7 @@ class TournamentStore:
 
     def iter_matches(self, tournament_id: str, *, with_records: bool = False) -> Iterator[StoredMatch]:
         """:meth:`matches`, one at a time (records are large)."""
-        rows = self._db.execute(
+        rows = self._db.iterate(
             "SELECT spec, match_id, status, winners, scores, reason, forfeit_by, faults, table_id, duration_s,"
             f" {'record' if with_records else 'NULL'} FROM tournament_matches WHERE tournament_id = ?"
             " ORDER BY round, deck_set, grp, arrangement", (tournament_id,))
@@ -299,6 +316,6 @@ class TournamentStore:
 
     def record(self, tournament_id: str, match_id: str) -> Mapping[str, Any] | None:
         """The record of one match, or None."""
-        row = self._db.execute("SELECT record FROM tournament_matches WHERE tournament_id = ? AND match_id = ?",
-                               (tournament_id, match_id)).fetchone()
+        row = self._one("SELECT record FROM tournament_matches WHERE tournament_id = ? AND match_id = ?",
+                        (tournament_id, match_id))
         return None if row is None else dict(json.loads(row[0]))

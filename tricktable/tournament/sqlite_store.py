@@ -1,0 +1,157 @@
+"""The tournaments' tables in SQLite: the server's database file (WAL), beside the records of the tables it played.
+
+The schema is versioned in a table of its own, ``tournament_schema_version``
+(one row per migration applied; the file's ``PRAGMA user_version`` is the
+record store's), brought up to date at open by the record store's migration
+runner (:func:`tricktable.server.storage.run_migrations`) in one transaction,
+so two processes opening a file together migrate it once. A file written
+before the versions existed is at version 0 and runs them all: each migration
+finds what it needs already there and leaves it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from tricktable.server.storage import run_migrations
+
+#: The tables as the first versioned schema has them (``IF NOT EXISTS``: a file from before the versions has them).
+_FIRST_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS tournaments (
+        id TEXT PRIMARY KEY,
+        config TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        finished_at REAL,
+        deck_key TEXT NOT NULL DEFAULT '',
+        runner_pid INTEGER,
+        deck_salt TEXT NOT NULL DEFAULT '',
+        deck_commitment TEXT NOT NULL DEFAULT '',
+        owner_token TEXT NOT NULL DEFAULT ''
+    )""",
+    """CREATE TABLE IF NOT EXISTS tournament_matches (
+        tournament_id TEXT NOT NULL,
+        match_id TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        deck_set INTEGER NOT NULL,
+        grp INTEGER NOT NULL,
+        arrangement INTEGER NOT NULL,
+        seed TEXT NOT NULL,
+        spec TEXT NOT NULL,
+        status TEXT NOT NULL,
+        winners TEXT NOT NULL,
+        scores TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        forfeit_by TEXT,
+        faults TEXT NOT NULL,
+        table_id TEXT,
+        duration_s REAL NOT NULL,
+        ended_at REAL NOT NULL,
+        record TEXT NOT NULL,
+        PRIMARY KEY (tournament_id, match_id)
+    )""",
+)
+#: Columns a file from before the versions may lack (added one release at a time), with their definitions.
+_EARLY_COLUMNS = (("deck_key", "TEXT NOT NULL DEFAULT ''"), ("runner_pid", "INTEGER"),
+                  ("deck_salt", "TEXT NOT NULL DEFAULT ''"), ("deck_commitment", "TEXT NOT NULL DEFAULT ''"),
+                  ("owner_token", "TEXT NOT NULL DEFAULT ''"))
+VERSION_TABLE = "tournament_schema_version"
+
+
+def _add_missing(db: sqlite3.Connection, columns: Sequence[tuple[str, str]]) -> None:
+    present = {row[1] for row in db.execute("PRAGMA table_info(tournaments)")}
+    for column, definition in columns:
+        if column not in present:
+            db.execute(f"ALTER TABLE tournaments ADD COLUMN {column} {definition}")
+
+
+def _first_schema(db: sqlite3.Connection) -> None:
+    for statement in _FIRST_SCHEMA:
+        db.execute(statement)
+    _add_missing(db, _EARLY_COLUMNS)
+
+
+def _runner_host(db: sqlite3.Connection) -> None:
+    """The machine a tournament's runner runs on: its pid means something there only."""
+    _add_missing(db, (("runner_host", "TEXT NOT NULL DEFAULT ''"),))
+
+
+#: The tournaments' SQLite migrations: version k is reached by running the k-th. Never edited once released.
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_first_schema, _runner_host)
+
+
+def migrate(db: sqlite3.Connection, where: str) -> int:
+    """Bring the tournaments' tables of ``db`` to the last of :data:`MIGRATIONS`, in one transaction.
+
+    Raises:
+        SchemaVersionError: the file's tournaments were migrated by a newer version.
+    """
+    db.execute("BEGIN IMMEDIATE")  # a second process opening the file waits here, then finds it migrated
+    try:
+        db.execute(f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE}"
+                   " (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)")
+        found = int(db.execute(f"SELECT COALESCE(MAX(version), 0) FROM {VERSION_TABLE}").fetchone()[0])
+        reached = run_migrations(
+            found, MIGRATIONS, lambda step: step(db),
+            lambda version: db.execute(f"INSERT INTO {VERSION_TABLE} (version, applied_at) VALUES (?, ?)",
+                                       (version, time.time())), where)
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    return reached
+
+
+class SqliteTournamentDatabase:
+    """One connection to the SQLite file, from one thread at a time (a tournament's event loop, a viewer request)."""
+
+    #: What a read of a table or column that is not there raises: a read-only open of a file no tournament has
+    #: used yet, or of one an older version wrote.
+    missing: tuple[type[Exception], ...] = (sqlite3.OperationalError,)
+    #: What a second row with the same key raises.
+    conflict: tuple[type[Exception], ...] = (sqlite3.IntegrityError,)
+
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        """Open (creating the file and migrating it) or, ``read_only``, only read a file another process writes.
+
+        Raises:
+            sqlite3.Error: a read-only open of a file that is missing or not a database.
+            SchemaVersionError: the file's tournaments were migrated by a newer version.
+        """
+        self.path = path
+        self.where = str(path)
+        self.read_only = read_only
+        if read_only:  # the web viewer reads a tournament while it runs; it must never write to its file
+            self._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
+            self._db.execute("PRAGMA busy_timeout=10000")
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, isolation_level=None)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=10000")
+            migrate(self._db, self.where)
+        except BaseException:
+            self._db.close()
+            raise
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run one statement (autocommit); the rows it changed."""
+        return self._db.execute(sql, params).rowcount
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return list(self._db.execute(sql, params))
+
+    def iterate(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]:
+        """The rows one at a time, read as they are asked for (records are large)."""
+        yield from self._db.execute(sql, params)
+
+    def close(self) -> None:
+        self._db.close()
