@@ -11,8 +11,12 @@ and ``path/to/file.py:Class``, not command entrants; the fast path for
 benchmarks), ``--ray ADDRESS``
 on a Ray cluster (``local`` starts one on this machine).
 
-Every finished match is stored at once; after Ctrl-C or a kill, the same
-command with ``--resume`` plays only what is missing. Bots and the server
+Every finished match is stored at once - in the server's SQLite file, or with
+``--database-url postgresql://...`` (or ``$TRICKTABLE_DATABASE_URL``, or the
+file's ``database_url``) in that PostgreSQL database, where the in-process
+server keeps its records too; after Ctrl-C or a kill, the same command with
+``--resume`` plays only what is missing, from any machine that reaches the
+database. Bots and the server
 are checked before the first game. Exit status: 0 done, 1 interrupted or
 every game an error or a forfeit, 2 bad config, database or unreachable server.
 """
@@ -30,6 +34,7 @@ import typer
 
 from tricktable.bots import SPEC_HELP
 from tricktable.cli.tls import TlsCa
+from tricktable.server.record_store import ENV_DATABASE_URL
 
 if TYPE_CHECKING:  # imported when the command runs, so that other commands (every bot process) start faster
     from rich.console import Console
@@ -62,7 +67,7 @@ def flags_config(game: str | None, bots: str | None, fmt: str, games: int, seed:
 
 async def _dispatcher(config: TournamentConfig, runner: str, server: str | None, ray: str | None,
                       concurrency: int, db: Path, tls_ca: Path | None = None, *, trusted: bool = False,
-                      hidden: tuple[Path, ...] = ()) -> Dispatcher:
+                      hidden: tuple[Path, ...] = (), database_url: str | None = None) -> Dispatcher:
     from tricktable.tournament.engine import local_dispatcher
 
     if ray is not None:
@@ -76,7 +81,8 @@ async def _dispatcher(config: TournamentConfig, runner: str, server: str | None,
 
     configure(level="WARNING")  # the in-process server's per-call logs would drown the progress bar
     dispatcher = await ServerDispatcher.open(config, address=server, data_dir=db.parent, tls_ca=tls_ca,
-                                             isolation="trusted" if trusted else "sandbox", hidden=hidden)
+                                             isolation="trusted" if trusted else "sandbox", hidden=hidden,
+                                             database_url=database_url)
     if trusted:
         typer.secho("warning: --trusted-entrants: bots run as plain processes, not sandboxed; an entrant can read "
                     "the other entrants' seat tokens, files and what they leave behind (docs/tournament.md, "
@@ -89,7 +95,7 @@ async def _dispatcher(config: TournamentConfig, runner: str, server: str | None,
 async def _run(config: TournamentConfig, store: TournamentStore, *, resume: bool, runner: str, server: str | None,
                ray: str | None, concurrency: int, db: Path, progress: RichProgress | None,
                tls_ca: Path | None = None, trusted: bool = False, hidden: tuple[Path, ...] = (),
-               console: Console | None = None) -> Any:
+               console: Console | None = None, database_url: str | None = None) -> Any:
     from tricktable.cli.owner import owner_token_path, write_owner_token
     from tricktable.tournament.engine import Tournament
 
@@ -102,7 +108,7 @@ async def _run(config: TournamentConfig, store: TournamentStore, *, resume: bool
                           "in the viewer: its lobby's organiser sign-in)")
 
     dispatcher = await _dispatcher(config, runner, server, ray, concurrency, db, tls_ca, trusted=trusted,
-                                   hidden=hidden)
+                                   hidden=hidden, database_url=database_url)
     if ray is not None:
         from tricktable.tournament.ray_runner import RayDispatcher
 
@@ -120,6 +126,11 @@ def tournament_command(
         "--concurrency", "-j", min=1, help="Matches at once (capped by the cores); default: the config's.")] = None,
     db: Annotated[Path | None, typer.Option(
         "--db", help="SQLite file (default: the server's, <data-dir>/tricktable.sqlite3).")] = None,
+    database_url: Annotated[str | None, typer.Option(
+        "--database-url", envvar=ENV_DATABASE_URL, show_envvar=True,
+        help="Keep the tournament (and the in-process server's records) in this PostgreSQL database "
+        "(postgresql://USER@HOST/DB; needs the postgres extra) instead of the SQLite file; overrides the "
+        "file's database_url.")] = None,
     data_dir: Annotated[Path | None, typer.Option(
         "--data-dir", help="Data directory (default: $TRICKTABLE_DATA_DIR or ./data).")] = None,
     runner: Annotated[str, typer.Option(
@@ -149,19 +160,20 @@ def tournament_command(
     from rich.console import Console
 
     from tricktable.client_sdk.errors import SdkError
+    from tricktable.server.record_store import check_database_url, redacted
     from tricktable.server.storage import database_path
     from tricktable.tournament.config import ConfigError, check_bots, config_from_mapping, load_config
     from tricktable.tournament.engine import bounded_concurrency, stored_games
     from tricktable.tournament.report import RichProgress, export, print_report, summarize
     from tricktable.tournament.sandbox import SandboxUnavailable
-    from tricktable.tournament.store import StoreError, TournamentStore
+    from tricktable.tournament.store import StoreError, tournament_store
 
     console = Console()
     try:
         if config_path is not None:
             config = load_config(config_path)
-            if name:
-                config = config_from_mapping({**config.to_json(), "name": name})
+            if name:  # the stored form leaves out where the tournament is kept: carried over apart
+                config = config_from_mapping({**config.to_json(), "name": name, "database_url": config.database_url})
         else:
             config = config_from_mapping(flags_config(game, bots, fmt, games, seed, players, option or [], name))
         if runner not in RUNNERS:
@@ -170,7 +182,12 @@ def tournament_command(
             raise ConfigError("--runner local plays bots it can import (a name, module:Class or file.py:Class); "
                               "command entrants need the server runner")
         check_bots(config)
-    except ConfigError as exc:
+        url = database_url or config.database_url
+        if url and db is not None:
+            raise ConfigError("give --db (a SQLite file) or --database-url (or $TRICKTABLE_DATABASE_URL), not both")
+        if url:
+            check_database_url(url)
+    except (ConfigError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     db_path = db if db is not None else database_path(data_dir)
@@ -179,9 +196,9 @@ def tournament_command(
     if workers < wanted:
         console.print(f"concurrency {wanted} capped at {workers} (cores: {os.cpu_count()})", style="yellow")
     try:
-        store = TournamentStore(db_path)
+        store = tournament_store(db_path, url)
     except Exception as exc:
-        typer.echo(f"error: cannot open {db_path}: {exc}", err=True)
+        typer.echo(f"error: cannot open {redacted(url) if url else db_path}: {exc}", err=True)
         raise typer.Exit(2) from None
     safe_name = "".join(c if c.isalnum() or c in "-_." else "_" for c in config.name)
     target = out if out is not None else db_path.parent / "tournaments" / safe_name
@@ -194,7 +211,8 @@ def tournament_command(
         try:
             stats = asyncio.run(_run(config, store, resume=resume, runner=runner, server=server, ray=ray,
                                      concurrency=workers, db=db_path, progress=progress, tls_ca=tls_ca,
-                                     trusted=trusted_entrants, hidden=(target,), console=console))
+                                     trusted=trusted_entrants, hidden=(target,), console=console,
+                                     database_url=url))
         finally:
             if progress is not None:
                 progress.__exit__(None, None, None)

@@ -82,6 +82,7 @@ from pydantic import (
 from tricktable.rules.errors import OptionsError
 from tricktable.rules.match import MAX_DEALS
 from tricktable.rules.registry import GAMES, game_rules
+from tricktable.server.record_store import POSTGRES_SCHEMES
 from tricktable.tournament.entrants import FORFEIT_AFTER, EntrantSpec
 
 Format = Literal["round_robin", "swiss", "gauntlet"]
@@ -212,6 +213,11 @@ class TournamentConfig(BaseModel):
         "A game still going after this many deals is adjudicated to the side(s) ahead."))
     sprt: SprtSpec | None = Field(default=None, description="Stop early when a sequential test decides a versus b.")
     extra: dict[str, Any] = Field(default_factory=dict, description="Free-form values kept with the tournament.")
+    # Where the tournament is kept, not what it is: left out of the stored config and of its fingerprint.
+    database_url: StrictStr | None = Field(default=None, exclude=True, description=(
+        "Keep the tournament in this PostgreSQL database (postgresql://USER@HOST/DB; needs the postgres extra) "
+        "instead of the server's SQLite file; --database-url and $TRICKTABLE_DATABASE_URL override it. Never "
+        "stored with the tournament nor compared on --resume."))
 
     @field_validator("game")
     @classmethod
@@ -219,6 +225,14 @@ class TournamentConfig(BaseModel):
         if game not in GAMES:
             raise ValueError(f"unknown game {game!r} (games: {', '.join(GAMES)})")
         return game
+
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_url(cls, url: str | None) -> str | None:
+        if url is not None and not url.startswith(POSTGRES_SCHEMES):
+            scheme = url.partition(":")[0]  # only the scheme: the rest may hold a password
+            raise ValueError(f"must begin with {' or '.join(POSTGRES_SCHEMES)}, not {scheme}:")
+        return url
 
     @model_validator(mode="after")
     def _consistent(self) -> TournamentConfig:

@@ -325,8 +325,11 @@ async def check_reachable(address: str, root_certificates: bytes | None = None, 
         await channel.close(None)
 
 
-async def _start_server(config: TournamentConfig, data_dir: Path, *, unix_socket: Path | None) -> tuple[str, Any]:
+async def _start_server(config: TournamentConfig, data_dir: Path, *, unix_socket: Path | None,
+                        database_url: str | None = None) -> tuple[str, Any]:
     """A server in this process on a free port over ``data_dir`` (and ``unix_socket``): its address and itself.
+
+    ``database_url``: its records go to that PostgreSQL database (the tournament's), not to ``data_dir``'s file.
 
     The server logs through structlog as configured by the caller (the command line keeps it to warnings).
     """
@@ -341,7 +344,7 @@ async def _start_server(config: TournamentConfig, data_dir: Path, *, unix_socket
                     max_streams_per_client=100_000, max_streams_per_connection=100_000, max_deals=config.max_deals)
     # No journal: the entrants' bots end with this process, so a table left over could not be resumed.
     server = GameServer(ServerConfig(port=0, data_dir=data_dir, time_control=control, limits=limits,
-                                     journal=False, unix_socket=unix_socket))
+                                     journal=False, unix_socket=unix_socket, database_url=database_url))
     await server.start()
     return server.address, server
 
@@ -380,13 +383,15 @@ class ServerDispatcher:
     @classmethod
     async def open(cls, config: TournamentConfig, *, address: str | None, data_dir: Path,
                    tls_ca: Path | None = None, isolation: Isolation = "sandbox",
-                   hidden: Sequence[Path] = (), long_lived: bool = True) -> ServerDispatcher:
+                   hidden: Sequence[Path] = (), long_lived: bool = True,
+                   database_url: str | None = None) -> ServerDispatcher:
         """Use the server at ``address``, or start one in this process on a free port over ``data_dir``.
 
         ``isolation``: ``sandbox`` seals every bot process off (:mod:`tricktable.tournament.sandbox`); it
         reaches the server through a Unix socket only (the in-process server's own, the ``unix:`` address
         given, or a relay to a TCP one). ``hidden``: more directories no bot may read (``data_dir`` always).
         ``long_lived``: long-lived entrants' processes play many matches (False: every bot per match).
+        ``database_url``: the server started here keeps its records in that PostgreSQL database.
 
         Raises:
             ServerUnreachable: nothing answers at ``address`` (checked before the first match).
@@ -397,7 +402,8 @@ class ServerDispatcher:
             if isolation == "trusted":
                 return cls(config, address, tls_ca=tls_ca, long_lived=long_lived)
         elif isolation == "trusted":
-            return cls(config, *await _start_server(config, data_dir, unix_socket=None), long_lived=long_lived)
+            return cls(config, *await _start_server(config, data_dir, unix_socket=None, database_url=database_url),
+                       long_lived=long_lived)
         folder = Path(tempfile.mkdtemp(prefix="tricktable-socket-"))
         secret = (data_dir.resolve(), *(p.resolve() for p in hidden))
         relay = None
@@ -408,8 +414,8 @@ class ServerDispatcher:
                 socket_path = folder / "server.sock"
             sandbox = Sandbox.detect(socket_path, secret)
             if address is None:
-                return cls(config, *await _start_server(config, data_dir, unix_socket=socket_path), sandbox=sandbox,
-                           socket_folder=folder, long_lived=long_lived)
+                started = await _start_server(config, data_dir, unix_socket=socket_path, database_url=database_url)
+                return cls(config, *started, sandbox=sandbox, socket_folder=folder, long_lived=long_lived)
             if not address.startswith("unix:"):
                 relay = await SocketRelay.start(socket_path, address, tls_ca)
             return cls(config, address, tls_ca=tls_ca, sandbox=sandbox, relay=relay, socket_folder=folder,
