@@ -103,8 +103,10 @@ class DatabaseCatalog:
 
     live = False
 
-    def __init__(self, database: Path) -> None:
+    def __init__(self, database: Path, *, database_url: str | None = None) -> None:
+        """``database_url``: the tournaments are in that PostgreSQL database (a server's), not in the file."""
         self.database = database
+        self.database_url = database_url
 
     async def tables(self, owner_token: str = "") -> list[dict[str, Any]]:
         return []
@@ -119,22 +121,25 @@ class DatabaseCatalog:
         return None
 
     async def tournaments(self) -> list[dict[str, Any]]:
-        return await asyncio.to_thread(standings.list_database, self.database)
+        return await asyncio.to_thread(standings.list_database, self.database, self.database_url)
 
     async def tournament(self, name: str, owner_token: str = "") -> dict[str, Any] | None:
-        return await asyncio.to_thread(standings.page_from_database, self.database, name, owner_token)
+        return await asyncio.to_thread(standings.page_from_database, self.database, name, owner_token,
+                                       self.database_url)
 
     async def tournament_record(self, name: str, match_id: str) -> dict[str, Any] | None:
-        return await asyncio.to_thread(standings.record_from_database, self.database, name, match_id)
+        return await asyncio.to_thread(standings.record_from_database, self.database, name, match_id,
+                                       self.database_url)
 
 
 class ServerCatalog(DatabaseCatalog):
-    """A running server's tables, records and tournaments (its database file holds both)."""
+    """A running server's tables, records and tournaments (its database holds both: the file, or --database-url's)."""
 
     live = True
 
-    def __init__(self, lobby: Lobby, database: Path, *, ended_rows: int = 100, open_rows: int = 200) -> None:
-        super().__init__(database)
+    def __init__(self, lobby: Lobby, database: Path, *, ended_rows: int = 100, open_rows: int = 200,
+                 database_url: str | None = None) -> None:
+        super().__init__(database, database_url=database_url)
         self.lobby = lobby
         self.ended_rows = ended_rows
         self.open_rows = open_rows

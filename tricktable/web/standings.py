@@ -1,7 +1,8 @@
 """The tournament page's data: standings, crosstable, paired results, SPRT, progress and the games played.
 
 Read from the tournament tables of a database (:class:`TournamentStore`,
-opened read-only, so a tournament can be watched while it runs) or from a
+opened read-only, so a tournament can be watched while it runs: the SQLite
+file, or the PostgreSQL database of a server's ``--database-url``) or from a
 tournament's export folder (``summary.json``, ``matches.csv`` and
 ``records.jsonl``, for ``tricktable view``). Both give the same page; the
 figures are the report's own (:func:`tricktable.tournament.report.summarize`).
@@ -25,7 +26,7 @@ from tricktable.tournament.engine import UNPLAYED_REASON, stored_games, swiss_ro
 from tricktable.tournament.ratings import Game
 from tricktable.tournament.report import read_csv_rows, summarize
 from tricktable.tournament.schedule import deck_set_index, fixed_groups, round_matches, tables_per_deck_set
-from tricktable.tournament.store import ENDED_STATUSES, TournamentStore
+from tricktable.tournament.store import ENDED_STATUSES, TournamentStore, tournament_store
 
 
 def replay_path(tournament: str, match_id: str) -> str:
@@ -49,11 +50,21 @@ def scheduled_games(config: TournamentConfig) -> int:
     return len(round_matches(config, 0, fixed_groups(config)))
 
 
-def list_database(db: Path) -> list[dict[str, Any]]:
-    """The tournaments of a database, newest first (none when the file has none, or does not exist)."""
-    if not db.exists():
+def _reader(db: Path, database_url: str | None) -> TournamentStore | None:
+    """The tournaments of the PostgreSQL database at ``database_url``, else of the file ``db``, read-only.
+
+    None for a file that does not exist (nothing stored yet).
+    """
+    if database_url is None and not db.exists():
+        return None
+    return tournament_store(db, database_url, read_only=True)
+
+
+def list_database(db: Path, database_url: str | None = None) -> list[dict[str, Any]]:
+    """The tournaments of a database, newest first (none when it has none, or the file does not exist)."""
+    store = _reader(db, database_url)
+    if store is None:
         return []
-    store = TournamentStore(db, read_only=True)
     try:
         return [{"name": name, "game": config.game, "format": config.format, "status": status,
                  "games": store.count(name), "scheduled": scheduled_games(config), "url": tournament_path(name)}
@@ -62,16 +73,17 @@ def list_database(db: Path) -> list[dict[str, Any]]:
         store.close()
 
 
-def page_from_database(db: Path, name: str, owner_token: str = "") -> dict[str, Any] | None:
+def page_from_database(db: Path, name: str, owner_token: str = "",
+                       database_url: str | None = None) -> dict[str, Any] | None:
     """The page of tournament ``name`` as stored so far, or None when the database has no such tournament.
 
     Fair play: the public page holds only the games of deck sets that are over (every one of their games
     stored, :func:`public_games`), as the server withholds their tables until then; the holder of the
     tournament's owner token (its organiser) gets every game stored. ``withheld_games`` counts the others.
     """
-    if not db.exists():
+    store = _reader(db, database_url)
+    if store is None:
         return None
-    store = TournamentStore(db, read_only=True)
     try:
         found = [config for stored, config, _ in store.tournaments() if stored == name]
         if not found:
@@ -109,11 +121,12 @@ def public_games(config: TournamentConfig, games: Sequence[Game]) -> list[Game]:
                                         ended=ended[(spec.round, spec.deck_set)])]
 
 
-def record_from_database(db: Path, name: str, match_id: str) -> dict[str, Any] | None:
+def record_from_database(db: Path, name: str, match_id: str,
+                         database_url: str | None = None) -> dict[str, Any] | None:
     """The record of one game of a tournament, or None."""
-    if not db.exists():
+    store = _reader(db, database_url)
+    if store is None:
         return None
-    store = TournamentStore(db, read_only=True)
     try:
         statuses = {stored: status for stored, _, status in store.tournaments()}  # none: no tournament tables
         if statuses.get(name) not in ENDED_STATUSES:

@@ -98,7 +98,8 @@ def beside_server(host: str, port: int, *, announce: Callable[[str], None], page
     """
     @contextlib.asynccontextmanager
     async def run(server: GameServer) -> AsyncIterator[WebViewer | None]:
-        viewer = WebViewer(ServerCatalog(server.lobby, server.storage.path), host=host, port=port, pages=pages)
+        catalog = ServerCatalog(server.lobby, server.storage.path, database_url=server.config.database_url)
+        viewer = WebViewer(catalog, host=host, port=port, pages=pages)
         try:
             await viewer.start()
         except OSError as error:
