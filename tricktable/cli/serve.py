@@ -133,6 +133,9 @@ def serve_command(
     http_port: Annotated[int, typer.Option("--http-port", help="Port of the web viewer; 0 picks a free one.")] = 8080,
     no_http: Annotated[bool, typer.Option("--no-http", help="Serve nothing over HTTP: no viewer, no metrics.")]
     = False,
+    metrics: Annotated[bool, typer.Option(
+        "--metrics/--no-metrics", help="Count what /metrics serves (--no-metrics: count nothing and serve an empty "
+        "/metrics, for a server nobody scrapes).")] = True,
     viewer: Annotated[bool, typer.Option(
         "--viewer/--no-viewer", help="The web viewer's pages on the HTTP port (/metrics, /healthz and /readyz are "
         "served either way).")] = True,
@@ -179,7 +182,7 @@ def serve_command(
     config = ServerConfig(
         host=host, port=port, data_dir=resolve_data_dir(data_dir), database_url=database_url, tls_cert=tls_cert,
         tls_key=tls_key, time_control=clocks, journal=journal, drain_seconds=drain_seconds, role=role,
-        advertise_address=advertise_address, shard=game_index if role == "game" else None,
+        advertise_address=advertise_address, shard=game_index if role == "game" else None, metrics=metrics,
         shard_count=games if role else 1,
         limits=Limits(max_tables=max_tables, max_tables_per_client=max_tables_per_client,
                       max_streams_per_client=max_streams_per_client, min_free_bytes=min_free_mb * 1024 * 1024,

@@ -88,6 +88,8 @@ class ServerConfig:
     #: "lobby" runs no table and places them on the game processes. None: one server (or ``--shards``).
     role: str | None = None
     advertise_address: str | None = None
+    #: Count the metrics served on ``/metrics`` (False: count nothing, :meth:`Metrics.switch_off`).
+    metrics: bool = True
 
 
 class GameServer:
@@ -103,6 +105,8 @@ class GameServer:
         self.journal = Journal(journal_dir) if config.journal and not lobby_role else None
         self.lobby = Lobby(self.storage, limits=config.limits, time_control=config.time_control, journal=self.journal,
                            shard=None if lobby_role else config.shard)
+        if not config.metrics:
+            self.lobby.metrics.switch_off()
         limits = config.limits
         self.call_rates = CallRates(Rate(limits.call_burst_per_token, limits.call_rate_per_token),
                                     Rate(limits.call_burst_per_connection, limits.call_rate_per_connection), clock)

@@ -43,6 +43,24 @@ class TableLike(Protocol):
     def status(self) -> object: ...
 
 
+class _Silent:
+    """An instrument that counts nothing: every metric's stand-in once they are off (``serve --no-metrics``)."""
+
+    def labels(self, *_values: str) -> _Silent:
+        return self
+
+    def inc(self, _amount: float = 1.0) -> None:
+        return None
+
+    def observe(self, _value: float) -> None:
+        return None
+
+
+#: The instruments of :class:`Metrics` (what :meth:`Metrics.switch_off` silences).
+INSTRUMENTS = ("moves", "think", "step", "timeouts", "defaults", "rejections", "rate_limited", "faults",
+               "journal_commit", "records_stored", "storage_errors")
+
+
 class Metrics:
     """The counters and histograms of one server process's lobby."""
 
@@ -72,9 +90,26 @@ class Metrics:
         self.storage_errors = Counter("tricktable_storage_errors", "Failed writes, by store (journal, records)",
                                       ["store"], registry=r)
         self._bots: set[str] = set()
+        #: False once :meth:`switch_off` ran.
+        self.counting = True
+
+    def switch_off(self) -> None:
+        """Count nothing from now on, and expose nothing (``serve --no-metrics``: a server nobody scrapes).
+
+        Why on this object rather than a second kind of lobby: the lobby made it and handed it to its tables,
+        its journal and the interceptors, which keep calling the same instruments; each is now a no-op. What
+        is left of the cost is the calls themselves (``bench.server_bench --metrics-cost`` measures the rest).
+        """
+        silent = _Silent()
+        for name in INSTRUMENTS:
+            setattr(self, name, silent)
+        self.registry = CollectorRegistry(auto_describe=True)  # no collector: the exposition is empty
+        self.counting = False
 
     def bot(self, name: str) -> str:
         """The label of a seat named ``name``: its bot's name, or "other" once :data:`MAX_BOT_NAMES` are known."""
+        if not self.counting:
+            return ""
         label = _SEAT_SUFFIX.sub("", name)[:64] or "unnamed"
         if label in self._bots:
             return label
