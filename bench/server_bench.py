@@ -35,6 +35,9 @@ so what a change bought is two figures of one run. With ``--throughput`` each
 tree keeps one server for the whole run (:func:`measure_throughput`), so the
 rounds show each server a window older: a before/after of how a server ages.
 
+``--metrics-cost`` measures only what the metrics cost a move: the throughput run on a server with
+metrics and on one with ``--no-metrics``, in alternating rounds (:mod:`bench.metrics_cost`).
+
 Timestamps that cross processes are CLOCK_MONOTONIC (``time.monotonic_ns``),
 one clock for the whole machine. Results go to ``bench/results/server.json``
 and a table on stdout. Run ``python -m bench.server_bench`` (``--quick`` for a
@@ -1027,6 +1030,27 @@ def render(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _metrics_cost(sizes: Sizes, rounds: int, out: Path) -> int:
+    """``--metrics-cost``: :func:`bench.metrics_cost.measure` over fresh servers of this tree; JSON and a table."""
+    from bench import metrics_cost
+
+    games, skipped = runnable_load_games(sizes.load_games)
+
+    def load(data_dir: Path, flags: tuple[str, ...], game: str) -> dict[str, Any]:
+        with game_server(data_dir, "--join-ms", "600000", *flags) as server:
+            return measure_load(server, sizes, game)
+
+    with tempfile.TemporaryDirectory(prefix="tricktable-bench-") as tmp:
+        report = metrics_cost.measure(Path(tmp), rounds, games, load, machine())
+    report.update({"tables": sizes.load_tables, "client_processes": sizes.load_clients,
+                   "window_seconds": sizes.load_seconds, "skipped": skipped})
+    out = out if out != RESULTS else RESULTS.with_name("server_metrics.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(metrics_cost.render(report, sizes.load_tables, sizes.load_clients, sizes.load_seconds))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.server_bench", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke run of a few seconds)")
@@ -1050,6 +1074,9 @@ def main(argv: list[str] | None = None) -> int:
                         "plays per round")
     parser.add_argument("--throughput", action="store_true", help="only the throughput rows (--load-games), in "
                         "alternating rounds on one server (JSON to bench/results/server_throughput.json)")
+    parser.add_argument("--metrics-cost", action="store_true", help="only the metrics' cost per move: the "
+                        "throughput rows (--load-games) on a server with metrics and one with --no-metrics, in "
+                        "alternating rounds (JSON to bench/results/server_metrics.json)")
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else FULL
     if args.load_tables:
@@ -1062,6 +1089,8 @@ def main(argv: list[str] | None = None) -> int:
         sizes = replace(sizes, load_games=tuple(args.load_games.split(",")))
     if args.hold_steps:
         sizes = replace(sizes, hold_steps=tuple(int(x) for x in args.hold_steps.split(",")))
+    if args.metrics_cost:
+        return _metrics_cost(sizes, args.rounds, args.out)
     if args.throughput:
         with tempfile.TemporaryDirectory(prefix="tricktable-bench-") as tmp:
             throughput = measure_throughput(Path(tmp), sizes, args.rounds,
