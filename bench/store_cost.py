@@ -14,7 +14,10 @@ quiet server) and of 20 (a busy one):
   total is the machine's cost;
 - the same per move (a record's cost over its game's moves), beside the
   server's CPU per move over gRPC (``bench.server_bench``: 409-693 µs);
-- reading a record back by id (``GetRecord``'s query), wall time.
+- reading a record back by id (``GetRecord``'s query), wall time;
+- the same records stored as a tournament's matches (``tricktable tournament``,
+  :mod:`tricktable.tournament.store`: one statement per match as it ends, no
+  batch), per match and per move, in SQLite and in PostgreSQL.
 
 SQLite runs as the server runs it (WAL, ``synchronous=NORMAL``: a commit
 waits for no fsync); PostgreSQL as installed (``fsync=on``,
@@ -44,6 +47,9 @@ from tricktable.server.lobby import Lobby, meta_of
 from tricktable.server.logging import configure
 from tricktable.server.record_store import RecordStore, record_store
 from tricktable.server.storage import Storage, TableMeta
+from tricktable.tournament.runner import MatchOutcome
+from tricktable.tournament.schedule import MatchSpec
+from tricktable.tournament.store import TournamentStore, tournament_store
 
 RESULTS = Path(__file__).resolve().parent / "results" / "store_cost.json"
 CLOCKS = TimeControl(decision_seconds=600.0, bank_seconds=0.0, grace_seconds=600.0, join_seconds=600.0)
@@ -87,6 +93,21 @@ def _write(store: RecordStore, ended: Ended, batch: int, tag: str,
             "server_cpu_us": (server_cpu() - server) / n * 1e6}
 
 
+def _save_matches(store: TournamentStore, ended: Ended, tag: str, server_cpu: Callable[[], float]) -> dict[str, float]:
+    """Store ``ended`` as matches of tournament ``tag``, one at a time as the engine does; per match, as _write."""
+    matches = [(MatchSpec(match_id=f"{m.id}-{tag}", round=0, deck_set=index, group=0, arrangement=0, seed=m.id,
+                          game=m.game, options=m.options, seats=tuple(m.names), sides=((0,), (1,))),
+                MatchOutcome(match_id=f"{m.id}-{tag}", status=m.status, winners=tuple(m.winners),
+                             scores=tuple(m.scores), reason=m.reason, record=r))
+               for index, (m, r) in enumerate(ended)]
+    wall, cpu, server = time.perf_counter(), time.process_time(), server_cpu()
+    for spec, outcome in matches:
+        store.save(tag, spec, outcome)
+    n = len(matches)
+    return {"wall_us": (time.perf_counter() - wall) / n * 1e6, "client_cpu_us": (time.process_time() - cpu) / n * 1e6,
+            "server_cpu_us": (server_cpu() - server) / n * 1e6}
+
+
 def _read_us(store: RecordStore, ids: list[str]) -> float:
     started = time.perf_counter()
     for table_id in ids:
@@ -105,8 +126,13 @@ def measure(records: int = 200, rounds: int = 5) -> dict[str, Any]:
             "sqlite": record_store(folder / "sqlite").open(),
             "postgres": record_store(folder / "pg", cluster.create_database()).open(),
         }
+        tournaments: dict[str, TournamentStore] = {
+            "sqlite": tournament_store(folder / "sqlite" / "tricktable.sqlite3"),
+            "postgres": tournament_store(folder / "pg", cluster.create_database()),
+        }
         cpu_of: dict[str, Callable[[], float]] = {"sqlite": lambda: 0.0, "postgres": cluster.cpu_seconds}
         samples: dict[tuple[str, str, int], list[dict[str, float]]] = {}
+        match_samples: dict[tuple[str, str, int], list[dict[str, float]]] = {}
         reads: dict[str, list[float]] = {name: [] for name in stores}
         for round_ in range(rounds):
             order = list(stores) if round_ % 2 == 0 else list(reversed(stores))
@@ -116,19 +142,31 @@ def measure(records: int = 200, rounds: int = 5) -> dict[str, Any]:
                         tag = f"r{round_}-b{batch}"
                         samples.setdefault((name, game, batch), []).append(
                             _write(stores[name], ended[game], batch, tag, cpu_of[name]))
+                    match_samples.setdefault((name, game, 1), []).append(
+                        _save_matches(tournaments[name], ended[game], f"{game}-r{round_}", cpu_of[name]))
                 ids = [f"{m.id}-r{round_}-b1" for m, _ in ended["all_fives"]]
                 reads[name].append(_read_us(stores[name], ids))
         report = _report(samples, reads, ended, cluster, rounds)
+        report["tournament_matches"] = _rows(match_samples, ended)
         report["load_average"] = {"before": [round(x, 2) for x in load_before],
                                   "after": [round(x, 2) for x in os.getloadavg()]}
         report["cores"] = os.cpu_count()
         for store in stores.values():
             store.close()
+        for tournament in tournaments.values():
+            tournament.close()
     return report
 
 
 def _report(samples: dict[tuple[str, str, int], list[dict[str, float]]], reads: dict[str, list[float]],
             ended: dict[str, Ended], cluster: PostgresCluster, rounds: int) -> dict[str, Any]:
+    return {"rounds": rounds, "postgres_durable": cluster.durable,
+            "read_wall_us": {name: round(statistics.median(v), 1) for name, v in reads.items()},
+            "rows": _rows(samples, ended)}
+
+
+def _rows(samples: dict[tuple[str, str, int], list[dict[str, float]]], ended: dict[str, Ended]) -> list[dict[str, Any]]:
+    """Per store, game and batch: the medians over the rounds, per record (or match) and per move."""
     rows = []
     for (name, game, batch), runs in sorted(samples.items()):
         moves = statistics.mean(m.actions for m, _ in ended[game])
@@ -144,9 +182,7 @@ def _report(samples: dict[tuple[str, str, int], list[dict[str, float]]], reads: 
                      "share_of_server_cpu_per_move": [round(total / moves / s, 4) for s in SERVER_CPU_US_PER_MOVE],
                      "wall_us_range": [round(min(r["wall_us"] for r in runs), 1),
                                        round(max(r["wall_us"] for r in runs), 1)]})
-    return {"rounds": rounds, "postgres_durable": cluster.durable,
-            "read_wall_us": {name: round(statistics.median(v), 1) for name, v in reads.items()},
-            "rows": rows}
+    return rows
 
 
 def render(report: dict[str, Any]) -> str:
@@ -156,6 +192,10 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"{r['store']:9} {r['game']:12} {r['batch']:>5} {r['wall_us']:>9.1f} {r['client_cpu_us']:>10.1f}"
                      f" {r['server_cpu_us']:>10.1f} {r['cpu_us_per_move']:>12.2f} {r['record_bytes']:>7}")
     lines.append(f"read a record by id (wall µs): {report['read_wall_us']}")
+    lines.append("a tournament's matches, one statement each:")
+    for r in report.get("tournament_matches", []):
+        lines.append(f"{r['store']:9} {r['game']:12} {'-':>5} {r['wall_us']:>9.1f} {r['client_cpu_us']:>10.1f}"
+                     f" {r['server_cpu_us']:>10.1f} {r['cpu_us_per_move']:>12.2f} {r['record_bytes']:>7}")
     return "\n".join(lines)
 
 

@@ -21,3 +21,6 @@ def test_the_benchmark_measures_both_stores_for_every_game_and_batch(tmp_path: P
         assert all(recorded(row[k]) for k in ("wall_us", "client_cpu_us", "server_cpu_us", "cpu_us_per_move"))
         assert row["records"] == 2 and row["moves_per_game"] > 0
     assert report["postgres_durable"] is True and set(report["read_wall_us"]) == {"sqlite", "postgres"}
+    matches = {(r["store"], r["game"]) for r in report["tournament_matches"]}
+    assert matches == {(s, g) for s in ("sqlite", "postgres") for g in store_cost.GAMES}
+    assert all(recorded(r["cpu_us_per_move"]) and r["records"] == 2 for r in report["tournament_matches"])
