@@ -104,9 +104,9 @@ async def _record_seat(stub: Any, token: str) -> list[bytes]:
                 decide = pb.Decide(decision_id=item.decision.decision_id)
                 if item.decision.legal_actions:
                     decide.action_id = item.decision.legal_actions[0].id
-                else:  # a discard offered as a DiscardChoice
+                else:  # a discard offered as a DiscardChoice: named by its notation
                     first = convert.discard_choice_from_proto(item.decision.discard_choice)[0]
-                    decide.action.CopyFrom(convert.action_to_proto(first))
+                    decide.action_id = convert.action_id(first)
                 await call.write(pb.PlayRequest(decide=decide))
     finally:
         call.cancel()

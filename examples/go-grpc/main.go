@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -159,9 +160,9 @@ func (s *seat) answer(stream tricktablev1.TableService_PlayClient) error {
 	decision := s.pending
 	decide := &tricktablev1.Decide{DecisionId: decision.DecisionId}
 	if choice := decision.DiscardChoice; choice != nil && len(decision.LegalActions) == 0 {
-		discard := &tricktablev1.Action_Discard{Cards: choice.Cards[:choice.Count]}
-		decide.Choice = &tricktablev1.Decide_Action{Action: &tricktablev1.Action{
-			Kind: &tricktablev1.Action_Discard_{Discard: discard}}}
+		// A discard's id is its notation: "discard-" and the chosen cards in the order the choice lists them.
+		cards := append([]string{"discard"}, choice.Cards[:choice.Count]...)
+		decide.Choice = &tricktablev1.Decide_ActionId{ActionId: strings.Join(cards, "-")}
 	} else {
 		decide.Choice = &tricktablev1.Decide_ActionId{ActionId: decision.LegalActions[0].Id}
 	}

@@ -148,15 +148,16 @@ class Bot {
     if (!this.args.quiet) console.error('[node-bot]', ...parts);
   }
 
-  // An answer to a decision: {name, choice} where choice is {action_id} (one of legal_actions) or
-  // {action} (a Cinq Cents discard offered as a DiscardChoice: choose `count` of its `cards`, section 7).
+  // An answer to a decision: {name, choice} where choice is {action_id}: one of legal_actions' ids, or
+  // for a Cinq Cents discard offered as a DiscardChoice (choose `count` of its `cards`, section 7) the
+  // discard's notation, "discard-" and the chosen cards in the order `cards` lists them.
   // `first` forces the first legal action (the first `count` cards of a discard choice).
   choose(decision, first = false) {
     const takeFirst = first || this.args.strategy === 'first';
     if (has(decision, 'discard_choice')) {
       const { cards, count } = decision.discard_choice;
-      const chosen = takeFirst ? cards.slice(0, count) : sample(cards, count);
-      return { name: `discard ${chosen.join(' ')}`, choice: { action: { discard: { cards: chosen } } } };
+      const chosen = takeFirst ? cards.slice(0, count) : sample(cards, count); // both keep the order of `cards`
+      return { name: `discard ${chosen.join(' ')}`, choice: { action_id: ['discard', ...chosen].join('-') } };
     }
     const legal = decision.legal_actions;
     const pick = takeFirst ? legal[0] : legal[Math.floor(Math.random() * legal.length)];

@@ -23,6 +23,7 @@ from tricktable.rules.actions import Action
 from tricktable.rules.errors import NotationError, RuleError
 from tricktable.rules.events import ACTION_EVENTS
 from tricktable.rules.match import Match
+from tricktable.rules.notation import from_notation
 from tricktable.rules.registry import new_match
 
 
@@ -77,9 +78,12 @@ class FakeTable:
             return self.reject(seat, decide.decision_id, "STALE_DECISION", "not the pending decision")
         try:
             if decide.WhichOneof("choice") == "action_id":
-                if decide.action_id not in legal:
+                # An id is a notation: a discard of a DiscardChoice is named by one that was never sent,
+                # and an illegal action's notation is refused by the rules, with their reason.
+                try:
+                    action = legal.get(decide.action_id) or from_notation(decide.action_id)
+                except NotationError:
                     return self.reject(seat, decide.decision_id, "UNKNOWN_ACTION_ID", decide.action_id)
-                action = legal[decide.action_id]
             else:
                 action = convert.action_from_proto(decide.action)
             self.match.check(action, seat)

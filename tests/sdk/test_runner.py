@@ -21,8 +21,8 @@ from tricktable.client_sdk.bot import Bot, not_an_action
 from tricktable.client_sdk.errors import ConnectionLost, JoinRejected, ServerUnreachable
 from tricktable.client_sdk.runner import Backoff, _decide_request, run_bot_async, seek_async
 from tricktable.protocol import convert
-from tricktable.rules.actions import Action, Play
-from tricktable.rules.cards import ALL_CARDS
+from tricktable.rules.actions import Action, Discard, Play
+from tricktable.rules.cards import ALL_CARDS, Card
 from tricktable.rules.game import Result, SeatView
 
 FAST = Backoff(initial=0.01, maximum=0.05, attempts=5)
@@ -204,16 +204,20 @@ def test_not_an_action_names_the_mistake_and_accepts_actions() -> None:
     assert "returned int 3" in (not_an_action(3) or "")
 
 
-def test_a_legal_action_is_sent_by_its_id_whether_the_offered_object_or_an_equal_one() -> None:
+def test_every_answer_is_sent_by_its_id_the_offered_object_an_equal_one_a_discard_or_an_illegal_one() -> None:
     offered = Play(card=ALL_CARDS[0])
     legal = {convert.action_id(offered): offered, convert.action_id(Play(card=ALL_CARDS[1])): Play(card=ALL_CARDS[1])}
-    assert _decide_request("7", offered, legal).decide.action_id == convert.action_id(offered)
+    assert _decide_request("7", offered, legal).decide.action_id == "play-2C"
     equal = Play(card=ALL_CARDS[0])
     assert equal is not offered
-    assert _decide_request("7", equal, legal).decide.action_id == convert.action_id(offered)
-    other = _decide_request("7", Play(card=ALL_CARDS[2]), legal).decide
-    assert other.WhichOneof("choice") == "action"
-    assert convert.action_from_proto(other.action) == Play(card=ALL_CARDS[2])
+    assert _decide_request("7", equal, legal).decide.action_id == "play-2C"
+    # Not among the offered ids: still an id, the action's notation (the server's rules judge it).
+    assert _decide_request("7", Play(card=ALL_CARDS[2]), legal).decide.action_id == "play-4C"
+    # A discard of a DiscardChoice has no offered id; the bot's card order does not matter.
+    discard = Discard(cards=(Card.parse("TD"), Card.parse("4C"), Card.parse("QS")))
+    assert _decide_request("7", discard, {}).decide.action_id == "discard-4C-TD-QS"
+    for action in (offered, Play(card=ALL_CARDS[2]), discard):
+        assert _decide_request("7", action, legal).decide.WhichOneof("choice") == "action_id"
 
 
 def test_backoff_grows_exponentially_to_its_cap() -> None:

@@ -16,10 +16,22 @@ Chooser = Callable[[pb.DecisionRequest], pb.Decide | None]
 
 
 def discard(decision: pb.DecisionRequest, cards: list[str]) -> pb.Decide:
-    """A discard of ``cards``, the answer to a decision offered as a ``DiscardChoice``."""
+    """A discard of ``cards`` named by its notation (``cards`` as given), the answer to a ``DiscardChoice``."""
+    return pb.Decide(decision_id=decision.decision_id, action_id="-".join(["discard", *cards]))
+
+
+def discard_action(decision: pb.DecisionRequest, cards: list[str]) -> pb.Decide:
+    """A discard of ``cards`` as an ``Action`` message: the deprecated form, still accepted from v1 clients."""
     answer = pb.Decide(decision_id=decision.decision_id)
     answer.action.discard.cards.extend(cards)
     return answer
+
+
+def some_discard(decision: pb.DecisionRequest, rng: Any) -> pb.Decide:
+    """A random discard of the choice, its cards in the choice's order (the one notation of that discard)."""
+    offered = list(decision.discard_choice.cards)
+    chosen = set(rng.sample(offered, decision.discard_choice.count))
+    return discard(decision, [card for card in offered if card in chosen])
 
 
 def first_legal(decision: pb.DecisionRequest) -> pb.Decide:
@@ -31,7 +43,7 @@ def first_legal(decision: pb.DecisionRequest) -> pb.Decide:
 def by_id(rng: Any) -> Chooser:
     def choose(decision: pb.DecisionRequest) -> pb.Decide:
         if decision.HasField("discard_choice"):
-            return discard(decision, rng.sample(list(decision.discard_choice.cards), decision.discard_choice.count))
+            return some_discard(decision, rng)
         pick = rng.choice(list(decision.legal_actions))
         return pb.Decide(decision_id=decision.decision_id, action_id=pick.id)
     return choose

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tests.server.clients import PlaySeat, create, discard, first_legal
+from tests.server.clients import PlaySeat, create, discard, discard_action, first_legal
 from tests.server.test_service import record_of
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.rules.verify import verify_record
@@ -111,3 +111,47 @@ async def test_a_seat_that_joins_with_legal_actions_once_gets_them_in_the_reques
                 assert decision.view.discard_choice == decision.discard_choice
     record = await record_of(stub, created.table_id)
     assert verify_record(record) is None
+
+
+async def test_the_deprecated_action_form_of_a_discard_is_still_played_as_its_notation_is(stub: Any) -> None:
+    """A v1 client that answers ``Decide.action = Action{discard{cards}}`` plays on, as it always did."""
+    created = await create(stub, "cinq_cents", seed="compact", options=OPTIONS)
+
+    def old_style(decision: pb.DecisionRequest) -> pb.Decide:
+        if decision.HasField("discard_choice"):
+            return discard_action(decision, list(decision.discard_choice.cards[:decision.discard_choice.count]))
+        return first_legal(decision)
+
+    seats = [PlaySeat(stub, t.token, choose=old_style) for t in created.seat_tokens]
+    await _play(stub, seats)
+    decisions = [r for s in seats for r in _discard_decisions(s)]
+    assert decisions, "no seat had to discard"
+    record = await record_of(stub, created.table_id)
+    assert verify_record(record) is None
+    played = [a["cards"] for d in record["deals"] for a in d["actions"] if a["type"] == "discard"]
+    assert played == [list(r.decision.discard_choice.cards[:6]) for r in decisions]
+
+
+async def test_a_discard_id_with_its_cards_out_of_the_choices_order_is_no_notation_and_stays_pending(
+        stub: Any) -> None:
+    created = await create(stub, "cinq_cents", seed="bad-discard", options=OPTIONS)
+    sent: list[pb.Decide] = []
+
+    def choose(decision: pb.DecisionRequest) -> pb.Decide:
+        if decision.HasField("discard_choice") and not sent:
+            sent.append(discard(decision, list(reversed(decision.discard_choice.cards[:6]))))
+            return sent[0]
+        return first_legal(decision)
+
+    seats = [PlaySeat(stub, t.token, choose=choose if t.seat == 0 else first_legal) for t in created.seat_tokens]
+    playing = asyncio.ensure_future(_play(stub, seats))
+    rejection = await seats[0].next("rejection")
+    assert rejection.reason == pb.REJECTION_REASON_UNKNOWN_ACTION_ID
+    assert rejection.decision_id == sent[0].decision_id and "discard-" in rejection.message
+    choice = _discard_decisions(seats[0])[0].decision
+    seats[0].send(pb.PlayRequest(decide=first_legal(choice)))  # the same cards, in the choice's order
+    accepted = await seats[0].next("accepted")
+    while accepted.decision_id != choice.decision_id:
+        accepted = await seats[0].next("accepted")
+    assert not accepted.duplicate
+    await playing

@@ -21,7 +21,7 @@ import random
 import re
 from typing import Any
 
-from tests.server.clients import PlaySeat, discard
+from tests.server.clients import PlaySeat, some_discard
 from tests.server.test_service import SHORT, record_of
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
@@ -76,7 +76,7 @@ def chooser(rng: random.Random) -> Any:
     """Random, except in the Cinq Cents auction (first legal), so that every game ends (see test_service)."""
     def choose(decision: pb.DecisionRequest) -> pb.Decide:
         if decision.HasField("discard_choice"):
-            return discard(decision, rng.sample(list(decision.discard_choice.cards), decision.discard_choice.count))
+            return some_discard(decision, rng)
         actions = list(decision.legal_actions)
         auction = any(a.action.WhichOneof("kind") in ("bid", "pass") for a in actions)
         pick = actions[0] if auction else rng.choice(actions)

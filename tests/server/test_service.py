@@ -125,6 +125,8 @@ async def test_in_band_rejections_keep_the_stream_open_and_change_nothing(stub: 
         (pb.Decide(decision_id=decision.decision_id,
                    action=game_pb2.Action(play=game_pb2.Action.Play(card="ZZ"))), "REJECTION_REASON_MALFORMED_ACTION"),
         (pb.Decide(decision_id=decision.decision_id, action_id="play-XX"), "REJECTION_REASON_UNKNOWN_ACTION_ID"),
+        # An id the server did not send is read as a notation: the rules say why that action is refused.
+        (pb.Decide(decision_id=decision.decision_id, action_id=f"play-{other}"), "REJECTION_REASON_CARD_NOT_IN_HAND"),
         (pb.Decide(decision_id="999", action=decision.legal_actions[0].action), "REJECTION_REASON_STALE_DECISION"),
         (pb.Decide(decision_id="not-a-number", action=decision.legal_actions[0].action),
          "REJECTION_REASON_STALE_DECISION"),

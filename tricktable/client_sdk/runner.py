@@ -672,8 +672,7 @@ def _on_event(session: SeatSession, event: events_pb2.Event) -> bool:
 
 def _decide_request(decision_id: str, action: Action, legal: Mapping[str, Action],
                     annotation: Annotation | None = None) -> table_service_pb2.PlayRequest:
-    """A PlayRequest whose Decide carries the action's stable id when it is a legal one, else the action itself,
-    and the bot's note.
+    """A PlayRequest whose Decide names the action by its id (its notation; a discard's too) with the bot's note.
 
     Why the request and not the Decide: it is written on the path of every move, and a Decide built inside its
     request is not copied into it (a Watch client copies it into its SubmitAction request, off that path).
@@ -684,14 +683,10 @@ def _decide_request(decision_id: str, action: Action, legal: Mapping[str, Action
     if annotation:
         decide.annotation.CopyFrom(convert.annotation_to_proto(annotation))
     for action_id, offered in legal.items():
-        if offered is action:  # one of the view's own legal actions (the usual answer): its id without encoding
+        if offered is action:  # one of the view's own legal actions (the usual answer): its id without writing it
             decide.action_id = action_id
             return request
-    action_id = convert.action_id(action)
-    if legal.get(action_id) == action:
-        decide.action_id = action_id
-    else:
-        decide.action.CopyFrom(convert.action_to_proto(action))
+    decide.action_id = convert.action_id(action)
     return request
 
 

@@ -25,7 +25,9 @@ from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from tricktable.protocol.reasons import RejectReason
 from tricktable.rules.actions import Action
 from tricktable.rules.annotation import AnnotationError
+from tricktable.rules.errors import NotationError
 from tricktable.rules.game import Seat
+from tricktable.rules.notation import from_notation
 from tricktable.rules.registry import game_rules
 from tricktable.server.clocks import LIMITS, TimeControl
 from tricktable.server.errors import (
@@ -320,8 +322,9 @@ def decide(table: Table, seat: Seat, message: pb.Decide, wire: SeatWire | None =
        started; a settled id (the same answer again is a duplicate, anything
        else stale); game over; not the seat's turn; not its pending decision;
     2. then the annotation: over a limit or malformed is ``BAD_ANNOTATION``;
-    3. then the choice: none or an undecodable action is malformed, an id
-       not among the decision's is unknown;
+    3. then the choice: none or an undecodable (deprecated) ``action`` is malformed; an
+       ``action_id`` is looked up among the ids this stream was sent, else read as a notation,
+       and one that is no action's notation is unknown;
     4. then the rules (:meth:`Table.submit`), which keeps the annotation with the action played.
 
     ``wire``: the stream that sent the decision, which knows its legal action ids.
@@ -342,17 +345,17 @@ def decide(table: Table, seat: Seat, message: pb.Decide, wire: SeatWire | None =
     choice = message.WhichOneof("choice")
     if choice == "action_id":
         action = None if wire is None else wire.action_named(decision_id, message.action_id)
-        if action is None:  # not sent on this stream (SubmitAction, a discard choice) or not an id of it
-            pending = table.pending_for(seat)
-            legal = () if pending is None else pending.legal_actions
-            action = next((a for a in legal if convert.action_id(a) == message.action_id), None)
-        if action is None:
-            return table.reject(seat, RejectReason.UNKNOWN_ACTION_ID,
-                                f"action_id {_bounded(message.action_id)!r} is not a legal action id of decision "
-                                f"{decision_id}")
+        if action is None:  # not sent on this stream (SubmitAction, a discard choice): read it as a notation
+            try:
+                action = from_notation(message.action_id)
+            except NotationError as error:
+                return table.reject(seat, RejectReason.UNKNOWN_ACTION_ID,
+                                    f"action_id {_bounded(message.action_id)!r} is neither a legal action id of "
+                                    f"decision {decision_id} nor an action's notation: {bounded(str(error))}")
         return table.submit(seat, decision_id, action, annotation)
     if choice != "action":
-        return table.reject(seat, RejectReason.MALFORMED_ACTION, "a decide needs an action or an action_id")
+        return table.reject(seat, RejectReason.MALFORMED_ACTION, "a decide needs an action_id (or an action)")
+    # The deprecated Decide.action, still accepted from v1 clients.
     try:
         action = convert.action_from_proto(message.action)
     except Exception as error:  # NotationError for bad notation; anything else is still the client's input

@@ -847,7 +847,8 @@ class DiscardChoice(_message.Message):
     cards among `cards`. Every such choice is legal, and the engine checks exactly that: `count` cards,
     none named twice, all among `cards` (else REJECTION_REASON_BAD_DISCARD). It stands for the
     C(16, 6) = 8008 enumerated Discard actions, which a client gets only if it joins with
-    Join.enumerate_discards. Answer with Decide.action = Action{discard{cards}}.
+    Join.enumerate_discards. Answer with Decide.action_id = "discard-" + the chosen cards joined by "-"
+    in the order `cards` lists them (the discard's notation, e.g. "discard-4C-5C-7D-9D-TD-QS").
     """
 
     DESCRIPTOR: _descriptor.Descriptor

@@ -17,9 +17,9 @@ Design note (flows; events.proto and game.proto have their own notes):
   then live events. When the seat must act it gets a DecisionRequest with a
   decision id, the legal actions (stable id + readable name + Action), the
   deadline and the time bank left; a pending decision is re-sent after a
-  rejoin. The client answers PlayRequest.decide {decision_id, action or
-  action_id}. The server replies Accepted, or a Rejection with a reason and a
-  message; after a rejection the stream stays open, nothing changed and the
+  rejoin. The client answers PlayRequest.decide {decision_id, action_id}
+  (the deprecated Action form is still accepted). The server replies
+  Accepted, or a Rejection with a reason and a message; after a rejection the stream stays open, nothing changed and the
   same decision is still pending. Re-sending an already accepted decision is
   idempotent: it is acknowledged again (Accepted.duplicate = true) and
   nothing is played twice. The game's end is GameEnded; then the server
@@ -49,6 +49,11 @@ if sys.version_info >= (3, 11):
     from typing import TypeAlias as _TypeAlias, Never as _Never
 else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
+
+if sys.version_info >= (3, 13):
+    from warnings import deprecated as _deprecated
+else:
+    from typing_extensions import deprecated as _deprecated
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -962,7 +967,7 @@ class DecisionRequest(_message.Message):
     @_builtins.property
     def discard_choice(self) -> _game_pb2.DiscardChoice:
         """Cinq Cents, the declarer's discard: choose `count` of `cards` and answer with
-        Decide.action = Action{discard{cards}}. Set instead of `legal_actions` unless the seat joined
+        Decide.action_id = "discard-" + the chosen cards joined by "-", in this list's order. Set instead of `legal_actions` unless the seat joined
         with Join.enumerate_discards.
         """
 
@@ -997,10 +1002,18 @@ class Decide(_message.Message):
     decision_id: _builtins.str
     """The decision answered."""
     action_id: _builtins.str
-    """The id of a LegalAction of the request."""
+    """The action's notation (docs/protocol.md, "Action ids"): the id of a LegalAction of the request,
+    or, for a Cinq Cents discard offered as discard_choice, "discard-" and the chosen cards joined
+    by "-" in the order discard_choice.cards lists them ("discard-4C-5C-7D-9D-TD-QS"). A text that is
+    no action's notation is refused with REJECTION_REASON_UNKNOWN_ACTION_ID; the notation of an action
+    the rules refuse gets the rules' reason (REJECTION_REASON_CARD_NOT_IN_HAND, ...).
+    """
     @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
     def action(self) -> _game_pb2.Action:
-        """The action."""
+        """Deprecated: send action_id, which names every action (a discard's too). Still accepted from
+        v1 clients, checked as the same action's action_id would be.
+        """
 
     @_builtins.property
     def annotation(self) -> Global___Annotation:

@@ -17,9 +17,9 @@ Design note (flows; events.proto and game.proto have their own notes):
   then live events. When the seat must act it gets a DecisionRequest with a
   decision id, the legal actions (stable id + readable name + Action), the
   deadline and the time bank left; a pending decision is re-sent after a
-  rejoin. The client answers PlayRequest.decide {decision_id, action or
-  action_id}. The server replies Accepted, or a Rejection with a reason and a
-  message; after a rejection the stream stays open, nothing changed and the
+  rejoin. The client answers PlayRequest.decide {decision_id, action_id}
+  (the deprecated Action form is still accepted). The server replies
+  Accepted, or a Rejection with a reason and a message; after a rejection the stream stays open, nothing changed and the
   same decision is still pending. Re-sending an already accepted decision is
   idempotent: it is acknowledged again (Accepted.duplicate = true) and
   nothing is played twice. The game's end is GameEnded; then the server
