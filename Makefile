@@ -116,7 +116,9 @@ golden: venv
 	$(PY) -m tests.golden --regenerate
 
 # The README's ladder: four steps per game (random < heuristic < pimc < search, and search vs heuristic) on
-# duplicate deals, seed "ladder": `ladder` with a fixed number of worlds a decision (reproducible), `ladder-timed`
+# duplicate deals, seed "ladder"; in the Spoil Five games also the stronger yardstick `pimc-exact` (40 worlds a
+# decision, the last three cards of each hand solved exactly, at its own cost) against `pimc` and, timed, the
+# search against it. `ladder` runs with a fixed number of worlds a decision (reproducible), `ladder-timed`
 # with each searching bot's 100 ms a decision on its own CPU clock (`--clock cpu`: the worlds an idle core gives
 # in 100 ms, whatever else the machine runs; `CLOCK=wall` for the live games' wall clock). The pair counts
 # keep each target within about an hour of two idle cores (docs/strength.md gives each row's CPU per decision);
@@ -124,14 +126,18 @@ golden: venv
 LADDER := $(BIN)/tricktable ladder --workers $(or $(WORKERS),2)
 ladder: venv
 	$(LADDER) --game twenty_five --games 200 --sims 100
+	$(LADDER) --game twenty_five --games 200 --sims 100 --seed vp --pair pimc-exact,pimc
 	$(LADDER) --game forty_five --games 200 --sims 100
+	$(LADDER) --game forty_five --games 200 --sims 100 --seed vp --pair pimc-exact,pimc
 	$(LADDER) --game all_fives --games 200 --sims 30
 	$(LADDER) --game cinq_cents --games 40 --sims 20 --option target=500
 
 LADDER_TIMED := $(LADDER) --sims 0 --seed timed --clock $(or $(CLOCK),cpu)
 ladder-timed: venv
 	$(LADDER_TIMED) --game twenty_five --games 40
+	$(LADDER_TIMED) --game twenty_five --games 40 --pair search,pimc-exact
 	$(LADDER_TIMED) --game forty_five --games 40
+	$(LADDER_TIMED) --game forty_five --games 40 --pair search,pimc-exact
 	$(LADDER_TIMED) --game all_fives --games 20
 	$(LADDER_TIMED) --game cinq_cents --games 20 --option target=500
 

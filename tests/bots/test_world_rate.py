@@ -23,3 +23,8 @@ def test_world_rate_counts_every_world_the_bot_drew() -> None:
 def test_the_command_prints_worlds_per_cpu_second(capsys: pytest.CaptureFixture[str]) -> None:
     main(["--game", "forty_five", "--kind", "card", "--bot", "pimc", "--sims", "2", "--points", "2"])
     assert "worlds per CPU s" in capsys.readouterr().out
+
+
+def test_the_command_measures_pimc_exact_too(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["--game", "twenty_five", "--kind", "card", "--bot", "pimc-exact", "--sims", "2", "--points", "2"])
+    assert "pimc-exact sims=2: 2 decisions, 4 worlds" in capsys.readouterr().out

@@ -37,6 +37,7 @@ from pathlib import Path
 from tricktable.bots.first_legal import FirstLegalBot
 from tricktable.bots.heuristic import HeuristicBot
 from tricktable.bots.pimc import PimcBot
+from tricktable.bots.pimc_exact import PimcExactBot
 from tricktable.bots.random_bot import RandomBot
 from tricktable.bots.search import SearchBot
 from tricktable.client_sdk.bot import Bot
@@ -47,6 +48,7 @@ BOTS: dict[str, Callable[[int | str | None], Bot]] = {
     "first-legal": lambda seed: FirstLegalBot(),
     "heuristic": lambda seed: HeuristicBot(),
     "pimc": lambda seed: PimcBot(seed),
+    "pimc-exact": lambda seed: PimcExactBot(seed),
     "search": lambda seed: SearchBot(seed),
 }
 

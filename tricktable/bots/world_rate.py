@@ -8,6 +8,7 @@ not change it much::
 
     python -m tricktable.bots.world_rate --game cinq_cents --kind bid --sims 20
     python -m tricktable.bots.world_rate --game forty_five --kind card --bot pimc --sims 100
+    python -m tricktable.bots.world_rate --game twenty_five --kind card --bot pimc-exact --sims 40
 """
 
 from __future__ import annotations
@@ -18,10 +19,18 @@ from collections.abc import Callable
 
 from tricktable.bots.heuristic import HeuristicBot
 from tricktable.bots.pimc import PimcBot
+from tricktable.bots.pimc_exact import PimcExactBot
 from tricktable.bots.search import SearchBot
 from tricktable.rules.actions import Bid, Discard, Pass, Play
 from tricktable.rules.game import SeatView
 from tricktable.rules.registry import new_match
+
+#: The searching bots by name: factory(worlds a decision, a bid's too) -> bot.
+BOTS: dict[str, Callable[[int], SearchBot | PimcBot | PimcExactBot]] = {
+    "search": lambda sims: SearchBot(1, simulations=sims, bid_worlds=sims),
+    "pimc": lambda sims: PimcBot(1, simulations=sims),
+    "pimc-exact": lambda sims: PimcExactBot(1, simulations=sims),
+}
 
 #: Kinds of decision and how to recognise one in a view.
 KINDS: dict[str, Callable[[SeatView], bool]] = {
@@ -51,7 +60,7 @@ def decision_points(game: str, kind: str, points: int, seed: str = "rate") -> li
     return found
 
 
-def world_rate(bot: SearchBot | PimcBot, views: list[SeatView]) -> tuple[int, float]:
+def world_rate(bot: SearchBot | PimcBot | PimcExactBot, views: list[SeatView]) -> tuple[int, float]:
     """(worlds drawn, CPU seconds) for ``bot`` deciding each of ``views``."""
     worlds = 0
     start = time.process_time()
@@ -66,13 +75,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="cinq_cents")
     parser.add_argument("--kind", choices=sorted(KINDS), default="bid")
-    parser.add_argument("--bot", choices=("search", "pimc"), default="search")
+    parser.add_argument("--bot", choices=sorted(BOTS), default="search")
     parser.add_argument("--sims", type=int, default=20, help="worlds a decision (a bid's too)")
     parser.add_argument("--points", type=int, default=10, help="decision points")
     args = parser.parse_args(argv)
     views = decision_points(args.game, args.kind, args.points)
-    bot = (SearchBot(1, simulations=args.sims, bid_worlds=args.sims) if args.bot == "search"
-           else PimcBot(1, simulations=args.sims))
+    bot = BOTS[args.bot](args.sims)
     worlds, cpu = world_rate(bot, views)
     print(f"{args.game} {args.kind} {args.bot} sims={args.sims}: {len(views)} decisions, {worlds} worlds, "
           f"{cpu:.2f} CPU s: {worlds / cpu:,.0f} worlds per CPU s, {1000 * cpu / len(views):.1f} CPU ms a decision")

@@ -1,0 +1,153 @@
+"""PIMC with an exact endgame: legal in every game over the real server, reproducible, exact at the end."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.bots.support import GAMES, advance
+from tests.live_server import running_server
+from tricktable.bots import BOTS, make_bot
+from tricktable.bots.fast_worlds import WorldStream, decision_rng, win_bonus
+from tricktable.bots.heuristic import HeuristicBot
+from tricktable.bots.pimc_exact import SOLVED_PER_HAND, WORLDS, PimcExactBot
+from tricktable.bots.solver import DealSolver
+from tricktable.client_sdk.bot import Bot
+from tricktable.client_sdk.runner import Backoff, create_table, get_record, run_bot_async
+from tricktable.rules.actions import Play
+from tricktable.rules.cards import ALL_CARDS, Card, card
+from tricktable.rules.fast.codec import encode
+from tricktable.rules.game import SeatView
+from tricktable.rules.registry import new_match
+from tricktable.rules.shuffle import RecordedDecks
+from tricktable.server.app import GameServer
+from tricktable.server.clocks import TimeControl
+
+FAST = Backoff(initial=0.02, maximum=0.2, attempts=8)
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[GameServer]:
+    clocks = TimeControl(decision_seconds=10.0, bank_seconds=60.0, grace_seconds=5.0, join_seconds=10.0)
+    async with running_server(tmp_path / "data", clocks) as game_server:
+        yield game_server
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_pimc_exact_finishes_every_game_through_the_server(server: GameServer, game: str) -> None:
+    players = new_match(game, {}, seed="exact-sdk").config.players
+    searchers: list[PimcExactBot] = []
+    bots: list[Bot] = []
+    for seat in range(players):
+        if seat % 2:
+            bots.append(HeuristicBot())
+            continue
+        bot = make_bot("pimc-exact", seat)
+        assert isinstance(bot, PimcExactBot)
+        bot.simulations = 2  # a whole game in a test's time; the worlds' count does not change the path
+        searchers.append(bot)
+        bots.append(bot)
+    options = {"target": 200} if game == "cinq_cents" else {}
+    table = await create_table(server.address, game=game, seed="exact-sdk", options=options,
+                               seat_names=[f"bot-{i}" for i in range(players)])
+    runs = [run_bot_async(bot, server.address, token=token, backoff=FAST, seed=i)
+            for i, (bot, token) in enumerate(zip(bots, table.tokens, strict=True))]
+    results = await asyncio.wait_for(asyncio.gather(*runs), timeout=600)
+    assert all(r.status == "finished" for r in results)
+    record = json.loads(await get_record(server.address, table.table_id))
+    assert record["result"]["status"] == "finished"
+    for seat in record["seats"]:
+        assert seat["rejected"] == 0 and seat["default_actions"] == 0, "every action the bot's own and legal"
+    assert sum(bot.total_worlds for bot in searchers) > 0, "the bot searched"
+
+
+def test_pimc_exact_is_a_named_bot_of_forty_worlds() -> None:
+    assert "pimc-exact" in BOTS
+    bot = make_bot("pimc-exact", 5)
+    assert isinstance(bot, PimcExactBot)
+    assert bot.simulations == WORLDS == 40 and bot.solved_per_hand == SOLVED_PER_HAND == 3
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_pimc_exact_choices_are_reproducible_with_a_seed_and_worlds(game: str) -> None:
+    match, _ = advance(game, f"exact-{game}", 6)
+    seat = match.to_act
+    assert seat is not None
+    view = match.view(seat)
+    bot = PimcExactBot("p", simulations=10)
+    first = bot.choose_action(view)
+    values = dict(bot.last_values)
+    PimcExactBot("other", simulations=3).choose_action(view)
+    again = PimcExactBot("p", simulations=10)
+    assert again.choose_action(view) == first and again.last_values == values
+    assert first in view.legal_actions
+
+
+def test_pimc_exact_refuses_nonsense_settings() -> None:
+    with pytest.raises(ValueError, match="simulations"):
+        PimcExactBot(simulations=0)
+    with pytest.raises(ValueError, match="solved_per_hand"):
+        PimcExactBot(solved_per_hand=0)
+
+
+#: Twenty-Five, dealer 0, spades trumps (the 2 of spades turned up), robbing off.
+_HANDS = {1: "5S 2D KH QH JH", 2: "QD 7S 8H 9H TH", 3: "KD 2C 7C 8C 9C", 0: "6S 3C 4C 6C 5C"}
+#: Seat 1 leads and wins three heart tricks (15 points to seats 1 and 3): two tricks left, seat 1 to lead.
+_TRICKS = ("KH", "8H", "7C", "3C", "QH", "9H", "8C", "4C", "JH", "TH", "9C", "6C")
+_OPTIONS: dict[str, Any] = {"players": 4, "sides": 2, "deal_pattern": "3-2", "robbing": False,
+                            "trump_at_will": False, "target": 25, "first_dealer": 0}
+
+
+def _endgame_deck() -> list[Card]:
+    """The deck dealing ``_HANDS`` by the 3-2 pattern from seat 1, then turning up the 2 of spades."""
+    order = [1, 2, 3, 0]
+    split = {s: text.split() for s, text in _HANDS.items()}
+    codes = [c for s in order for c in split[s][:3]] + [c for s in order for c in split[s][3:]] + ["2S"]
+    deck = [card(c) for c in codes]
+    return deck + [c for c in ALL_CARDS if not c.is_joker and c not in deck]
+
+
+def _endgame_view() -> SeatView:
+    """Seat 1 to lead the last two tricks holding the 5 of spades (top trump) and the 2 of diamonds.
+
+    Leading the 5 draws the other side's last trumps and both tricks are
+    seat 1's side's (the match: 25 points); leading the 2 lets seat 0, void
+    in diamonds, trump it. Only one card wins.
+    """
+    match = new_match("twenty_five", _OPTIONS, decks=RecordedDecks([_endgame_deck()]))
+    for code in _TRICKS:
+        seat = match.to_act
+        assert seat is not None
+        match = match.apply(Play(card=card(code)), seat)
+    return match.view(1)
+
+
+def test_pimc_exact_plays_the_only_winning_card_of_an_endgame() -> None:
+    view = _endgame_view()
+    bot = PimcExactBot("endgame")
+    assert bot.choose_action(view) == Play(card=card("5S"))
+    assert bot.last_worlds == WORLDS
+    assert bot.last_values[Play(card=card("5S"))] > bot.last_values[Play(card=card("2D"))]
+
+
+def test_with_few_cards_left_each_value_is_the_exact_solution_of_the_same_worlds() -> None:
+    """Below three cards a hand nothing is played out: a candidate's value is its mean solved value."""
+    view = _endgame_view()
+    bot = PimcExactBot("exact", simulations=12)
+    bot.choose_action(view)
+    sides = tuple(view.side_of(s) for s in range(view.players))
+    worlds = WorldStream(view, decision_rng("exact", view), 12)
+    expected = dict.fromkeys(view.legal_actions, 0.0)
+    for state in worlds:
+        solver = DealSolver(sides, sides[view.seat], list(state.scores), win_bonus(view.game))
+        for action in view.legal_actions:
+            child = state.clone()
+            child.apply(encode(view.game, action))
+            expected[action] += solver.value(child)
+    assert worlds.drawn == 12
+    assert bot.last_values == {a: total / 12 for a, total in expected.items()}
