@@ -7,10 +7,10 @@ what its view holds), and its action an index into :data:`~tricktable.envs.encod
 Cinq Cents discard is six steps of the declarer, one card each. The rules engine is the table:
 every option and layout it supports, seeded by ``reset(seed=...)`` for reproducible deals.
 
-Rewards, for every seat at once: when a deal is scored, the seat's side's score change minus the
-best other side's, divided by the game's target (a shared signal per deal); when the game ends,
-+1 to each seat of a winning side and -1 to the others (0 for all if it was stopped). A game
-that reaches :data:`~tricktable.rules.match.MAX_DEALS` deals is truncated.
+Rewards, for every seat at once (:mod:`tricktable.envs.rewards`): when a deal is scored, the seat's
+side's score change minus the best other side's, divided by the game's target (a shared signal per
+deal); when the game ends, +1 to each seat of a winning side and -1 to the others (0 for all if it
+was stopped). A game that reaches :data:`~tricktable.rules.match.MAX_DEALS` deals is truncated.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from tricktable.envs.encoding import ACTION_COUNT, DISCARD_SIZE, OBSERVATION_SIZE, action_mask, decode, encode
+from tricktable.envs.rewards import deal_rewards, game_rewards
 from tricktable.rules.actions import Action, Discard
 from tricktable.rules.cards import Card
 from tricktable.rules.match import MAX_DEALS, Match
@@ -122,28 +123,16 @@ class TricktableEnv(AECEnv):  # type: ignore[misc]
         self._accumulate_rewards()
         self._select()
 
-    def _sides(self) -> list[int]:
-        """Each seat's side index."""
-        match = self.match
-        if match is None:
-            return []
-        sides = match.config.sides
-        return [next(k for k, members in enumerate(sides) if s in members) for s in range(len(self.possible_agents))]
-
     def _reward_deal(self, before: tuple[int, ...], after: tuple[int, ...]) -> None:
         match = self.match
-        target = float(match.config.to_options().get("target") or 100) if match is not None else 100.0
-        change = [a - b for a, b in zip(after, before, strict=True)]
-        for agent, side in zip(self.possible_agents, self._sides(), strict=True):
-            others = [c for k, c in enumerate(change) if k != side]
-            self.rewards[agent] += (change[side] - max(others, default=0)) / target
+        if match is None:
+            return
+        for agent, reward in zip(self.possible_agents, deal_rewards(match.config, before, after), strict=True):
+            self.rewards[agent] += reward
 
     def _reward_game(self, after: Match) -> None:
-        result = after.final_result
-        winners = set(result.winners)
-        for agent, side in zip(self.possible_agents, self._sides(), strict=True):
-            if result.status == "finished":
-                self.rewards[agent] += 1.0 if side in winners else -1.0
+        for agent, reward in zip(self.possible_agents, game_rewards(after.config, after.final_result), strict=True):
+            self.rewards[agent] += reward
         self.terminations = dict.fromkeys(self.agents, True)
 
     def render(self) -> None:

@@ -1,0 +1,178 @@
+"""Training throughput: environment steps per CPU second of the PettingZoo environments, the OpenSpiel games, and
+OpenSpiel's own C++ euchre, in one run and one process (one thread, so one core).
+
+Every entry plays uniformly random legal actions (the action drawn as in :mod:`bench.run`:
+``actions[int(rng.random() * n)]``), one scored deal an episode, the four games at their default
+layouts and euchre (one deal is its whole game):
+
+- ``pettingzoo/<game>``: :mod:`tricktable.envs.pettingzoo_env`, the AEC loop a learner runs
+  (``agent_iter``, ``last`` with its observation and mask, ``step``);
+- ``openspiel/<game>``: :mod:`tricktable.envs.openspiel_game` through ``pyspiel`` (``legal_actions``,
+  ``apply_action``), as OpenSpiel's samplers step it; ``openspiel_obs/<game>`` also asks the seat to
+  act for its observation tensor, as a learner does;
+- ``euchre/openspiel`` and ``euchre/openspiel_obs``: the same two loops over ``pyspiel.load_game("euchre")``.
+
+A step is a seat's decision (a Cinq Cents discard is six, one pick each); OpenSpiel's chance
+nodes (a card dealt each) are counted apart. Rates are per CPU second of this process
+(``time.process_time``), the median of ``--rounds`` rounds (:func:`bench.run.measure`);
+wall-clock rates are written too. The ratios compare entries of this run only.
+
+Run ``python -m bench.training_throughput`` (JSON to ``bench/results/training_throughput.json``
+and a table on stdout); ``make bench`` runs it after :mod:`bench.run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+from collections.abc import Callable
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from bench.run import Workload, machine, measure
+
+RESULTS = Path(__file__).resolve().parent / "results" / "training_throughput.json"
+GAMES = ("twenty_five", "forty_five", "all_fives", "cinq_cents")
+EUCHRE = "euchre"
+
+
+def pettingzoo(game: str) -> Workload:
+    """One scored deal of the PettingZoo environment, every agent's observation read as a learner reads it."""
+    from tricktable.envs.pettingzoo_env import env
+
+    table = env(game)
+    episodes = iter(range(1 << 62))
+
+    def play(rng: random.Random) -> tuple[int, int]:
+        table.reset(seed=next(episodes))
+        steps = 0
+        rnd = rng.random
+        for _agent in table.agent_iter():
+            observation, _reward, terminated, truncated, _info = table.last()
+            match = table.match
+            scored = match is not None and any(not deal.is_void for deal, _ in match.finished)
+            if terminated or truncated or scored:
+                break
+            legal = observation["action_mask"].nonzero()[0]
+            table.step(int(legal[int(rnd() * len(legal))]))
+            steps += 1
+        return steps, 0
+
+    return play
+
+
+def spiel(game: Any, *, observe: bool = False) -> Workload:
+    """Random play of a ``pyspiel`` game to its end; ``observe`` reads the observation tensor of each seat to act."""
+
+    def play(rng: random.Random) -> tuple[int, int]:
+        state = game.new_initial_state()
+        decisions = chance = 0
+        rnd = rng.random
+        while not state.is_terminal():
+            actions = state.legal_actions()
+            if state.is_chance_node():
+                chance += 1
+            else:
+                decisions += 1
+                if observe:
+                    state.observation_tensor(state.current_player())
+            state.apply_action(actions[int(rnd() * len(actions))])
+        return decisions, chance
+
+    return play
+
+
+def _spiel_of(game: str, *, observe: bool) -> Workload:
+    """The random loop over OpenSpiel's euchre, or over one of the four games registered by the OpenSpiel module."""
+    import pyspiel  # type: ignore[import-not-found,unused-ignore]
+
+    if game == EUCHRE:
+        return spiel(pyspiel.load_game(EUCHRE), observe=observe)
+    from tricktable.envs.openspiel_game import load
+
+    return spiel(load(game), observe=observe)
+
+
+def plan() -> list[tuple[str, Callable[[], Workload]]]:
+    """(key, workload factory) of every entry, in the order run."""
+    entries: list[tuple[str, Callable[[], Workload]]] = []
+    for game in GAMES:
+        entries.append((f"pettingzoo/{game}", partial(pettingzoo, game)))
+        entries.append((f"openspiel/{game}", partial(_spiel_of, game, observe=False)))
+        entries.append((f"openspiel_obs/{game}", partial(_spiel_of, game, observe=True)))
+    entries.append((f"{EUCHRE}/openspiel", partial(_spiel_of, EUCHRE, observe=False)))
+    entries.append((f"{EUCHRE}/openspiel_obs", partial(_spiel_of, EUCHRE, observe=True)))
+    return entries
+
+
+def ratios(results: dict[str, dict[str, Any]]) -> dict[str, float]:
+    """Each entry's decision rate against euchre's loop of the same kind (the plain loop for PettingZoo's)."""
+    def rate(key: str) -> float | None:
+        value = results.get(key, {}).get("decisions_per_second")
+        return float(value) if value else None
+
+    out: dict[str, float] = {}
+    for key in results:
+        kind, game = key.split("/")
+        mine = rate(key)
+        yard = rate(f"{EUCHRE}/{'openspiel_obs' if kind == 'openspiel_obs' else 'openspiel'}")
+        if game != EUCHRE and mine and yard:
+            out[f"{key} / {EUCHRE}"] = round(mine / yard, 4)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.training_throughput", description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per entry (default 3)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds per entry; the median is reported")
+    parser.add_argument("--only", default="", help="run only entries whose key contains this text")
+    parser.add_argument("--out", type=Path, default=RESULTS, help=f"JSON output (default {RESULTS})")
+    args = parser.parse_args(argv)
+
+    load_at_start = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
+    results: dict[str, dict[str, Any]] = {}
+    print(f"{'entry':<28} {'steps/s':>10} {'wall steps/s':>13} {'steps/episode':>14} {'chance/episode':>15}")
+    for seed, (key, factory) in enumerate(plan()):
+        if args.only and args.only not in key:
+            continue
+        entry: dict[str, Any] = {}
+        try:
+            entry.update(measure(factory(), args.seconds, args.rounds, seed))
+        except ImportError as exc:
+            entry["error"] = f"not available: {exc} (pip install -e '.[train]')"
+        results[key] = entry
+        if "error" in entry:
+            print(f"{key:<28} {entry['error'][:80]}")
+        else:
+            print(f"{key:<28} {entry['decisions_per_second']:>10,} {entry['decisions_per_wall_second']:>13,} "
+                  f"{entry['decisions_per_game']:>14} {entry['chance_events_per_game']:>15}")
+
+    report: dict[str, Any] = {
+        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {**machine(), "load_average_at_start": load_at_start},
+        "method": {
+            "seconds_per_entry": args.seconds,
+            "rounds": args.rounds,
+            "rate_clock": "process CPU time (one thread); decisions_per_wall_second also given, lower when other "
+                          "processes share the cores (see load_average)",
+            "step": "a seat's decision (a Cinq Cents discard: six picks); OpenSpiel chance nodes counted apart",
+            "episode": "one scored deal, uniformly random legal actions; euchre: one deal, its whole game",
+        },
+        "results": results,
+        "ratios": ratios(results),
+    }
+    print()
+    for name, value in report["ratios"].items():
+        print(f"{name:<40} {value:>8.4f}x")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"\nwrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
