@@ -37,6 +37,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tricktable.cli.replay",
     "tricktable.cli.analyse",
     "tricktable.cli.perft",
+    "tricktable.cli.export_decisions",
 )
 
 for _name in COMMAND_MODULES:
