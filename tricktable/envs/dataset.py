@@ -58,7 +58,7 @@ def _pyarrow() -> Any:
 def arrow_schema() -> Any:
     """The :class:`pyarrow.Schema` of a dataset: one field per column, typed and nullable as documented."""
     pa = _pyarrow()
-    kinds = {"string": pa.string(), "int": pa.int64(), "bool": pa.bool_(), "floats": pa.list_(pa.float64()),
+    kinds = {"string": pa.string(), "int": pa.int64(), "floats": pa.list_(pa.float64()),
              "strings": pa.list_(pa.string()), "ints": pa.list_(pa.int64())}
     return pa.schema([pa.field(c.name, kinds[c.kind.rstrip("?")], nullable=c.nullable) for c in COLUMNS],
                      metadata={"format": FORMAT})

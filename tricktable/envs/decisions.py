@@ -39,7 +39,7 @@ FORMAT = "tricktable-decisions/1"
 
 @dataclass(frozen=True, slots=True)
 class Column:
-    """One column: its name, its type (``string``, ``int``, ``bool``, ``floats``, ``strings``, ``ints``;
+    """One column: its name, its type (``string``, ``int``, ``floats``, ``strings``, ``ints``;
     ``?`` when it may be null) and what it means."""
 
     name: str
@@ -52,7 +52,7 @@ class Column:
         return self.kind.endswith("?")
 
 
-#: Every column, in order (docs/datasets.md lists them with the same words).
+#: Every column, in order (docs/datasets.md lists them, and a test holds the two to the same names and types).
 COLUMNS: tuple[Column, ...] = (
     Column("format", "string", f"the dataset format, {FORMAT!r}"),
     Column("record_id", "string", "the game the row comes from: a tournament's match id, a self-play game's seed, "
@@ -62,6 +62,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("players", "int", "seats at the table"),
     Column("seat", "int", "the seat deciding (0 to players - 1)"),
     Column("side", "int", "the seat's side (an index of the record's sides)"),
+    Column("player", "string", "the seat's name in the record (a tournament's entrant, a self-play bot)"),
     Column("deal", "int", "the deal's number, 1-based, redeals counted"),
     Column("decision", "int", "the index of the action in the deal's recorded actions, 0-based"),
     Column("pick", "int?", "Cinq Cents discard: which of the six one-card picks (0-5), else null"),
@@ -76,7 +77,8 @@ COLUMNS: tuple[Column, ...] = (
     Column("trick_winners", "ints", "the seat that took each completed trick of this deal, in order"),
     Column("history", "strings", "the deal's actions as this seat saw them, \"SEAT NOTATION\" "
                                  "(a hidden rob or discard is its type alone: \"1 rob\")"),
-    Column("scores", "ints", "each side's total before this deal"),
+    Column("scores", "ints", "each side's score now, as the view shows it (Twenty-Five counts this deal's tricks "
+                             "as they are won)"),
     Column("deal_points", "ints", "each side's points in this deal so far"),
     Column("hand_sizes", "ints", "cards each seat holds now"),
     Column("contract", "string?", "Cinq Cents: the contract as \"SEAT bid-TRICKS-SUIT\", null before it"),
@@ -128,13 +130,14 @@ def _rows(record_id: str, record: GameRecord) -> Iterator[dict[str, Any]]:
     options = json.dumps(match.config.to_options(), sort_keys=True, ensure_ascii=False)
     sides = match.config.sides
     side_of = {seat: k for k, members in enumerate(sides) for seat in members}
+    names = dict(record.seats)
     pending: list[tuple[int, dict[str, Any]]] = []  # (deal position, row) until the outcomes are known
     for number, deal in enumerate(record.deals, start=1):
         for index, recorded in enumerate(deal.actions):
             view = match.view(recorded.seat)
             common = {"format": FORMAT, "record_id": record_id, "game": record.game, "options": options,
                       "players": match.config.players, "seat": recorded.seat, "side": side_of[recorded.seat],
-                      "deal": number, "decision": index}
+                      "player": names.get(recorded.seat, ""), "deal": number, "decision": index}
             taken = as_decided(recorded.action)
             for row in _decision(view, taken):
                 pending.append((number, {**common, **row}))
