@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import typer
 
@@ -36,39 +36,46 @@ from tricktable.rules.errors import OptionsError
 from tricktable.rules.match import MAX_DEALS
 from tricktable.rules.registry import GAMES, game_rules
 
-#: A loaded record, or why it could not be: (record id, where it came from, the JSON value, the error).
-Loaded = tuple[str, str, object, str | None]
+
+class SourceRecord(NamedTuple):
+    """A record read from a source, or why it could not be."""
+
+    record_id: str
+    #: Where it came from, for the line that reports a record skipped.
+    where: str
+    value: object
+    error: str | None = None
 
 
-def file_records(path: Path) -> Iterator[Loaded]:
+def file_records(path: Path) -> Iterator[SourceRecord]:
     """The records of one file; each one's id is where it is (the file, and line for JSON Lines)."""
     for loaded in load_records(path):
-        yield loaded.where, loaded.where, loaded.value, loaded.error
+        yield SourceRecord(loaded.where, loaded.where, loaded.value, loaded.error)
 
 
-def folder_records(folder: Path) -> Iterator[Loaded]:
+def folder_records(folder: Path) -> Iterator[SourceRecord]:
     """A tournament's export folder (by match id) or a directory of record files (by file)."""
     if (folder / "summary.json").exists():
         yield from export_records(folder)
         return
     files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in (".json", ".jsonl"))
     if not files:
-        yield str(folder), str(folder), None, "no *.json or *.jsonl record file in this directory"
+        yield SourceRecord(str(folder), str(folder), None, "no *.json or *.jsonl record file in this directory")
     for path in files:
         yield from file_records(path)
 
 
-def export_records(folder: Path) -> Iterator[Loaded]:
+def export_records(folder: Path) -> Iterator[SourceRecord]:
     """The records of a tournament's export, each named by its match id (its seed and seats in ``matches.csv``)."""
     from tricktable.tournament.report import read_csv_rows
 
     ids: defaultdict[tuple[str, tuple[str, ...]], deque[str]] = defaultdict(deque)
     for row in read_csv_rows(folder / "matches.csv"):
         ids[row.get("seed", ""), tuple(row.get("seats", "").split(" "))].append(row.get("match_id", ""))
-    for _, where, value, error in file_records(folder / "records.jsonl"):
-        key = _game_key(value)
+    for loaded in file_records(folder / "records.jsonl"):
+        key = _game_key(loaded.value)
         queue = ids.get(key) if key is not None else None
-        yield (queue.popleft() if queue else where), where, value, error
+        yield loaded._replace(record_id=queue.popleft()) if queue else loaded
 
 
 def _game_key(value: object) -> tuple[str, tuple[str, ...]] | None:
@@ -80,7 +87,7 @@ def _game_key(value: object) -> tuple[str, tuple[str, ...]] | None:
 
 
 def selfplay_records(game: str, options: dict[str, Any], games: int, bots: list[str], seed: str,
-                     max_deals: int, records_out: Path | None) -> Iterator[Loaded]:
+                     max_deals: int, records_out: Path | None) -> Iterator[SourceRecord]:
     """Play ``games`` games with ``bots`` around the table (seat ``s``: ``bots[s % len(bots)]``), one record each."""
     from tricktable.bots.ladder import BotSpec, play_match
 
@@ -93,7 +100,7 @@ def selfplay_records(game: str, options: dict[str, Any], games: int, bots: list[
         record = match.to_record(seed=game_seed, names=[f"{spec}-{s}" for s, spec in enumerate(specs)])
         if records_out is not None:
             (records_out / f"{game}-{i}.json").write_text(record_text(record), encoding="utf-8")
-        yield game_seed, f"selfplay {game_seed}", record, None
+        yield SourceRecord(game_seed, f"selfplay {game_seed}", record)
 
 
 class Export:
@@ -102,18 +109,18 @@ class Export:
     def __init__(self) -> None:
         self.records = self.skipped = 0
 
-    def rows(self, loaded: Iterator[Loaded]) -> Iterator[dict[str, Any]]:
+    def rows(self, loaded: Iterator[SourceRecord]) -> Iterator[dict[str, Any]]:
         """Each record's rows in turn; a record that cannot be read or replayed is reported and skipped."""
-        for record_id, where, value, error in loaded:
+        for record in loaded:
             try:
-                if error is not None:
-                    raise RecordRefused(error)
-                if not isinstance(value, dict):
+                if record.error is not None:
+                    raise RecordRefused(record.error)
+                if not isinstance(record.value, dict):
                     raise RecordRefused("not a game record: expected a JSON object")
-                rows = decision_rows(record_id, value)
+                rows = decision_rows(record.record_id, record.value)
             except RecordRefused as exc:
                 self.skipped += 1
-                typer.echo(f"{where}: skipped: {exc}", err=True)
+                typer.echo(f"{record.where}: skipped: {exc}", err=True)
                 continue
             self.records += 1
             yield from rows
@@ -154,7 +161,7 @@ def export_decisions_command(
     missing = [str(p) for p in sources or [] if not p.exists()]
     if missing:
         raise _fail(f"no such file or folder: {', '.join(missing)}")
-    streams: list[Iterator[Loaded]] = [folder_records(p) if p.is_dir() else file_records(p) for p in sources or []]
+    streams = [folder_records(p) if p.is_dir() else file_records(p) for p in sources or []]
     if selfplay is not None:
         streams.append(_selfplay_stream(selfplay, games, bots, seed, players, option or [], max_deals, records_out))
     export = Export()
@@ -170,7 +177,7 @@ def export_decisions_command(
 
 
 def _selfplay_stream(game: str, games: int, bots: str, seed: str, players: int | None, option: list[str],
-                     max_deals: int, records_out: Path | None) -> Iterator[Loaded]:
+                     max_deals: int, records_out: Path | None) -> Iterator[SourceRecord]:
     """Check every self-play flag before the first game (a bad one exits 2 with nothing written), then play."""
     try:
         options = parse_options(option, players)
