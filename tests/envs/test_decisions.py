@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.games_support import LAYOUTS, layout_id, random_record
+from tricktable.envs import dataset
 from tricktable.envs.dataset import DatasetError, read_rows, read_table, write_rows
 from tricktable.envs.decisions import COLUMN_NAMES, COLUMNS, RecordRefused, decision_rows
 from tricktable.envs.encoding import CARD_COUNT, CARDS, OBSERVATION_SIZE, PARTS, encode
@@ -173,10 +174,17 @@ def test_a_record_that_does_not_replay_gives_no_rows_and_says_where() -> None:
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
-def test_written_rows_read_back_the_same_in_each_format(tmp_path: Path, fmt: str) -> None:
+def test_written_rows_read_back_the_same_in_each_format(tmp_path: Path, fmt: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dataset, "BATCH_ROWS", 50)  # several Parquet row groups, read back in order
     rows = [row for game in ("cinq_cents", "forty_five") for row in decision_rows(game, _record(game, {}, "i"))]
+    assert len(rows) > 3 * dataset.BATCH_ROWS
     path = tmp_path / f"d.{fmt}"
     assert write_rows(iter(rows), path, fmt) == len(rows)
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        assert pq.ParquetFile(path).num_row_groups > 3
     assert list(read_rows(path)) == rows
     table = read_table(path)
     assert table.num_rows == len(rows) and table.column_names == list(COLUMN_NAMES)
