@@ -132,6 +132,7 @@ def test_a_record_that_does_not_replay_is_skipped_by_name_and_the_others_are_wri
     (["--selfplay", "all_fives", "--format", "csv", "--out", "{tmp}/d.jsonl"], "unknown format 'csv'"),
     (["{tmp}/missing.json", "--out", "{tmp}/d.jsonl"], "no such file or folder"),
     (["--out", "{tmp}/d.jsonl"], "give record files"),
+    (["{tmp}", "--records-out", "{tmp}/records", "--out", "{tmp}/d.jsonl"], "--records-out keeps"),
 ])
 def test_bad_flags_exit_2_with_one_line_and_write_nothing(tmp_path: Path, args: list[str], message: str) -> None:
     done = _run("export-decisions", *(a.format(tmp=tmp_path) for a in args))

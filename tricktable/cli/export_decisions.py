@@ -158,6 +158,8 @@ def export_decisions_command(
         raise _fail(str(exc)) from None
     if not sources and selfplay is None:
         raise _fail("give record files, folders, or --selfplay GAME")
+    if records_out is not None and selfplay is None:
+        raise _fail("--records-out keeps the records of --selfplay games; the other sources are records already")
     missing = [str(p) for p in sources or [] if not p.exists()]
     if missing:
         raise _fail(f"no such file or folder: {', '.join(missing)}")
