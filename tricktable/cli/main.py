@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "replay": "tricktable.cli.replay",
     "analyse": "tricktable.cli.analyse",
     "perft": "tricktable.cli.perft",
+    "export-decisions": "tricktable.cli.export_decisions",
 }
 
 HELP = "Tricktable: trick-taking card games for bots (Twenty-Five, Forty-Five, All Fives, Cinq Cents)."
