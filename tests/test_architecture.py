@@ -2,7 +2,7 @@
 
 The packages stand in floors, and a package imports only from floors below its own:
 
-    rules -> protocol -> server | client_sdk -> bots | envs -> tournament | analysis -> web -> cli
+    rules -> protocol -> server | client_sdk -> envs -> bots -> tournament | analysis -> web -> cli
 
 A module beside the packages (``tricktable/stats.py``, the intervals the ladder, the tournament and
 the viewer print) imports only the standard library, so that every floor may import it.
@@ -32,7 +32,9 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("rules",),
     ("protocol",),
     ("server", "client_sdk"),
-    ("bots", "envs"),
+    # The learners' encoding, below the bots: the learned bot reads the view as the environments give it.
+    ("envs",),
+    ("bots",),
     ("tournament", "analysis"),
     ("web",),
     ("cli",),

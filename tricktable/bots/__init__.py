@@ -50,6 +50,7 @@ BOTS: dict[str, Callable[[int | str | None], Bot]] = {
     "pimc": lambda seed: PimcBot(seed),
     "pimc-exact": lambda seed: PimcExactBot(seed),
     "search": lambda seed: SearchBot(seed),
+    "learned": lambda seed: _learned(),
 }
 
 #: What a bot spec may be, for help texts and error messages.
@@ -156,6 +157,19 @@ def _webhook_factory(spec: str) -> Callable[[int | str | None], Bot]:
     except ValueError as exc:
         raise BotSpecError(f"bot {spec!r}: {exc}") from None
     return lambda seed: WebhookBot(url)
+
+
+def _learned() -> Bot:
+    """The learned bot, imported only when asked for: it needs NumPy, which the SDK alone does not install.
+
+    Raises:
+        BotSpecError: NumPy is not installed.
+    """
+    try:
+        from tricktable.bots.learned.bot import LearnedBot
+    except ModuleNotFoundError as exc:
+        raise BotSpecError(f"bot 'learned' needs {exc.name}: pip install 'tricktable[train]'") from None
+    return LearnedBot()
 
 
 def make_bot(spec: str, seed: int | str | None = None) -> Bot:

@@ -1,0 +1,104 @@
+"""The learned bot: its shipped weights load, it plays every game legally and the same way twice, and it
+plays through the real server; its training command runs on a tiny budget and writes weights it can play."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.bots.support import GAMES
+from tests.bots.test_sdk_play import FAST, server
+from tricktable.bots import make_bot
+from tricktable.bots.learned import train
+from tricktable.bots.learned.bot import LearnedBot
+from tricktable.bots.learned.features import INPUT_SIZE
+from tricktable.bots.learned.network import WEIGHTS, load
+from tricktable.bots.search import SearchBot
+from tricktable.client_sdk.bot import Bot
+from tricktable.client_sdk.runner import create_table, get_record, run_bot_async
+from tricktable.rules.actions import Action, Discard
+from tricktable.rules.match import Match, play_out
+from tricktable.rules.registry import new_match
+from tricktable.server.app import GameServer
+
+__all__ = ["server"]
+#: Deals a test match plays at most (a match of bots that never make a contract could go on to the engine's limit).
+DEALS = 40  # the live-server fixture, shared with the other SDK play tests
+
+
+def _play(game: str, seed: str, bots: list[LearnedBot] | None = None,
+          options: dict[str, object] | None = None) -> tuple[Match, list[Action]]:
+    """A whole match of learned bots, every choice checked against the view's legal actions."""
+    match = new_match(game, options or train.TRAIN_OPTIONS.get(game, {}), seed=seed)
+    players = bots or [LearnedBot() for _ in range(match.config.players)]
+    chosen: list[Action] = []
+
+    def choose(state: Match, seat: int) -> Action:
+        view = state.view(seat)
+        action = players[seat].choose_action(view)
+        assert action in view.legal_actions, (game, seat, action)
+        chosen.append(action)
+        return action
+
+    return play_out(match, choose, max_deals=DEALS), chosen
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_learned_bot_plays_whole_matches_legally(game: str) -> None:
+    match, chosen = _play(game, f"learned-legal-{game}")
+    assert match.is_over or len(match.finished) == DEALS
+    if game == "cinq_cents":
+        assert any(isinstance(a, Discard) for a in chosen), "a discard was made by six picks"
+
+
+def test_the_learned_bot_is_registered_and_plays_the_same_match_the_same_way() -> None:
+    bot = make_bot("learned", 7)
+    assert isinstance(bot, LearnedBot)
+    first = _play("forty_five", "learned-same")[1]
+    second = _play("forty_five", "learned-same")[1]
+    assert first == second and len(first) > 20
+
+
+async def test_the_learned_bot_finishes_a_game_through_the_server(server: GameServer) -> None:
+    bots: list[Bot] = [LearnedBot() if s % 2 else SearchBot(s, simulations=2) for s in range(4)]
+    table = await create_table(server.address, game="twenty_five", seed="learned-sdk",
+                               seat_names=[f"bot-{i}" for i in range(4)])
+    runs = [run_bot_async(bot, server.address, token=token, backoff=FAST, seed=i)
+            for i, (bot, token) in enumerate(zip(bots, table.tokens, strict=True))]
+    results = await asyncio.wait_for(asyncio.gather(*runs), timeout=240)
+    assert [r.status for r in results] == ["finished"] * 4
+    record = json.loads(await get_record(server.address, table.table_id))
+    assert record["result"]["status"] == "finished"
+    assert all(s["default_actions"] == 0 for s in record["seats"]), "every move was the bot's own"
+
+
+def test_training_on_a_tiny_budget_writes_weights_the_bot_plays(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    out, data = tmp_path / "tiny.npz", tmp_path / "decisions.npz"
+    argv = ["--seed", "tiny", "--sims", "2", "--matches", "twenty_five=1,cinq_cents=1", "--epochs", "1",
+            "--hidden", "8", "--holdout", "0.2", "--data", str(data), "--out", str(out)]
+    train.main(argv)
+    assert "decisions from 2 matches" in capsys.readouterr().out
+    net = load(out)
+    assert net.w1.shape == (INPUT_SIZE, 8)
+    with np.load(data) as rows:
+        assert rows["x"].shape[1] == INPUT_SIZE and rows["target"].sum(axis=1) == pytest.approx(1.0)
+        assert rows["target"][~rows["mask"]].sum() == 0, "every target is a legal action"
+    again = tmp_path / "again.npz"
+    train.main([*argv[:-4], "--data", str(data), "--out", str(again)])  # the same decisions, read back
+    assert np.array_equal(load(again).w2, net.w2), "the same arguments give the same weights"
+    _, chosen = _play("cinq_cents", "learned-tiny", [LearnedBot(out) for _ in range(4)])
+    assert any(isinstance(a, Discard) for a in chosen)
+
+
+def test_weights_for_another_encoding_are_refused(tmp_path: Path) -> None:
+    net = load(WEIGHTS)
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, w1=net.w1, b1=net.b1, w2=net.w2, b2=net.b2, input_size=np.array(INPUT_SIZE - 1),
+             games=np.array(["twenty_five"]))
+    with pytest.raises(ValueError, match="another encoding"):
+        load(bad)
