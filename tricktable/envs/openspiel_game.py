@@ -649,5 +649,5 @@ def load_params(game: str, params: Mapping[str, Any]) -> Any:
 
 
 __all__ = ["DEAL_SWING", "DEFAULT", "GAME_CLASSES", "PREFIX", "WHOLE_GAME", "Progress", "SeatObserver",
-           "TricktableGame", "TricktableState", "action_id", "action_ids", "engine_options", "game_type", "load", "load_params",
-           "parameter_defaults", "view_text"]
+           "TricktableGame", "TricktableState", "action_id", "action_ids", "engine_options", "game_type", "load",
+           "load_params", "parameter_defaults", "view_text"]
