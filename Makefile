@@ -144,6 +144,7 @@ ladder-timed: venv
 bench: venv
 	-$(PY) -m pip install --quiet -e '.[bench,fast]'
 	$(PY) -m bench.run
+	$(PY) -m bench.training_throughput
 	$(PY) -m bench.server_bench
 	$(PY) -m bench.shard_bench
 	$(PY) -m bench.sdk_decode

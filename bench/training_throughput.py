@@ -9,8 +9,9 @@ layouts and euchre (one deal is its whole game):
   (``agent_iter``, ``last`` with its observation and mask, ``step``);
 - ``openspiel/<game>``: :mod:`tricktable.envs.openspiel_game` through ``pyspiel`` (``legal_actions``,
   ``apply_action``), as OpenSpiel's samplers step it; ``openspiel_obs/<game>`` also asks the seat to
-  act for its observation tensor, as a learner does;
-- ``euchre/openspiel`` and ``euchre/openspiel_obs``: the same two loops over ``pyspiel.load_game("euchre")``.
+  act for its observation tensor, as a learner does (euchre, which has none: its information
+  state tensor);
+- ``openspiel/euchre`` and ``openspiel_obs/euchre``: the same two loops over ``pyspiel.load_game("euchre")``.
 
 A step is a seat's decision (a Cinq Cents discard is six, one pick each); OpenSpiel's chance
 nodes (a card dealt each) are counted apart. Rates are per CPU second of this process
@@ -66,7 +67,18 @@ def pettingzoo(game: str) -> Workload:
 
 
 def spiel(game: Any, *, observe: bool = False) -> Workload:
-    """Random play of a ``pyspiel`` game to its end; ``observe`` reads the observation tensor of each seat to act."""
+    """Random play of a ``pyspiel`` game to its end; ``observe`` reads the tensor of each seat to act.
+
+    The tensor is the observation tensor, or the information state tensor of a game without one
+    (euchre offers only that).
+    """
+    kind = game.get_type()
+    if kind.provides_observation_tensor:
+        def tensor(state: Any, seat: int) -> Any:
+            return state.observation_tensor(seat)
+    else:
+        def tensor(state: Any, seat: int) -> Any:
+            return state.information_state_tensor(seat)
 
     def play(rng: random.Random) -> tuple[int, int]:
         state = game.new_initial_state()
@@ -79,7 +91,7 @@ def spiel(game: Any, *, observe: bool = False) -> Workload:
             else:
                 decisions += 1
                 if observe:
-                    state.observation_tensor(state.current_player())
+                    tensor(state, state.current_player())
             state.apply_action(actions[int(rnd() * len(actions))])
         return decisions, chance
 
@@ -104,8 +116,8 @@ def plan() -> list[tuple[str, Callable[[], Workload]]]:
         entries.append((f"pettingzoo/{game}", partial(pettingzoo, game)))
         entries.append((f"openspiel/{game}", partial(_spiel_of, game, observe=False)))
         entries.append((f"openspiel_obs/{game}", partial(_spiel_of, game, observe=True)))
-    entries.append((f"{EUCHRE}/openspiel", partial(_spiel_of, EUCHRE, observe=False)))
-    entries.append((f"{EUCHRE}/openspiel_obs", partial(_spiel_of, EUCHRE, observe=True)))
+    entries.append((f"openspiel/{EUCHRE}", partial(_spiel_of, EUCHRE, observe=False)))
+    entries.append((f"openspiel_obs/{EUCHRE}", partial(_spiel_of, EUCHRE, observe=True)))
     return entries
 
 
@@ -119,7 +131,7 @@ def ratios(results: dict[str, dict[str, Any]]) -> dict[str, float]:
     for key in results:
         kind, game = key.split("/")
         mine = rate(key)
-        yard = rate(f"{EUCHRE}/{'openspiel_obs' if kind == 'openspiel_obs' else 'openspiel'}")
+        yard = rate(f"{'openspiel_obs' if kind == 'openspiel_obs' else 'openspiel'}/{EUCHRE}")
         if game != EUCHRE and mine and yard:
             out[f"{key} / {EUCHRE}"] = round(mine / yard, 4)
     return out
@@ -144,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
             entry.update(measure(factory(), args.seconds, args.rounds, seed))
         except ImportError as exc:
             entry["error"] = f"not available: {exc} (pip install -e '.[train]')"
+        except Exception as exc:  # one loop failing must not stop the others
+            entry["error"] = f"{type(exc).__name__}: {exc}"
         results[key] = entry
         if "error" in entry:
             print(f"{key:<28} {entry['error'][:80]}")

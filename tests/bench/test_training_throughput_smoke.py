@@ -30,4 +30,4 @@ def test_the_plan_covers_both_libraries_in_every_game_and_the_euchre_yardstick()
     keys = {key for key, _ in training_throughput.plan()}
     for game in training_throughput.GAMES:
         assert {f"pettingzoo/{game}", f"openspiel/{game}", f"openspiel_obs/{game}"} <= keys
-    assert {"euchre/openspiel", "euchre/openspiel_obs"} <= keys
+    assert {"openspiel/euchre", "openspiel_obs/euchre"} <= keys

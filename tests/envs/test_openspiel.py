@@ -3,6 +3,7 @@ a cheating algorithm's look at the information states (a seat's strings and tens
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from typing import Any
@@ -23,7 +24,7 @@ from tricktable.rules.registry import GAMES, game_definition  # noqa: E402
 
 LAYOUTS: list[tuple[str, dict[str, Any]]] = [
     ("twenty_five", {}), ("twenty_five", {"players": 6, "sides": 3}), ("forty_five", {"players": 5, "jink": True}),
-    ("forty_five", {"players": 2, "first_dealer": 1, "deal_pattern": "2-3", "robbing": False}),
+    ("forty_five", {"players": 2, "first_dealer": 1, "deal_pattern": "two_three", "robbing": False}),
     ("all_fives", {"players": 3}), ("cinq_cents", {"target": 300}), ("twenty_five", {"whole_game": True}),
     ("all_fives", {"whole_game": True, "target": 11}),
 ]
@@ -50,7 +51,7 @@ def _to_decision(state: Any, rng: random.Random, decisions: int = 0) -> Any:
 
 @pytest.mark.parametrize(("game", "params"), LAYOUTS)
 def test_each_layout_passes_openspiels_random_simulation_test(game: str, params: dict[str, Any]) -> None:
-    pyspiel.random_sim_test(load(game, **params), num_sims=2, serialize=False, verbose=False)
+    pyspiel.random_sim_test(load(game, **params), num_sims=2, serialize=True, verbose=False)
 
 
 def test_every_game_is_registered_with_every_engine_option_as_a_parameter() -> None:
@@ -64,6 +65,10 @@ def test_every_game_is_registered_with_every_engine_option_as_a_parameter() -> N
     assert five.num_distinct_actions() == ACTION_COUNT
     assert five.get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM
     assert load("twenty_five").get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+    table = {str(t): {d: 10 * t for d in ("S", "C", "D", "H", "NT")} for t in range(6, 11)}  # a club's own values
+    assert load("cinq_cents", bid_values=json.dumps(table)).max_utility() == (100 + 100) / 1000
+    for written in ("two_three", "2-3"):  # the parameter's name for it, or the engine's own spelling
+        assert load("forty_five", deal_pattern=written).config.to_options()["deal_pattern"] == "2-3"
 
 
 @pytest.mark.parametrize(("game", "params", "says"), [
@@ -196,3 +201,10 @@ def test_openspiels_ismcts_plays_whole_deals_legally_on_all_fives() -> None:
         assert searched >= 6  # at least its six cards
         returns = state.returns()
         assert returns[0] == -returns[1]
+
+
+def test_worlds_are_drawn_only_for_the_seat_to_act() -> None:
+    state = _to_decision(load("twenty_five").new_initial_state(), random.Random(8), 2)
+    other = (state.current_player() + 1) % 4
+    with pytest.raises(ValueError, match="seat to act"):
+        state.resample_from_infostate(other, pyspiel.UniformProbabilitySampler(0.0, 1.0))

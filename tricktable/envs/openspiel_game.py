@@ -66,6 +66,7 @@ from tricktable.rules.match import MAX_DEALS, Match
 from tricktable.rules.notation import notation
 from tricktable.rules.registry import GAMES, game_definition
 from tricktable.rules.spoil_five import TRICKS_PER_DEAL as SPOIL_FIVE_TRICKS
+from tricktable.rules.spoil_five_config import DealPattern
 
 #: OpenSpiel names: ``tricktable_<game>``.
 PREFIX = "tricktable_"
@@ -113,8 +114,9 @@ def parameter_defaults(game: str) -> dict[str, Any]:
     """The game's OpenSpiel parameters and their defaults: every engine option, typed as OpenSpiel types them.
 
     An int is :data:`DEFAULT` (the engine's default); a bool is the game's default; the deal
-    pattern is its name, empty for the default; a bid table is its JSON text, empty for the
-    standard table.
+    pattern is its name (``three_two``, ``two_three``: OpenSpiel's game strings would read
+    ``2-3`` as a number; the engine's ``"3-2"`` is taken too), empty for the default; a bid
+    table is its JSON text, empty for the standard table.
     """
     definition = game_definition(game)
     resolved = definition.rules.config({}).to_options()
@@ -154,6 +156,9 @@ def engine_options(game: str, params: Mapping[str, Any]) -> dict[str, Any]:
                 options[name] = json.loads(value)
             except json.JSONDecodeError as exc:
                 raise OptionsError(f"{game}: bid_values must be a JSON object: {exc}") from None
+        elif kind == "deal_pattern":
+            named = DealPattern.__members__.get(str(value).upper())
+            options[name] = named.value if named is not None else value
         else:
             options[name] = value
     return options
@@ -225,6 +230,7 @@ class TricktableGame(pyspiel.Game):  # type: ignore[misc]
     def __init__(self, game: str, params: Mapping[str, Any] | None = None) -> None:
         self.game = game
         params = dict(params or {})
+        self.params = params
         self.whole_game = bool(params.get(WHOLE_GAME, False))
         self.options = engine_options(game, params)
         self.rules = game_definition(game).rules
@@ -252,6 +258,10 @@ class TricktableGame(pyspiel.Game):  # type: ignore[misc]
     def __deepcopy__(self, memo: dict[int, Any]) -> TricktableGame:
         """The game itself: it never changes, and OpenSpiel deep-copies a state's attributes to clone it."""
         return self
+
+    def __reduce__(self) -> tuple[Callable[..., Any], tuple[str, dict[str, Any]]]:
+        """Pickled as its name and parameters (OpenSpiel serializes a state by pickling its attributes)."""
+        return load_params, (self.game, self.params)
 
     def new_initial_state(self) -> TricktableState:
         """A match about to be dealt."""
@@ -461,6 +471,7 @@ class TricktableState(pyspiel.State):  # type: ignore[misc]
         While dealing, the cards dealt so far are dealt again at random.
 
         Raises:
+            ValueError: ``player_id`` is not the seat to act (the sampler replays the deal up to its decision).
             RuntimeError: no consistent world was found in :data:`RESAMPLE_TRIES` draws.
         """
         rng = random.Random(int(float(probability_sampler()) * 2**53))
@@ -475,6 +486,8 @@ class TricktableState(pyspiel.State):  # type: ignore[misc]
                 outcomes = state.chance_outcomes()
                 state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
             return state
+        if player_id != match.to_act:
+            raise ValueError(f"worlds are drawn for the seat to act ({match.to_act}), not for seat {player_id}")
         sampler = DealSampler(match.view(player_id))
         for _ in range(RESAMPLE_TRIES):
             world = sampler.draw(rng)
@@ -627,9 +640,14 @@ _register()
 
 def load(game: str, **params: Any) -> Any:
     """``pyspiel.load_game("tricktable_<game>", params)``: a shorthand."""
-    return pyspiel.load_game(PREFIX + game, params)
+    return load_params(game, params)
+
+
+def load_params(game: str, params: Mapping[str, Any]) -> Any:
+    """``pyspiel.load_game("tricktable_<game>", params)``."""
+    return pyspiel.load_game(PREFIX + game, dict(params))
 
 
 __all__ = ["DEAL_SWING", "DEFAULT", "GAME_CLASSES", "PREFIX", "WHOLE_GAME", "Progress", "SeatObserver",
            "TricktableGame", "TricktableState", "action_id", "action_ids", "engine_options", "game_type", "load",
-           "parameter_defaults", "view_text"]
+           "load_params", "parameter_defaults", "view_text"]
