@@ -51,8 +51,12 @@ RESULTS = Path(__file__).resolve().parent / "results" / "table_step.json"
 GAME = "twenty_five"
 
 
-async def _play_games(game: str, games: int, seed: str, plain_join: bool = False) -> dict[str, Any]:
+async def _play_games(game: str, games: int, seed: str, plain_join: bool = False,
+                      metrics: bool = False) -> dict[str, Any]:
     """Play ``games`` tables through the real decide and stream code; the CPU and wall seconds of the moves.
+
+    ``metrics``: the tables count what a server's ``/metrics`` serves (one :class:`Metrics` for the run, as a
+    lobby gives its tables); without, they count nothing (as ``serve --no-metrics``, and less: no call at all).
 
     ``source`` names the file the server code came from, so the caller can check that the tree it meant
     was the tree measured.
@@ -64,6 +68,7 @@ async def _play_games(game: str, games: int, seed: str, plain_join: bool = False
     TimeControl = _module("server.clocks").TimeControl
     Inbox = _module("server.stream_guard").Inbox
     Table = _module("server.tables").Table
+    counted = {"metrics": _module("server.metrics").Metrics()} if metrics else {}
 
     moves = 0
     cpu = wall = 0.0
@@ -71,7 +76,7 @@ async def _play_games(game: str, games: int, seed: str, plain_join: bool = False
     gc.callbacks.append(full.heard)
     for number in range(games):
         match = new_match(game, {}, seed=f"{seed}-{number}")
-        table = Table(table_id=f"t{number}", match=match, seed=seed, time_control=TimeControl())
+        table = Table(table_id=f"t{number}", match=match, seed=seed, time_control=TimeControl(), **counted)
         inboxes = [Inbox() for _ in range(table.players)]
         wires = [_stream_wire(service, table, plain_join) for _ in range(table.players)]
         streams: list[Any] = [
@@ -178,7 +183,7 @@ def _decision_in(message: Any) -> Any:
     return None
 
 
-def _worker(game: str, games: int, seed: str, plain_join: bool) -> None:
+def _worker(game: str, games: int, seed: str, plain_join: bool, metrics: bool = False) -> None:
     """Measure the tree on ``sys.path`` (the caller's PYTHONPATH) and print one JSON line."""
     import asyncio
 
@@ -187,31 +192,44 @@ def _worker(game: str, games: int, seed: str, plain_join: bool) -> None:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # warnings and up: no log cost
     # One game first, not counted: what a tree imports or compiles on first use (a commit exported without its
     # bytecode compiles it there) is not a cost of the step.
-    asyncio.run(_play_games(game, 1, f"{seed}-warm-up", plain_join))
-    result = asyncio.run(_play_games(game, games, seed, plain_join))
+    asyncio.run(_play_games(game, 1, f"{seed}-warm-up", plain_join, metrics))
+    result = asyncio.run(_play_games(game, games, seed, plain_join, metrics))
     print(json.dumps(result))
 
 
-def _measure(tree: Path, game: str, games: int, seed: str, plain_join: bool = False) -> dict[str, Any]:
+def _measure(tree: Path, game: str, games: int, seed: str, plain_join: bool = False,
+             metrics: bool = False) -> dict[str, Any]:
     from bench.trees import run_worker  # here, not at the top: a worker runs with an older tree's bench package
 
     return run_worker(tree, str(Path(__file__).resolve()), ["--worker", "--game", game, "--games", str(games),
-                                                            "--seed", seed, *(["--plain-join"] if plain_join else [])])
+                                                            "--seed", seed, *(["--plain-join"] if plain_join else []),
+                                                            *(["--metrics"] if metrics else [])])
 
 
 def run(refs: Sequence[str], *, game: str = GAME, games: int = 10, rounds: int = 5,
-        seed: str = "step", plain_join: bool = False) -> dict[str, Any]:
-    """CPU us per move of each ref and of the working tree, in ``rounds`` alternating rounds; ratios to the first."""
+        seed: str = "step", plain_join: bool = False, metrics: bool = False) -> dict[str, Any]:
+    """CPU us per move of each ref and of the working tree, in ``rounds`` alternating rounds; ratios to the first.
+
+    ``metrics``: the working tree alone, its tables without metrics (``metrics_off``) and counting them
+    (``metrics_on``), the order alternating by round; ``metrics_cpu_us_per_move`` is the median over the rounds
+    of on minus off: what the metrics cost the step of a move.
+    """
     from bench.trees import commit_titles, trees
 
     with tempfile.TemporaryDirectory(prefix="tricktable-step-") as tmp:
-        measured = trees(refs, Path(tmp))
+        if metrics:
+            tree = trees([], Path(tmp))["tree"]
+            measured = {"metrics_off": (tree, False), "metrics_on": (tree, True)}
+        else:
+            measured = {name: (tree, False) for name, tree in trees(refs, Path(tmp)).items()}
         per_round: dict[str, list[float]] = {name: [] for name in measured}
         full_gc: dict[str, list[float]] = {name: [] for name in measured}
         moves = 0
-        for _ in range(rounds):
-            for name, tree in measured.items():
-                result = _measure(tree, game, games, seed, plain_join)
+        for index in range(rounds):
+            order = list(measured) if not metrics or index % 2 == 0 else list(reversed(measured))
+            for name in order:
+                tree, counted = measured[name]
+                result = _measure(tree, game, games, seed, plain_join, counted)
                 moves = int(result["moves"])
                 full_gc[name].append(result["full_gc_seconds"] / moves * 1e6)
                 per_round[name].append(result["cpu_seconds"] / moves * 1e6 - full_gc[name][-1])
@@ -223,8 +241,11 @@ def run(refs: Sequence[str], *, game: str = GAME, games: int = 10, rounds: int =
                    "full_gc_us_per_move_by_round": [round(v, 1) for v in full_gc[name]],
                    f"ratio_to_{first}": round(statistics.median(values) / base, 3)}
             for name, values in per_round.items()}
-    commits = commit_titles(refs)
-    return {"game": game, "games_per_round": games, "moves_per_game_set": moves, "rounds": rounds, "seed": seed,
+    commits = {} if metrics else commit_titles(refs)
+    costs = {} if not metrics else {"metrics_cpu_us_per_move": round(statistics.median(
+        on - off for on, off in zip(per_round["metrics_on"], per_round["metrics_off"], strict=True)), 1)}
+    return {**costs, "game": game, "games_per_round": games, "moves_per_game_set": moves, "rounds": rounds,
+            "seed": seed,
             "join": "plain" if plain_join else "as the SDK joins",
             "load_average": [round(x, 2) for x in os.getloadavg()], "commits": commits, "rows": rows}
 
@@ -240,6 +261,8 @@ def render(report: dict[str, Any]) -> str:
             name, row["cpu_us_per_move_median"], ratio, row["cpu_us_per_move_best"],
             round(statistics.median(row["full_gc_us_per_move_by_round"]), 1),
             report["commits"].get(name, "(working tree)")))
+    if "metrics_cpu_us_per_move" in report:
+        lines.append(f"metrics: {report['metrics_cpu_us_per_move']} us a move (median of the rounds' on - off)")
     return "\n".join(lines)
 
 
@@ -253,15 +276,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--plain-join", action="store_true", help="streams of a client that asks for no option "
                         "(the legal actions twice) instead of the SDK's join")
+    parser.add_argument("--metrics", action="store_true", help="the working tree's step with and without the "
+                        "metrics counted, in alternating rounds: what they cost a move (ignores --refs)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        _worker(args.game, args.games, args.seed, args.plain_join)
+        _worker(args.game, args.games, args.seed, args.plain_join, args.metrics)
         return 0
     from bench.trees import refs_of, save_report  # after the worker's return: see run()
 
     report = run(refs_of(args.refs), game=args.game, games=args.games, rounds=args.rounds,
-                 seed=args.seed, plain_join=args.plain_join)
+                 seed=args.seed, plain_join=args.plain_join, metrics=args.metrics)
     return save_report(report, args.out, render(report))
 
 

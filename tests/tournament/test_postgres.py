@@ -2,10 +2,12 @@
 
 A tournament over the server runner kept in PostgreSQL, its runner killed with -9 mid-way and resumed,
 ends with the results of an undisturbed run; the in-process server's records are in the same database.
+A tournament stopped mid-way, dumped with ``pg_dump`` and restored elsewhere, resumes from the copy.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -16,8 +18,12 @@ from pathlib import Path
 import pytest
 
 from bench.postgres_cluster import PostgresCluster
+from tests.tournament.helpers import RiggedRunner, config
 from tests.tournament.test_cli import CLI, ROOT, SERVER_CONFIG, bots_of, tables, tournament
+from tests.tournament.test_engine import Interrupt, StopAfter
 from tricktable.server.record_store import ENV_DATABASE_URL
+from tricktable.tournament.engine import ThreadDispatcher, Tournament, stored_games
+from tricktable.tournament.store import TournamentStore, tournament_store
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -123,3 +129,40 @@ def test_an_unreachable_database_is_one_line_without_its_password(tmp_path: Path
                       "--data-dir", str(tmp_path), "--no-progress")
     assert done.returncode == 2 and "hunter2" not in done.stderr + done.stdout
     assert done.stderr.startswith("error: cannot open ") and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_tournament_dumped_mid_way_resumes_from_the_restored_copy_to_the_undisturbed_results(
+        postgres: PostgresCluster, tmp_path: Path) -> None:
+    cfg = config(entrants=["a", "b", "c"], games=6)
+    strengths = {"a": 3, "b": 2, "c": 1}
+
+    def rigged() -> ThreadDispatcher:
+        return ThreadDispatcher(RiggedRunner(strengths), {e.name: e for e in cfg.entrants})
+
+    source, target = postgres.create_database(), postgres.create_database()
+    try:
+        store = tournament_store(tmp_path / "unused.sqlite3", source)
+        with pytest.raises(Interrupt):
+            asyncio.run(Tournament(cfg, store, StopAfter(rigged(), 7)).run())
+        store.close()
+        dump = tmp_path / "tricktable.dump"
+        subprocess.run([str(postgres.bin / "pg_dump"), "--format=custom", f"--file={dump}", source],
+                       check=True, timeout=120, capture_output=True)
+        subprocess.run([str(postgres.bin / "pg_restore"), "--no-owner", f"--dbname={target}", str(dump)],
+                       check=True, timeout=120, capture_output=True)
+        restored = tournament_store(tmp_path / "unused.sqlite3", target)
+        assert restored.count("t") == 7 and restored.status("t") == "interrupted"
+        stats = asyncio.run(Tournament(cfg, restored, rigged()).run(resume=True))
+        assert stats.already_done == 7 and restored.status("t") == "finished"
+        undisturbed = tournament_store(tmp_path / "undisturbed.sqlite3")  # in SQLite: the same results
+        asyncio.run(Tournament(cfg, undisturbed, rigged()).run())
+
+        def results(store: TournamentStore) -> dict[str, tuple[str, tuple[int, ...]]]:
+            return {spec.match_id: (o.status, o.scores) for spec, o in stored_games(store, "t")}
+
+        assert results(restored) == results(undisturbed) and len(results(restored)) == stats.scheduled
+        restored.close()
+        undisturbed.close()
+    finally:
+        postgres.drop_database(source)
+        postgres.drop_database(target)
