@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import secrets
 import signal
 import socket
 from collections.abc import AsyncIterator
@@ -55,14 +56,23 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def role_flags(role: str, url: str, index: int | None = None) -> tuple[str, ...]:
+def secret_file(tmp_path: Path) -> Path:
+    """The forwarding secret every process of the test's server reads (as a mounted Kubernetes Secret would be)."""
+    path = tmp_path / "forwarding-secret"
+    if not path.exists():
+        path.write_text(secrets.token_hex(32) + "\n")
+    return path
+
+
+def role_flags(role: str, url: str, tmp_path: Path, index: int | None = None, games: int = GAMES) -> tuple[str, ...]:
     game = ("--game-index", str(index)) if index is not None else ()
-    return ("--role", role, "--games", str(GAMES), "--database-url", url, *game)
+    return ("--role", role, "--games", str(games), "--database-url", url,
+            "--forwarding-secret-file", str(secret_file(tmp_path)), *game)
 
 
 @contextlib.asynccontextmanager
-async def game_process(tmp_path: Path, index: int, port: int, url: str) -> AsyncIterator[Served]:
-    async with serve(tmp_path / f"game-{index}", port, *role_flags("game", url, index)) as served:
+async def game_process(tmp_path: Path, index: int, port: int, url: str, games: int = GAMES) -> AsyncIterator[Served]:
+    async with serve(tmp_path / f"game-{index}", port, *role_flags("game", url, tmp_path, index, games)) as served:
         yield served
 
 
@@ -114,7 +124,7 @@ async def test_a_lobby_and_three_game_processes_seat_place_play_and_survive_a_ki
         async with contextlib.AsyncExitStack() as games:
             game = [await games.enter_async_context(game_process(tmp_path, k, ports[k], database_url))
                     for k in range(GAMES)]
-            async with serve(tmp_path / "lobby", lobby_port, *role_flags("lobby", database_url)) as lobby, \
+            async with serve(tmp_path / "lobby", lobby_port, *role_flags("lobby", database_url, tmp_path)) as lobby, \
                     grpc.aio.insecure_channel(lobby.address) as channel:
                 stub = stub_of(channel)
                 tokens: list[str] = []
@@ -148,7 +158,7 @@ async def test_a_lobby_and_three_game_processes_seat_place_play_and_survive_a_ki
                 for table_id in on_victim:  # resumed, and reached through the lobby again
                     assert await reached(stub, table_id) >= 2
                 assert await lobby.signal(signal.SIGTERM) == 0
-            async with serve(tmp_path / "lobby", lobby_port, *role_flags("lobby", database_url)) as lobby:
+            async with serve(tmp_path / "lobby", lobby_port, *role_flags("lobby", database_url, tmp_path)) as lobby:
                 outcomes = [o for fleet in fleets for o in await fleet_outcomes(fleet)]
                 assert len(outcomes) == 2 * (CREATED + 1)
                 assert all(o.get("status") == "finished" for o in outcomes), outcomes

@@ -21,9 +21,9 @@ its own tables in ``DATA_DIR/shard-K``).
 the ended tables in PostgreSQL instead of the data directory's SQLite file
 (:mod:`tricktable.server.record_store`); the journal stays in the data directory.
 
-``--role lobby|game`` (with ``--games N``, ``--game-index K``, ``--advertise-address``
-and ``--database-url``) runs one process of a server spread over machines
-(:mod:`tricktable.server.directory`).
+``--role lobby|game`` (with ``--games N``, ``--game-index K``, ``--advertise-address``,
+``--database-url`` and ``--forwarding-secret-file``) runs one process of a server spread over machines
+(:mod:`tricktable.server.directory`, :mod:`tricktable.server.forwarding`).
 
 ``--config FILE`` reads the same settings from a TOML file (:mod:`tricktable.cli.config_file`);
 ``--print-config`` shows what is in effect.
@@ -43,6 +43,7 @@ from tricktable.server.app import GameServer, ServerConfig, serve
 from tricktable.server.clocks import LIMITS, TimeControl
 from tricktable.server.directory import ROLES
 from tricktable.server.errors import StorageUnavailableError
+from tricktable.server.forwarding import ENV_SECRET_FILE, read_secret
 from tricktable.server.lobby import Limits
 from tricktable.server.logging import configure
 from tricktable.server.record_store import ENV_DATABASE_URL, POSTGRES_SCHEMES, redacted
@@ -123,8 +124,12 @@ def serve_command(
     = None,
     games: Annotated[int, typer.Option("--games", help="With --role: how many game processes there are.")] = 1,
     advertise_address: Annotated[str | None, typer.Option(
-        "--advertise-address", help="With --role game: the HOST:PORT clients reach this process at (play_address); "
-        "default: the address it binds.")] = None,
+        "--advertise-address", help="With --role: the HOST:PORT clients (and the other lobbies) reach this process "
+        "at (a game process's is the play_address); default: the address it binds.")] = None,
+    forwarding_secret_file: Annotated[Path | None, typer.Option(
+        "--forwarding-secret-file", envvar=ENV_SECRET_FILE, show_envvar=True, dir_okay=False,
+        help="With --role: a file holding the secret (at least 32 bytes) the lobbies and game processes sign the "
+        "calls they forward to each other with; the same file for every process.")] = None,
     log_level: Annotated[str, typer.Option("--log-level", help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
     json_logs: Annotated[bool | None, typer.Option(
         "--json-logs/--console-logs", help="Log format (default: JSON unless stderr is a terminal).")] = None,
@@ -163,6 +168,15 @@ def serve_command(
         checks.fail(f"--database-url must begin with {' or '.join(POSTGRES_SCHEMES)}")
     if role is not None:
         _check_role(role, game_index, games, database_url, shards)
+        if forwarding_secret_file is None:
+            checks.fail(f"--role needs --forwarding-secret-file (or ${ENV_SECRET_FILE}): the processes sign the "
+                        "calls they forward to each other with its secret")
+    secret = None
+    if forwarding_secret_file is not None:
+        try:
+            secret = read_secret(forwarding_secret_file)
+        except ValueError as error:
+            checks.fail(str(error))
     if print_config:
         shown = {**ctx.params, "database_url": database_url and redacted(database_url)}
         typer.echo(to_toml(shown), nl=False)
@@ -179,7 +193,8 @@ def serve_command(
     config = ServerConfig(
         host=host, port=port, data_dir=resolve_data_dir(data_dir), database_url=database_url, tls_cert=tls_cert,
         tls_key=tls_key, time_control=clocks, journal=journal, drain_seconds=drain_seconds, role=role,
-        advertise_address=advertise_address, shard=game_index if role == "game" else None,
+        advertise_address=advertise_address, forwarding_secret=secret,
+        shard=game_index if role == "game" else None,
         shard_count=games if role else 1,
         limits=Limits(max_tables=max_tables, max_tables_per_client=max_tables_per_client,
                       max_streams_per_client=max_streams_per_client, min_free_bytes=min_free_mb * 1024 * 1024,

@@ -30,14 +30,16 @@ import structlog
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 
-from tricktable.protocol.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from tricktable.server.call_rate import CallRates, Rate
 from tricktable.server.clocks import TimeControl
 from tricktable.server.directory import DirectoryShards, shards_for
+from tricktable.server.forwarding import Forwarding
 from tricktable.server.interceptors import (
     AccessLogInterceptor,
     CallRateInterceptor,
     ErrorInterceptor,
+    ForwardingInterceptor,
     StreamLimitInterceptor,
 )
 from tricktable.server.journal import Journal
@@ -46,12 +48,11 @@ from tricktable.server.record_store import record_store
 from tricktable.server.reflection import SERVICE_NAMES as REFLECTION_SERVICES
 from tricktable.server.reflection import enable_reflection
 from tricktable.server.service import TableService
-from tricktable.server.shards import LOBBY, ShardedTableService, Shards
+from tricktable.server.shards import SERVICE_NAME, ShardedTableService, Shards
 from tricktable.server.storage import resolve_data_dir
 
 log = structlog.get_logger("tricktable.server")
 
-SERVICE_NAME: str = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 #: Clients send small messages; records and views going out may be larger.
 MAX_RECEIVE_BYTES = 256 * 1024
 MAX_SEND_BYTES = 32 * 1024 * 1024
@@ -88,6 +89,9 @@ class ServerConfig:
     #: "lobby" runs no table and places them on the game processes. None: one server (or ``--shards``).
     role: str | None = None
     advertise_address: str | None = None
+    #: The secret the processes of one server sign their forwarded calls with (:mod:`tricktable.server.forwarding`):
+    #: needed by every process of several (``role``, ``shard``); never shown.
+    forwarding_secret: bytes | None = field(default=None, repr=False)
 
 
 class GameServer:
@@ -108,11 +112,14 @@ class GameServer:
                                     Rate(limits.call_burst_per_connection, limits.call_rate_per_connection), clock)
         #: Where the other shards are (None: unsharded); their addresses are set once every shard listens, or read
         #: from the shared database's game directory (``role``).
+        self.forwarding = Forwarding(config.forwarding_secret)
         self.shards: Shards | None = None
+        if (config.role is not None or config.shard is not None) and config.forwarding_secret is None:
+            raise ValueError("a server of several processes needs a forwarding secret (--forwarding-secret-file)")
         if config.role is not None:
-            self.shards = shards_for(config.role, config.shard, config.shard_count, self.storage)
+            self.shards = shards_for(config.role, config.shard, config.shard_count, self.storage, self.forwarding)
         elif config.shard is not None:
-            self.shards = Shards(config.shard, config.shard_count)
+            self.shards = Shards(config.shard, config.shard_count, self.forwarding)
         self.health = HealthServicer()
         #: Health updates in flight (the storage's state changed), held until done.
         self._health_updates: set[asyncio.Task[None]] = set()
@@ -141,7 +148,8 @@ class GameServer:
                 raise
             self.lobby.resume()
         server = grpc.aio.server(
-            interceptors=[CallRateInterceptor(self.call_rates, self.lobby.metrics), AccessLogInterceptor(),
+            interceptors=[ForwardingInterceptor(self.forwarding),
+                          CallRateInterceptor(self.call_rates, self.lobby.metrics), AccessLogInterceptor(),
                           ErrorInterceptor(), StreamLimitInterceptor(self.lobby.client_streams)],
             options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
                      ("grpc.max_send_message_length", MAX_SEND_BYTES),
@@ -165,10 +173,8 @@ class GameServer:
         await server.start()
         if self.config.unix_socket is not None:
             self.config.unix_socket.chmod(0o666)  # a sandboxed bot runs as a user of its own
-        if isinstance(self.shards, DirectoryShards) and self.shards.index != LOBBY:
-            advertised = self.config.advertise_address or self.address
-            self.shards.set_own_address(advertised)
-            await asyncio.to_thread(self.storage.advertise, self.shards.index, advertised)
+        if isinstance(self.shards, DirectoryShards):
+            await self.shards.advertise(self.config.advertise_address or self.address, self._load)
         self._services = ("", *services)  # "" is the server as a whole
         await self._publish_health()
         self.lobby.health.on_change(self._storage_changed)
@@ -177,6 +183,13 @@ class GameServer:
         log.info("server started", address=self.address, data_dir=str(self.config.data_dir),
                  tls=bool(self.config.tls_cert))
         return self.port
+
+    def _load(self) -> tuple[int, bool]:
+        """This game process's tables not over yet, and whether it takes new ones (what the directory records)."""
+        tables = len(self.lobby.open_tables())
+        taking = (not self._stopped.is_set() and not self.lobby.closing and self.lobby.health.writable
+                  and tables < self.config.limits.max_tables)
+        return tables, taking
 
     def _storage_changed(self) -> None:
         task = asyncio.get_running_loop().create_task(self._publish_health())
@@ -196,6 +209,8 @@ class GameServer:
             return
         self._stopped.set()
         log.info("server stopping", open_tables=len(self.lobby.open_tables()), drain_seconds=self.config.drain_seconds)
+        if isinstance(self.shards, DirectoryShards):
+            await self.shards.say_now(self._load)  # the lobbies place no more tables here from now on
         await self.health.enter_graceful_shutdown()
         await self.lobby.shutdown(reason, drain_seconds=self.config.drain_seconds)
         if self._server is not None:
