@@ -43,10 +43,13 @@ def test_the_role_flags_that_disagree_are_one_line_and_exit_2() -> None:
                              "game directory",
         ("--role", "referee", "--database-url", URL): "error: --role must be one of lobby, game, not 'referee'",
         ("--role", "game", "--games", "3", "--database-url", URL): "error: --role game needs --game-index from 0 "
-                                                                   "to 2 (--games 3)",
+                                                                   "to 2 (--games 3), or --claim-game-index "
+                                                                   "(not both)",
         ("--role", "game", "--games", "3", "--game-index", "3", "--database-url", URL): "error: --role game needs "
                                                                                         "--game-index from 0 to 2 "
-                                                                                        "(--games 3)",
+                                                                                        "(--games 3), or "
+                                                                                        "--claim-game-index (not "
+                                                                                        "both)",
         ("--role", "lobby", "--shards", "2", "--database-url", URL): "error: --role runs one process: give --shards "
                                                                      "only without it",
     }

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tricktable.server.directory import STALE_SECONDS, DirectoryShards
+from tricktable.server.directory import STALE_SECONDS, DirectoryShards, claim_game_index
 from tricktable.server.errors import ShardUnavailableError
 from tricktable.server.forwarding import Forwarding
 from tricktable.server.shards import LOBBY
@@ -93,3 +93,14 @@ async def test_the_oldest_lobby_heard_from_matches_and_the_next_takes_over_when_
     assert await second.matchmaker_stub() is None
     await first.close()
     await second.close()
+
+
+def test_a_claimed_game_index_is_remembered_in_the_data_directory_for_a_restart(store: Storage,
+                                                                                tmp_path: Path) -> None:
+    first = claim_game_index(store, 3, tmp_path / "game-a")
+    other = claim_game_index(store, 3, tmp_path / "game-b")
+    assert first[0] != other[0]
+    assert claim_game_index(store, 3, tmp_path / "game-a") == first  # the same process, restarted: its own back
+    claim_game_index(store, 3, tmp_path / "game-c")
+    with pytest.raises(RuntimeError, match="all 3 game indexes are held by running game processes"):
+        claim_game_index(store, 3, tmp_path / "game-d")

@@ -310,3 +310,14 @@ def test_an_unreachable_database_at_open_is_unavailable(tmp_path: Path) -> None:
     with pytest.raises(StorageUnavailableError, match="the database can not be reached"):
         record_store(tmp_path, url).open()
 
+
+
+def test_a_game_index_is_claimed_once_taken_back_by_its_holder_and_free_again_when_its_holder_is_silent(
+        store: RecordStore) -> None:
+    assert store.claim_game_index(2, "a", None, 60.0) == 0
+    assert store.claim_game_index(2, "b", 0, 60.0) == 1  # 0 is held: the lowest free one
+    assert store.claim_game_index(2, "c", None, 60.0) is None  # both held
+    assert store.claim_game_index(2, "a", 0, 60.0) == 0  # its holder, restarted
+    claimed = store.game_processes()[1]
+    assert (claimed.address, claimed.taking) == ("", False)  # no table placed there before it advertises
+    assert store.claim_game_index(2, "c", 1, 0.0) == 1  # with every word stale, any index is free

@@ -11,7 +11,8 @@ with the record of an uninterrupted game, readable through every process.
 
 Two lobbies over the same database both place tables and forward calls, a
 seeker at each is matched with the other, and when one is killed (SIGKILL)
-the other goes on seating, placing and relaying.
+the other goes on seating, placing and relaying; their game processes claim
+their indexes from the directory, as pods without an ordinal do.
 
 Every process reads the same forwarding secret from a file.
 """
@@ -71,14 +72,18 @@ def secret_file(tmp_path: Path) -> Path:
 
 
 def role_flags(role: str, url: str, tmp_path: Path, index: int | None = None, games: int = GAMES) -> tuple[str, ...]:
-    game = ("--game-index", str(index)) if index is not None else ()
+    """The flags of a process of ``role``; a game process without ``index`` claims one from the directory."""
+    game = ("--game-index", str(index)) if index is not None else ("--claim-game-index",) if role == "game" else ()
     return ("--role", role, "--games", str(games), "--database-url", url,
             "--forwarding-secret-file", str(secret_file(tmp_path)), *game)
 
 
 @contextlib.asynccontextmanager
-async def game_process(tmp_path: Path, index: int, port: int, url: str, games: int = GAMES) -> AsyncIterator[Served]:
-    async with serve(tmp_path / f"game-{index}", port, *role_flags("game", url, tmp_path, index, games)) as served:
+async def game_process(tmp_path: Path, index: int, port: int, url: str, games: int = GAMES,
+                       claimed: bool = False) -> AsyncIterator[Served]:
+    """Game process ``index`` (``claimed``: it claims its index from the directory, started after the lower ones)."""
+    flags = role_flags("game", url, tmp_path, None if claimed else index, games)
+    async with serve(tmp_path / f"game-{index}", port, *flags) as served:
         yield served
 
 
@@ -192,8 +197,9 @@ async def test_two_lobbies_place_forward_and_match_seekers_together_and_one_serv
     fleets: list[asyncio.subprocess.Process] = []
     with killed_at_exit(fleets):
         async with contextlib.AsyncExitStack() as stack:
-            game = [await stack.enter_async_context(game_process(tmp_path, k, free_port(), database_url, games))
-                    for k in range(games)]
+            game = [await stack.enter_async_context(game_process(tmp_path, k, free_port(), database_url, games,
+                                                                 claimed=True))
+                    for k in range(games)]  # as an Agones Fleet's pods: each claims the lowest free index
             first, second = [await stack.enter_async_context(serve(
                 tmp_path / name, 0, *role_flags("lobby", database_url, tmp_path, games=games)))
                 for name in ("lobby-a", "lobby-b")]

@@ -122,6 +122,9 @@ def serve_command(
     game_index: Annotated[int | None, typer.Option(
         "--game-index", help="With --role game: this process's index, 0 to --games - 1 (its tables' ids name it).")]
     = None,
+    claim_game_index: Annotated[bool, typer.Option(
+        "--claim-game-index", help="With --role game, instead of --game-index: take a free index from the directory "
+        "(pods without an ordinal, as an Agones Fleet's) and keep it in the data directory for a restart.")] = False,
     games: Annotated[int, typer.Option("--games", help="With --role: how many game processes there are.")] = 1,
     advertise_address: Annotated[str | None, typer.Option(
         "--advertise-address", help="With --role: the HOST:PORT clients (and the other lobbies) reach this process "
@@ -167,7 +170,8 @@ def serve_command(
     if database_url and not database_url.startswith(POSTGRES_SCHEMES):
         checks.fail(f"--database-url must begin with {' or '.join(POSTGRES_SCHEMES)}")
     if role is not None:
-        _check_role(role, game_index, games, database_url, shards)
+        _check_role(role, None if claim_game_index else game_index, games, database_url, shards,
+                    claim_game_index and game_index is None)
         if forwarding_secret_file is None:
             checks.fail(f"--role needs --forwarding-secret-file (or ${ENV_SECRET_FILE}): the processes sign the "
                         "calls they forward to each other with its secret")
@@ -193,7 +197,7 @@ def serve_command(
     config = ServerConfig(
         host=host, port=port, data_dir=resolve_data_dir(data_dir), database_url=database_url, tls_cert=tls_cert,
         tls_key=tls_key, time_control=clocks, journal=journal, drain_seconds=drain_seconds, role=role,
-        advertise_address=advertise_address, forwarding_secret=secret,
+        advertise_address=advertise_address, forwarding_secret=secret, claim_game_index=claim_game_index,
         shard=game_index if role == "game" else None,
         shard_count=games if role else 1,
         limits=Limits(max_tables=max_tables, max_tables_per_client=max_tables_per_client,
@@ -220,7 +224,8 @@ def serve_command(
         raise typer.Exit(2) from None
 
 
-def _check_role(role: str, game_index: int | None, games: int, database_url: str | None, shards: int) -> None:
+def _check_role(role: str, game_index: int | None, games: int, database_url: str | None, shards: int,
+                claimed: bool) -> None:
     """The flags of ``--role`` agree with each other (else one line and exit 2)."""
     if role not in ROLES:
         checks.fail(f"--role must be one of {', '.join(ROLES)}, not {role!r}")
@@ -229,8 +234,9 @@ def _check_role(role: str, game_index: int | None, games: int, database_url: str
     if shards != 1:
         checks.fail("--role runs one process: give --shards only without it")
     checks.at_least("--games", games, 1)
-    if role == "game" and (game_index is None or not 0 <= game_index < games):
-        checks.fail(f"--role game needs --game-index from 0 to {games - 1} (--games {games})")
+    if role == "game" and not claimed and (game_index is None or not 0 <= game_index < games):
+        checks.fail(f"--role game needs --game-index from 0 to {games - 1} (--games {games}), or "
+                    "--claim-game-index (not both)")
 
 
 def _ready(server: GameServer, notes: list[str]) -> None:

@@ -22,7 +22,7 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import grpc
@@ -33,7 +33,7 @@ from grpc_health.v1._async import HealthServicer
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from tricktable.server.call_rate import CallRates, Rate
 from tricktable.server.clocks import TimeControl
-from tricktable.server.directory import DirectoryShards, shards_for
+from tricktable.server.directory import DirectoryShards, claim_game_index, shards_for
 from tricktable.server.forwarding import Forwarding
 from tricktable.server.interceptors import (
     AccessLogInterceptor,
@@ -92,6 +92,10 @@ class ServerConfig:
     #: The secret the processes of one server sign their forwarded calls with (:mod:`tricktable.server.forwarding`):
     #: needed by every process of several (``role``, ``shard``); never shown.
     forwarding_secret: bytes | None = field(default=None, repr=False)
+    #: With ``role`` "game": take a free game index from the directory instead of ``shard`` (pods without an
+    #: ordinal); ``game_holder`` is the claim's id once taken (:func:`tricktable.server.directory.claim_game_index`).
+    claim_game_index: bool = False
+    game_holder: str = ""
 
 
 class GameServer:
@@ -117,7 +121,8 @@ class GameServer:
         if (config.role is not None or config.shard is not None) and config.forwarding_secret is None:
             raise ValueError("a server of several processes needs a forwarding secret (--forwarding-secret-file)")
         if config.role is not None:
-            self.shards = shards_for(config.role, config.shard, config.shard_count, self.storage, self.forwarding)
+            self.shards = shards_for(config.role, config.shard, config.shard_count, self.storage, self.forwarding,
+                                     config.game_holder)
         elif config.shard is not None:
             self.shards = Shards(config.shard, config.shard_count, self.forwarding)
         self.health = HealthServicer()
@@ -229,6 +234,21 @@ class GameServer:
             await self._server.wait_for_termination()
 
 
+def claimed(config: ServerConfig) -> ServerConfig:
+    """``config`` with the game index it claimed in the directory (``claim_game_index``).
+
+    Raises:
+        RuntimeError: every index is held.
+        StorageUnavailableError: the database can not be reached.
+    """
+    store = record_store(config.data_dir, config.database_url).open()
+    try:
+        index, holder = claim_game_index(store, config.shard_count, config.data_dir)
+    finally:
+        store.close()
+    return replace(config, shard=index, game_holder=holder)
+
+
 #: Something that runs beside the server in its event loop (the web viewer): entered once the server
 #: listens, exited once it has stopped (so its open pages see the tables end).
 Companion = Callable[["GameServer"], AbstractAsyncContextManager[object]]
@@ -237,6 +257,8 @@ Companion = Callable[["GameServer"], AbstractAsyncContextManager[object]]
 async def serve(config: ServerConfig, *, on_ready: Callable[[GameServer], None] | None = None,
                 companions: Sequence[Companion] = ()) -> None:
     """Run a server until SIGTERM or SIGINT, then stop it cleanly (``on_ready`` is called once it listens)."""
+    if config.claim_game_index and config.role == "game":
+        config = await asyncio.to_thread(claimed, config)
     server = GameServer(config)
     await server.start()
     loop = asyncio.get_running_loop()

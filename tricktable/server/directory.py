@@ -34,6 +34,12 @@ matches at once; when it is killed, the others match their own seekers
 after :data:`STALE_SECONDS` (a seek relayed to it meanwhile that can not
 reach it is matched where it arrived).
 
+**Claimed indexes** (``--claim-game-index``, for pods without an ordinal: an
+Agones Fleet's): a game process takes the first index no process holds (or
+whose holder has not spoken for :data:`STALE_SECONDS`) in one transaction,
+and remembers it in its data directory, so the same process restarted in the
+same pod takes it back and resumes its journal (:func:`claim_game_index`).
+
 A game process restarted (after kill -9 too) with the same index and data
 directory resumes its journaled tables and advertises its address again; a
 lobby reads the directory again at most every :data:`REFRESH_SECONDS` when
@@ -45,10 +51,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import secrets
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from pathlib import Path
 
 import grpc
 import structlog
@@ -86,9 +94,11 @@ class DirectoryShards(Shards):
     #: forwarded to it (a placement, a GetTable), rather than failed at once.
     forward_wait = 10.0
 
-    def __init__(self, index: int, count: int, store: RecordStore, forwarding: Forwarding) -> None:
+    def __init__(self, index: int, count: int, store: RecordStore, forwarding: Forwarding, holder: str = "") -> None:
         super().__init__(index, count, forwarding)
         self.store = store
+        #: Who holds this game index when it was claimed (:func:`claim_game_index`); empty: a fixed index.
+        self.holder = holder
         self.addresses = [""] * count
         #: The game processes and lobbies as last read (:meth:`refresh`).
         self.processes: dict[int, GameProcess] = {}
@@ -199,7 +209,8 @@ class DirectoryShards(Shards):
             await asyncio.to_thread(self.store.advertise_lobby, self.lobby_id, self._own)
         else:
             tables, taking = load()
-            await asyncio.to_thread(self.store.advertise, self.index, self._own, tables=tables, taking=taking)
+            await asyncio.to_thread(self.store.advertise, self.index, self._own, tables=tables, taking=taking,
+                                    holder=self.holder)
 
     async def _beat(self, load: Load) -> None:
         failing = False
@@ -239,12 +250,39 @@ class DirectoryShards(Shards):
 
 
 def shards_for(role: str, index: int | None, count: int, store: RecordStore,
-               forwarding: Forwarding) -> DirectoryShards:
+               forwarding: Forwarding, holder: str = "") -> DirectoryShards:
     """The directory of a process of ``role``: a game process's own ``index``, or the lobby's place (none)."""
     if role not in ROLES:
         raise ValueError(f"--role must be one of {', '.join(ROLES)}, not {role!r}")
     if role == "game":
         if index is None or not 0 <= index < count:
             raise ValueError(f"--game-index must be from 0 to {count - 1} (--games {count}), not {index}")
-        return DirectoryShards(index, count, store, forwarding)
+        return DirectoryShards(index, count, store, forwarding, holder)
     return DirectoryShards(LOBBY, count, store, forwarding)
+
+
+#: The file in a game process's data directory that remembers its claimed index and holder id.
+CLAIM_FILE = "game-index.json"
+
+
+def claim_game_index(store: RecordStore, count: int, data_dir: Path) -> tuple[int, str]:
+    """A game index of ``count`` for this process and its holder id (the store is open; see the module's text).
+
+    Raises:
+        RuntimeError: every index is held by a process heard from lately (more game processes than ``--games``).
+    """
+    remembered = data_dir / CLAIM_FILE
+    preferred: int | None = None
+    holder = ""
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        kept = json.loads(remembered.read_text())
+        preferred, holder = int(kept["index"]), str(kept["holder"])
+    holder = holder or secrets.token_hex(8)
+    index = store.claim_game_index(count, holder, preferred, STALE_SECONDS)
+    if index is None:
+        raise RuntimeError(f"all {count} game indexes are held by running game processes: raise --games, or run "
+                           "fewer game processes")
+    data_dir.mkdir(parents=True, exist_ok=True)
+    remembered.write_text(json.dumps({"index": index, "holder": holder}))
+    log.info("game index claimed", index=index, games=count)
+    return index, holder

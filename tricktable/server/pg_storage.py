@@ -42,6 +42,7 @@ from tricktable.server.storage import (
     check_schema_version,
     database_path,
     encode_rows,
+    free_index,
     game_process_from_row,
     lobby_from_row,
     meta_from_row,
@@ -58,11 +59,14 @@ CONNECT_OPTIONS: dict[str, Any] = {"connect_timeout": 3, "tcp_user_timeout": 10_
                                    "keepalives_idle": 5, "keepalives_interval": 2, "keepalives_count": 3}
 #: The advisory lock migrations run under (any constant; one per application sharing the database).
 MIGRATION_LOCK = 0x7472_6963_6B74  # "trickt"
+#: The advisory lock game index claims run under (``serve --game-index auto``): one claim at a time.
+CLAIM_LOCK = MIGRATION_LOCK + 1
 
 #: Version 3: each game process's load, and the lobbies (:mod:`tricktable.server.directory`).
 LOAD_MIGRATION = """
     ALTER TABLE game_processes ADD COLUMN tables INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE game_processes ADD COLUMN taking BOOLEAN NOT NULL DEFAULT TRUE;
+    ALTER TABLE game_processes ADD COLUMN holder TEXT NOT NULL DEFAULT '';
     CREATE TABLE lobby_processes (
         id TEXT PRIMARY KEY,
         address TEXT NOT NULL,
@@ -274,14 +278,31 @@ class PostgresStorage:
     async def save_all_async(self, ended: Sequence[tuple[TableMeta, dict[str, Any]]]) -> dict[str, Exception]:
         return await asyncio.to_thread(self.save_all, ended)
 
-    def advertise(self, shard: int, address: str, *, tables: int = 0, taking: bool = True) -> None:
+    def advertise(self, shard: int, address: str, *, tables: int = 0, taking: bool = True, holder: str = "") -> None:
         def write(db: psycopg.Connection[Any]) -> None:
-            db.execute(f"INSERT INTO game_processes (shard, address, advertised_at, tables, taking)"
-                       f" VALUES (%s, %s, {_NOW}, %s, %s) ON CONFLICT (shard) DO UPDATE SET address = EXCLUDED.address,"
-                       " advertised_at = EXCLUDED.advertised_at, tables = EXCLUDED.tables,"
-                       " taking = EXCLUDED.taking", (shard, address, tables, taking))
+            db.execute(f"INSERT INTO game_processes (shard, address, advertised_at, tables, taking, holder)"
+                       f" VALUES (%s, %s, {_NOW}, %s, %s, %s) ON CONFLICT (shard) DO UPDATE SET"
+                       " address = EXCLUDED.address, advertised_at = EXCLUDED.advertised_at,"
+                       " tables = EXCLUDED.tables, taking = EXCLUDED.taking, holder = EXCLUDED.holder",
+                       (shard, address, tables, taking, holder))
 
         self._run(write)
+
+    def claim_game_index(self, count: int, holder: str, preferred: int | None, stale_seconds: float) -> int | None:
+        def claim(db: psycopg.Connection[Any]) -> int | None:
+            with db.transaction():
+                db.execute("SELECT pg_advisory_xact_lock(%s)", (CLAIM_LOCK,))
+                rows = db.execute(f"SELECT shard, holder, {_NOW} - advertised_at FROM game_processes").fetchall()
+                held = {int(r[0]) for r in rows if r[1] != holder and float(r[2]) < stale_seconds}
+                chosen = free_index(count, held, preferred)
+                if chosen is not None:
+                    db.execute(f"INSERT INTO game_processes (shard, address, advertised_at, tables, taking, holder)"
+                               f" VALUES (%s, '', {_NOW}, 0, FALSE, %s) ON CONFLICT (shard) DO UPDATE SET"
+                               " address = '', advertised_at = EXCLUDED.advertised_at, tables = 0, taking = FALSE,"
+                               " holder = EXCLUDED.holder", (chosen, holder))
+                return chosen
+
+        return self._run(claim)
 
     def game_processes(self) -> dict[int, GameProcess]:
         return {int(r[0]): game_process_from_row(r) for r in

@@ -98,8 +98,12 @@ class RecordStore(Protocol):
         """Number of stored tables."""
         ...
 
-    def advertise(self, shard: int, address: str, *, tables: int = 0, taking: bool = True) -> None:
+    def advertise(self, shard: int, address: str, *, tables: int = 0, taking: bool = True, holder: str = "") -> None:
         """Record that game process ``shard`` is reached at ``address`` with this load, now (the game directory)."""
+        ...
+
+    def claim_game_index(self, count: int, holder: str, preferred: int | None, stale_seconds: float) -> int | None:
+        """Take a free game index for ``holder`` (``preferred`` if free), or None when all are held."""
         ...
 
     def game_processes(self) -> dict[int, GameProcess]:

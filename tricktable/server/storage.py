@@ -127,6 +127,7 @@ def _game_directory(db: sqlite3.Connection) -> None:
 LOAD_SCHEMA = """
 ALTER TABLE game_processes ADD COLUMN tables INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE game_processes ADD COLUMN taking INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE game_processes ADD COLUMN holder TEXT NOT NULL DEFAULT '';
 CREATE TABLE IF NOT EXISTS lobby_processes (
     id TEXT PRIMARY KEY,
     address TEXT NOT NULL,
@@ -265,6 +266,14 @@ GAME_COLUMNS = "shard, address, tables, taking"
 LOBBY_COLUMNS = "id, address, started_at"
 
 
+def free_index(count: int, held: set[int], preferred: int | None) -> int | None:
+    """The game index a claim takes: ``preferred`` when it is free, else the lowest free one (None: all held)."""
+    for index in ([preferred] if preferred is not None else []) + list(range(count)):
+        if 0 <= index < count and index not in held:
+            return index
+    return None
+
+
 def game_process_from_row(r: Sequence[Any]) -> GameProcess:
     return GameProcess(shard=int(r[0]), address=str(r[1]), tables=int(r[2]), taking=bool(r[3]), age=float(r[4]))
 
@@ -386,11 +395,36 @@ class Storage:
         """:meth:`save_all` in a worker thread."""
         return await asyncio.to_thread(self.save_all, ended)
 
-    def advertise(self, shard: int, address: str, *, tables: int = 0, taking: bool = True) -> None:
+    def advertise(self, shard: int, address: str, *, tables: int = 0, taking: bool = True, holder: str = "") -> None:
         """Record that game process ``shard`` is reached at ``address`` with this load (replacing what it said)."""
         with self._lock:
-            self._conn().execute("INSERT OR REPLACE INTO game_processes (shard, address, advertised_at, tables, taking)"
-                                 " VALUES (?, ?, ?, ?, ?)", (shard, address, time.time(), tables, taking))
+            self._conn().execute("INSERT OR REPLACE INTO game_processes"
+                                 " (shard, address, advertised_at, tables, taking, holder) VALUES (?, ?, ?, ?, ?, ?)",
+                                 (shard, address, time.time(), tables, taking, holder))
+
+    def claim_game_index(self, count: int, holder: str, preferred: int | None, stale_seconds: float) -> int | None:
+        """Take a game index for ``holder``: ``preferred`` if free, else the lowest free one (None: all held).
+
+        An index is free when no process holds it, ``holder`` does, or its holder has not spoken for
+        ``stale_seconds``. The claim is the index's word (no address, taking no table) until it advertises.
+        """
+        with self._lock:
+            db = self._conn()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                now = time.time()
+                rows = db.execute("SELECT shard, holder, advertised_at FROM game_processes").fetchall()
+                held = {int(r[0]) for r in rows if r[1] != holder and now - float(r[2]) < stale_seconds}
+                chosen = free_index(count, held, preferred)
+                if chosen is not None:
+                    db.execute("INSERT OR REPLACE INTO game_processes"
+                               " (shard, address, advertised_at, tables, taking, holder) VALUES (?, '', ?, 0, 0, ?)",
+                               (chosen, now, holder))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        return chosen
 
     def game_processes(self) -> dict[int, GameProcess]:
         """Every game process's last word, by shard."""
