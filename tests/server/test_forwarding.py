@@ -98,6 +98,23 @@ async def test_a_play_stream_with_forged_forwarding_metadata_is_refused_before_i
         clean.cancel()
 
 
+async def test_streams_a_process_relays_are_counted_against_their_clients_not_its_one_connection(
+        tmp_path: Path) -> None:
+    async with shards_in_process(tmp_path, Limits(max_streams_per_connection=1)) as (first, _), \
+            grpc.aio.insecure_channel(first.address) as channel:
+        created = [await create(table_service_pb2_grpc.TableServiceStub(channel), "all_fives") for _ in range(2)]
+        remote = next(c for c in created if shard_of_table(c.table_id) == 1)
+        own = [("grpc.use_local_subchannel_pool", 1)]  # a connection of its own each, as two clients have
+        async with grpc.aio.insecure_channel(first.address, options=own) as one, \
+                grpc.aio.insecure_channel(first.address, options=own) as two:
+            calls = [raw_play(one), raw_play(two)]  # one stream per client connection at shard 0, both relayed
+            for call, seat in zip(calls, remote.seat_tokens, strict=True):  # to shard 1 on its one connection
+                await call.write(join(seat.token))
+            for call in calls:
+                assert (await read_until(call, "joined")).joined.table_id == remote.table_id
+                call.cancel()
+
+
 async def test_a_server_of_one_process_takes_no_forwarded_call(server: GameServer) -> None:
     async with grpc.aio.insecure_channel(server.address) as channel:
         stub = table_service_pb2_grpc.TableServiceStub(channel)

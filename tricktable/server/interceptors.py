@@ -166,6 +166,9 @@ class StreamLimitInterceptor(_Wrapping):
     """Every streaming call holds one of its client address's open streams (``streams``: RESOURCE_EXHAUSTED beyond).
 
     PlayMany's conversations hold one each too (:mod:`tricktable.server.play_many`), from the same count.
+    A stream another process of this server forwarded (signed: :mod:`tricktable.server.forwarding`) holds
+    none here: it was counted against its client where it arrived, and the one connection it comes on
+    carries the streams of every client of that process.
     """
 
     def __init__(self, streams: ClientStreams) -> None:
@@ -177,6 +180,10 @@ class StreamLimitInterceptor(_Wrapping):
 
     def streaming(self, method: str, inner: Streaming) -> Streaming:
         async def behaviour(request: Any, context: Context) -> AsyncIterator[Any]:
+            if forwarded(context):
+                async for response in inner(request, context):
+                    yield response
+                return
             with self.streams.held(client_of(context), connection_of(context)):
                 async for response in inner(request, context):
                     yield response
