@@ -31,8 +31,8 @@ CREATE = "/tricktable.v1.TableService/CreateTable"
 GET_TABLE = "/tricktable.v1.TableService/GetTable"
 
 
-def _signed(secret: bytes, method: str, *, skew: float = 0.0) -> str:
-    return Forwarding(secret, clock=lambda: time.time() + skew).metadata(method)[0][1]
+def _signed(secret: bytes, method: str, *, skew: float = 0.0, client: str = "") -> str:
+    return Forwarding(secret, clock=lambda: time.time() + skew).metadata(method, client)[0][1]
 
 
 #: What a forger might send as the forwarded-call metadata of a CreateTable, by what is wrong with it.
@@ -42,6 +42,7 @@ FORGED = {
     "another secret's signature": _signed(b"x" * 40, CREATE),
     "a signature made for another method": _signed(SECRET, GET_TABLE),
     "a signature from too long ago": _signed(SECRET, CREATE, skew=-2 * MAX_SKEW_SECONDS),
+    "a signature made for another client": _signed(SECRET, CREATE, client="ipv4:10.0.0.9"),
 }
 
 
@@ -81,6 +82,21 @@ async def test_a_correctly_signed_create_table_is_answered_by_the_process_it_rea
         assert shard_of_table(created.table_id) == 1  # created here, not placed elsewhere
         assert [t.id for t in second.lobby.open_tables()] == [created.table_id]
         assert first.lobby.open_tables() == []
+
+
+async def test_a_forwarded_table_counts_against_the_client_it_was_forwarded_for(tmp_path: Path) -> None:
+    async with shards_in_process(tmp_path, Limits(max_tables_per_client=1)) as (_, second), \
+            grpc.aio.insecure_channel(second.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+
+        def hop(client: str) -> Any:
+            return Forwarding(SECRET).metadata(CREATE, client)
+
+        await stub.CreateTable(_request(), metadata=hop("ipv4:10.0.0.1"))
+        refused = await _refusal(stub.CreateTable(_request(), metadata=hop("ipv4:10.0.0.1")))
+        assert refused[0] == grpc.StatusCode.RESOURCE_EXHAUSTED  # that client's one table
+        await stub.CreateTable(_request(), metadata=hop("ipv4:10.0.0.2"))  # another client of the same forwarder
+        assert len(second.lobby.open_tables()) == 2
 
 
 async def test_a_play_stream_with_forged_forwarding_metadata_is_refused_before_its_join(tmp_path: Path) -> None:

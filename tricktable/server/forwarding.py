@@ -8,10 +8,12 @@ lists only its own), and limits it by seat token only, since the forwarder
 limited its client's connection already. A client that could send that
 metadata itself would skip both, so its value is signed:
 
-    v1.<unix milliseconds>.<hex HMAC-SHA256(secret, "v1\n<method>\n<unix milliseconds>")>
+    v1.<unix milliseconds>.<hex HMAC-SHA256(secret, "v1\n<method>\n<unix milliseconds>\n<client>")>
 
+beside ``tricktable-forwarded-for: <client>``, the address of the client
+whose call it is (what per-client limits count, where the call arrived).
 The method is the call's full gRPC path, so a signature made for one call
-can not be reused for another; the timestamp bounds a replay to
+can not be reused for another, nor for another client; the timestamp bounds a replay to
 :data:`MAX_SKEW_SECONDS` either way (the processes' clocks must agree that
 closely: NTP does). Without a valid signature the call is refused before it
 does anything: ``UNAUTHENTICATED`` with the trailing metadata
@@ -39,6 +41,8 @@ from tricktable.server.errors import ForwardingRefusedError
 
 #: The metadata key of a forwarded call.
 HOP_KEY = "tricktable-hop"
+#: The metadata key of the client a forwarded call is for (signed with it).
+CLIENT_KEY = "tricktable-forwarded-for"
 #: What a signature begins with: the scheme's version (a new scheme gets a new one).
 VERSION = "v1"
 #: How far a forwarded call's timestamp may be from the receiver's clock, either way.
@@ -70,8 +74,8 @@ def new_secret() -> bytes:
     return secrets.token_hex(MIN_SECRET_BYTES).encode()
 
 
-def _mac(secret: bytes, method: str, stamp: str) -> str:
-    return hmac.new(secret, f"{VERSION}\n{method}\n{stamp}".encode(), hashlib.sha256).hexdigest()
+def _mac(secret: bytes, method: str, stamp: str, client: str) -> str:
+    return hmac.new(secret, f"{VERSION}\n{method}\n{stamp}\n{client}".encode(), hashlib.sha256).hexdigest()
 
 
 class Forwarding:
@@ -81,8 +85,9 @@ class Forwarding:
         self._secret = secret
         self._clock = clock
 
-    def metadata(self, method: str) -> tuple[tuple[str, str], ...]:
-        """The metadata of a call to ``method`` (its full path, ``/tricktable.v1.TableService/GetTable``).
+    def metadata(self, method: str, client: str = "") -> tuple[tuple[str, str], ...]:
+        """The metadata of a call to ``method`` (its full path, ``/tricktable.v1.TableService/GetTable``) made for
+        ``client`` (its address where the call arrived; empty: this process's own call).
 
         Raises:
             RuntimeError: this process has no secret (it is not one of several).
@@ -90,10 +95,10 @@ class Forwarding:
         if self._secret is None:
             raise RuntimeError("a server without a forwarding secret forwards no call")
         stamp = str(round(self._clock() * 1000))
-        return ((HOP_KEY, f"{VERSION}.{stamp}.{_mac(self._secret, method, stamp)}"),)
+        return ((HOP_KEY, f"{VERSION}.{stamp}.{_mac(self._secret, method, stamp, client)}"), (CLIENT_KEY, client))
 
-    def check(self, method: str, value: str) -> None:
-        """Pass when ``value`` is a valid signature of a call to ``method`` made within the allowed skew.
+    def check(self, method: str, value: str, client: str = "") -> None:
+        """Pass when ``value`` is a valid signature of a call to ``method`` for ``client`` made within the skew.
 
         Raises:
             ForwardingRefusedError: no secret here, or the signature is malformed, stale or wrong.
@@ -107,17 +112,25 @@ class Forwarding:
         if abs(self._clock() - int(stamp) / 1000) > MAX_SKEW_SECONDS:
             raise ForwardingRefusedError(f"a forwarded call's signature is more than {MAX_SKEW_SECONDS:g} s "
                                          "from this server's clock (replayed, or the clocks disagree)")
-        if not hmac.compare_digest(mac, _mac(self._secret, method, stamp)):
+        if not hmac.compare_digest(mac, _mac(self._secret, method, stamp, client)):
             raise ForwardingRefusedError("a forwarded call's signature does not match: "
                                          "the processes must share one forwarding secret")
 
 
-def hop_value(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None:
-    """The ``tricktable-hop`` value of a call's invocation metadata, or None when it was not forwarded."""
-    for key, value in metadata or ():
-        if key == HOP_KEY:
+def hop_value(metadata: Iterable[tuple[str, str | bytes]] | None, key: str = HOP_KEY) -> str | None:
+    """The ``tricktable-hop`` value (or ``key``'s) of a call's invocation metadata; None when it is not there."""
+    for found, value in metadata or ():
+        if found == key:
             return value if isinstance(value, str) else value.decode("latin-1")
     return None
+
+
+def forwarded_for(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+    """The client a forwarded call is for (its signature was checked on arrival), or None when not forwarded."""
+    metadata = context.invocation_metadata()
+    if hop_value(metadata) is None:
+        return None
+    return hop_value(metadata, CLIENT_KEY) or ""
 
 
 def forwarded(context: grpc.aio.ServicerContext[Any, Any]) -> bool:

@@ -21,7 +21,7 @@ import structlog
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.server.call_rate import PUSHBACK_KEY, RETRY_AFTER_KEY, CallRates, Refusal
 from tricktable.server.errors import ForwardingRefusedError, ending_status, reason_metadata, status_for
-from tricktable.server.forwarding import Forwarding, forwarded, hop_value
+from tricktable.server.forwarding import CLIENT_KEY, Forwarding, forwarded, forwarded_for, hop_value
 from tricktable.server.metrics import Metrics
 from tricktable.server.stream_guard import ClientStreams
 
@@ -34,7 +34,14 @@ OUR_PREFIX = "/tricktable."
 
 
 def client_of(context: Context) -> str:
-    """The client's address without its port: what per-client limits count."""
+    """The client's address without its port: what per-client limits count.
+
+    For a call another process of this server forwarded, the address of the client it forwarded it for (signed
+    with the call: :mod:`tricktable.server.forwarding`), so per-client limits count clients, not the forwarder.
+    """
+    proxied = forwarded_for(context)
+    if proxied:
+        return proxied
     peer = context.peer() or ""
     host, _, _port = peer.rpartition(":")
     return host or peer
@@ -218,12 +225,13 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-ar
         handler_call_details: grpc.HandlerCallDetails,
     ) -> Any:
         handler = await continuation(handler_call_details)
-        value = hop_value(handler_call_details.invocation_metadata)
+        metadata = handler_call_details.invocation_metadata
+        value = hop_value(metadata)
         method = handler_call_details.method
         if handler is None or value is None or not method.startswith(OUR_PREFIX):
             return handler
         try:
-            self.forwarding.check(method, value)
+            self.forwarding.check(method, value, hop_value(metadata, CLIENT_KEY) or "")
         except ForwardingRefusedError as error:
             refusal = error
         else:

@@ -39,6 +39,7 @@ from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc a
 from tricktable.protocol.stream import forwarded as relayed_stream
 from tricktable.server.errors import ShardStatusError, ShardUnavailableError
 from tricktable.server.forwarding import Forwarding, forwarded
+from tricktable.server.interceptors import client_of
 from tricktable.server.lobby import Lobby, SeatTicket
 from tricktable.server.service import Context, TableService
 from tricktable.server.shard_ids import shard_of_table, shard_of_token
@@ -111,9 +112,10 @@ class Shards:
             stub = self._stubs[shard] = pb_grpc.TableServiceStub(channel)
         return stub
 
-    def hop(self, method: str) -> tuple[tuple[str, str], ...]:
-        """The metadata of a call to ``method`` (``"GetTable"``) forwarded from here: signed, never forwarded again."""
-        return self.forwarding.metadata(f"/{SERVICE_NAME}/{method}")
+    def hop(self, method: str, client: str) -> tuple[tuple[str, str], ...]:
+        """The metadata of a call to ``method`` (``"GetTable"``) forwarded from here for ``client``: signed, never
+        forwarded again."""
+        return self.forwarding.metadata(f"/{SERVICE_NAME}/{method}", client)
 
     async def close(self) -> None:
         """Close the channels to the other shards."""
@@ -145,11 +147,11 @@ class ShardedTableService(TableService):
     async def _unary(self, shard: int, method: str, request: Any, context: Context) -> Any:
         stub = await self.shards.stub(shard)
         wait = self.shards.forward_wait
+        hop = self.shards.hop(method, client_of(context))
         try:
             if wait is None:
-                return await getattr(stub, method)(request, metadata=self.shards.hop(method))
-            return await getattr(stub, method)(request, metadata=self.shards.hop(method), wait_for_ready=True,
-                                               timeout=wait)
+                return await getattr(stub, method)(request, metadata=hop)
+            return await getattr(stub, method)(request, metadata=hop, wait_for_ready=True, timeout=wait)
         except grpc.aio.AioRpcError as error:
             raise _relayed(error) from None
 
@@ -170,12 +172,13 @@ class ShardedTableService(TableService):
             yield response
 
     async def _stream(self, shard: int, method: str, request: Any, context: Context) -> AsyncIterator[Any]:
-        async for response in self._relay(await self.shards.stub(shard), method, request):
+        async for response in self._relay(await self.shards.stub(shard), method, request, context):
             yield response
 
-    async def _relay(self, stub: pb_grpc.TableServiceAsyncStub, method: str, request: Any) -> AsyncIterator[Any]:
+    async def _relay(self, stub: pb_grpc.TableServiceAsyncStub, method: str, request: Any,
+                     context: Context) -> AsyncIterator[Any]:
         """The responses of server stream ``method`` of another process, its error ending this one alike."""
-        call = getattr(stub, method)(request, metadata=self.shards.hop(method))
+        call = getattr(stub, method)(request, metadata=self.shards.hop(method, client_of(context)))
         try:
             async for response in call:
                 yield response
@@ -205,7 +208,7 @@ class ShardedTableService(TableService):
         if stub is not None:
             answered = False
             try:
-                async for response in self._relay(stub, "SeekGame", request):
+                async for response in self._relay(stub, "SeekGame", request, context):
                     answered = True
                     yield response
                 return
@@ -228,7 +231,7 @@ class ShardedTableService(TableService):
             created = await stub.CreateTable(pb.CreateTableRequest(
                 game=convert.game_to_proto(game), seat_names=names,
                 options=convert.options_to_proto(game, {"players": players})),
-                metadata=self.shards.hop("CreateTable"))
+                metadata=self.shards.hop("CreateTable", client))
             table_id, seed_sha256, address = created.table_id, created.seed_sha256, created.play_address
             tokens = [t.token for t in created.seat_tokens]
         log.info("seated table placed", table=table_id, game=game, shard=shard, client=client)
@@ -283,12 +286,12 @@ class ShardedTableService(TableService):
                           context: Context) -> AsyncIterator[pb.PlayResponse] | None:
         """A Play stream (or PlayMany conversation) of a seat of another shard: relayed there from its join on."""
         shard = self._elsewhere(shard_of_token(join.token), context)
-        return None if shard is None else self._relay_play(shard, join, requests)
+        return None if shard is None else self._relay_play(shard, join, requests, client_of(context))
 
-    async def _relay_play(self, shard: int, join: pb.Join,
-                          requests: AsyncIterator[pb.PlayRequest]) -> AsyncIterator[pb.PlayResponse]:
+    async def _relay_play(self, shard: int, join: pb.Join, requests: AsyncIterator[pb.PlayRequest],
+                          client: str) -> AsyncIterator[pb.PlayResponse]:
         stub = await self.shards.stub(shard)
-        call = stub.Play(metadata=self.shards.hop("Play"))  # type: ignore[call-arg]  # grpc-stubs: the iterator is optional
+        call = stub.Play(metadata=self.shards.hop("Play", client))  # type: ignore[call-arg]  # grpc-stubs: the iterator is optional
         try:
             async for response in relayed_stream(call, _replayed([pb.PlayRequest(join=join)], requests)):
                 yield response
