@@ -123,11 +123,10 @@ def _game_directory(db: sqlite3.Connection) -> None:
     db.executescript(GAMES_SCHEMA)
 
 
-#: Each game process's load, and the lobbies (``serve --role lobby``; :mod:`tricktable.server.directory`).
-LOAD_SCHEMA = """
-ALTER TABLE game_processes ADD COLUMN tables INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE game_processes ADD COLUMN taking INTEGER NOT NULL DEFAULT 1;
-ALTER TABLE game_processes ADD COLUMN holder TEXT NOT NULL DEFAULT '';
+#: Each game process's load and holder, and the lobbies (``serve --role``; :mod:`tricktable.server.directory`).
+LOAD_COLUMNS = {"tables": "INTEGER NOT NULL DEFAULT 0", "taking": "INTEGER NOT NULL DEFAULT 1",
+                "holder": "TEXT NOT NULL DEFAULT ''"}
+LOBBIES_SCHEMA = """
 CREATE TABLE IF NOT EXISTS lobby_processes (
     id TEXT PRIMARY KEY,
     address TEXT NOT NULL,
@@ -138,9 +137,12 @@ CREATE TABLE IF NOT EXISTS lobby_processes (
 
 
 def _load_directory(db: sqlite3.Connection) -> None:
+    """The columns of each game process's load (those already there kept: a crash may have stopped it halfway)."""
     present = {row[1] for row in db.execute("PRAGMA table_info(game_processes)")}
-    if "tables" not in present:  # a crash after this migration and before its version mark: already there
-        db.executescript(LOAD_SCHEMA)
+    for column, definition in LOAD_COLUMNS.items():
+        if column not in present:
+            db.execute(f"ALTER TABLE game_processes ADD COLUMN {column} {definition}")
+    db.executescript(LOBBIES_SCHEMA)
 
 
 #: The SQLite schema's migrations: version k is reached by running the k-th, in order. Each finds what it needs
