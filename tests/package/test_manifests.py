@@ -1,17 +1,22 @@
-"""The Kubernetes manifests (deploy/kubernetes) validate offline, and their commands are ones ``serve`` takes.
+"""The Kubernetes manifests (deploy/kubernetes and its Agones overlay) validate offline, and their commands are ones
+``serve`` takes.
 
 Every resource of a Kubernetes API is checked against that API's own schema
 (the ``kubernetes-validate`` package carries them; strict: an unknown field
 is an error). The ServiceMonitor is the Prometheus Operator's, whose schema
 that package does not carry: it is checked against the fields of its API
-(monitoring.coreos.com/v1) the manifest uses. Each container's arguments,
-with the environment the pod gives them, are parsed by the real ``tricktable
-serve`` (``--print-config``), so a manifest can not name a flag that does not
-exist or a value it refuses.
+(monitoring.coreos.com/v1) the manifest uses. The Agones Fleet is checked
+against the schema of Agones' own CustomResourceDefinition (vendored in
+``schemas/agones-fleet-v1.json``, which says where it comes from), and its
+pod template, strictly, as a Kubernetes PodTemplate. Each container's
+arguments, with the environment the pod gives them, are parsed by the real
+``tricktable serve`` (``--print-config``), so a manifest can not name a flag
+that does not exist or a value it refuses.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -26,6 +31,34 @@ from tricktable.cli.main import app
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFESTS = ROOT / "deploy" / "kubernetes"
+AGONES = MANIFESTS / "agones"
+
+
+def strict(schema: Any) -> Any:
+    """``schema`` refusing unknown fields where Kubernetes does (``kubectl apply --validate=strict``): in every
+    object whose fields it lists, unless it keeps unknown fields (``x-kubernetes-preserve-unknown-fields``)."""
+    if isinstance(schema, list):
+        return [strict(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    found = {k: strict(v) for k, v in schema.items()}
+    if "properties" in found and "additionalProperties" not in found \
+            and not found.get("x-kubernetes-preserve-unknown-fields"):
+        found["additionalProperties"] = False
+    return found
+
+
+def crd_schema(name: str) -> Any:
+    """A vendored CustomResourceDefinition schema, strict, with the fields Kubernetes gives every object."""
+    schema = json.loads((Path(__file__).parent / "schemas" / name).read_text())
+    schema["properties"] = {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                            "metadata": {"type": "object"}, **schema["properties"]}
+    return strict(schema)
+
+
+FLEET_SCHEMA = crd_schema("agones-fleet-v1.json")
+#: The Secret the processes read their forwarding secret from, as a mounted file.
+FORWARDING_SECRET = "tricktable-forwarding"
 #: The Kubernetes version the manifests are checked against (the pod-index label needs 1.28 or later).
 KUBERNETES = "1.31.0"
 #: The ServiceMonitor fields the manifest uses, as monitoring.coreos.com/v1 defines them.
@@ -56,28 +89,80 @@ SERVICE_MONITOR = {
     },
 }
 #: What the pods' environment gives the arguments' $(VAR) references (a sample pod of each).
-POD_ENV = {"GAME_INDEX": "2", "POD_NAME": "tricktable-game-2", "POD_NAMESPACE": "tricktable",
+POD_ENV = {"GAME_INDEX": "2", "POD_NAME": "tricktable-game-2", "POD_NAMESPACE": "tricktable", "POD_IP": "10.1.2.3",
            "TRICKTABLE_DATABASE_URL": "postgresql://tricktable:secret@db/tricktable"}
 
 
-def documents() -> list[dict[str, Any]]:
+def documents(folder: Path = MANIFESTS) -> list[dict[str, Any]]:
     found = []
-    for path in sorted(MANIFESTS.glob("*.yaml")):
+    for path in sorted(folder.glob("*.yaml")):
         if path.name != "kustomization.yaml":
             found += [d for d in yaml.safe_load_all(path.read_text()) if d]
     return found
 
 
+def pod_template(document: dict[str, Any]) -> dict[str, Any]:
+    """The pod template of a workload: a Deployment's or StatefulSet's, or a Fleet's GameServers'."""
+    template: dict[str, Any] = document["spec"]["template"]
+    return template["spec"]["template"] if document["kind"] == "Fleet" else template
+
+
 def containers(kind: str) -> list[dict[str, Any]]:
-    return [c for d in documents() if d["kind"] == kind for c in d["spec"]["template"]["spec"]["containers"]]
+    """The containers of every ``kind`` workload that run ``tricktable serve`` (not an Agones helper)."""
+    return [c for d in documents() + documents(AGONES) if d["kind"] == kind
+            for c in pod_template(d)["spec"]["containers"] if c.get("args", [""])[0] == "serve"]
 
 
-@pytest.mark.parametrize("document", documents(), ids=lambda d: f"{d['kind']}/{d['metadata']['name']}")
+def overlaid() -> list[dict[str, Any]]:
+    """The Agones overlay's resources: the base's without those its patches delete, and its own."""
+    kustomization = yaml.safe_load((AGONES / "kustomization.yaml").read_text())
+    deleted = set()
+    for patch in kustomization["patches"]:
+        target = yaml.safe_load(patch["patch"])
+        assert target.pop("$patch") == "delete"
+        deleted.add((target["kind"], target["metadata"]["name"]))
+    base = documents()
+    assert deleted <= {(d["kind"], d["metadata"]["name"]) for d in base}  # each names a resource of the base
+    assert sorted(kustomization["resources"]) == sorted(["..", *(p.name for p in AGONES.glob("*.yaml")
+                                                                  if p.name != "kustomization.yaml")])
+    return [d for d in base if (d["kind"], d["metadata"]["name"]) not in deleted] + documents(AGONES)
+
+
+@pytest.mark.parametrize("document", documents() + documents(AGONES),
+                         ids=lambda d: f"{d['kind']}/{d['metadata']['name']}")
 def test_every_resource_validates_against_its_schema(document: dict[str, Any]) -> None:
     if document["apiVersion"].startswith("monitoring.coreos.com/"):
         jsonschema.validate(document, SERVICE_MONITOR)
+    elif document["apiVersion"].startswith("agones.dev/"):
+        jsonschema.validate(document, FLEET_SCHEMA)
+        kubernetes_validate.validate({"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "game"},
+                                      "template": pod_template(document)}, KUBERNETES, strict=True)
     else:
         kubernetes_validate.validate(document, KUBERNETES, strict=True)
+
+
+def test_the_fleet_schema_refuses_what_agones_would() -> None:
+    (fleet,) = documents(AGONES)
+    wrong = json.loads(json.dumps(fleet))
+    wrong["spec"]["template"]["spec"]["ports"][0]["portPolicy"] = "Sometimes"
+    with pytest.raises(jsonschema.ValidationError, match="'Sometimes' is not one of"):
+        jsonschema.validate(wrong, FLEET_SCHEMA)
+    misspelt = json.loads(json.dumps(fleet))
+    misspelt["spec"]["template"]["spec"]["health"]["periodSecond"] = 5
+    with pytest.raises(jsonschema.ValidationError, match="'periodSecond' was unexpected"):
+        jsonschema.validate(misspelt, FLEET_SCHEMA)
+
+
+def test_the_agones_overlay_runs_the_game_processes_as_a_fleet_the_lobbies_count() -> None:
+    kinds = [d["kind"] for d in overlaid()]
+    assert "StatefulSet" not in kinds and kinds.count("Fleet") == 1 and kinds.count("Deployment") == 1
+    (fleet,) = [d for d in overlaid() if d["kind"] == "Fleet"]
+    for kind in ("Deployment", "Fleet"):
+        (container,) = containers(kind)
+        args = container["args"]
+        assert args[args.index("--games") + 1] == str(fleet["spec"]["replicas"]), kind
+    (game,) = containers("Fleet")
+    assert "--claim-game-index" in game["args"] and "--game-index" not in game["args"]
 
 
 def test_the_kustomization_lists_every_manifest() -> None:
@@ -86,10 +171,24 @@ def test_the_kustomization_lists_every_manifest() -> None:
                                                          if p.name != "kustomization.yaml")
 
 
-@pytest.mark.parametrize("kind", ["Deployment", "StatefulSet"])
-def test_each_container_runs_a_serve_command_the_command_line_takes(kind: str) -> None:
+def secret_mounted(kind: str, container: dict[str, Any], path: str) -> bool:
+    """Whether ``path`` is in a volume ``container`` mounts from the forwarding Secret."""
+    (workload,) = [d for d in documents() + documents(AGONES) if d["kind"] == kind]
+    volumes = {v["name"]: v for v in pod_template(workload)["spec"].get("volumes", [])}
+    return any(path.startswith(m["mountPath"] + "/")
+               and volumes.get(m["name"], {}).get("secret", {}).get("secretName") == FORWARDING_SECRET
+               for m in container["volumeMounts"])
+
+
+@pytest.mark.parametrize("kind", ["Deployment", "StatefulSet", "Fleet"])
+def test_each_container_runs_a_serve_command_the_command_line_takes(kind: str, tmp_path: Path) -> None:
+    secret_file = tmp_path / "secret"
+    secret_file.write_text("s" * 64)
     for container in containers(kind):
         args = [re.sub(r"\$\((\w+)\)", lambda m: POD_ENV[m.group(1)], a) for a in container["args"]]
+        mounted = args[args.index("--forwarding-secret-file") + 1]
+        assert secret_mounted(kind, container, mounted)  # read from the Secret, as a file
+        args[args.index(mounted)] = str(secret_file)
         secret = {e["name"] for e in container["env"] if "secretKeyRef" in e.get("valueFrom", {})}
         assert secret == {"TRICKTABLE_DATABASE_URL"}  # the Secret reaches serve through its environment variable
         result = CliRunner().invoke(app, [*args, "--print-config"], env=POD_ENV)

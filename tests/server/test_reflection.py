@@ -14,7 +14,8 @@ import pytest
 from google.protobuf import descriptor_pb2
 from grpc_reflection.v1alpha import reflection_pb2
 
-from tricktable.server.app import SERVICE_NAME, GameServer
+from tricktable.server.app import GameServer
+from tricktable.server.shards import SERVICE_NAME
 
 METHODS = {"v1": "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
            "v1alpha": "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"}

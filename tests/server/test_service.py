@@ -17,9 +17,10 @@ from tests.server.clients import PlaySeat, by_id, create, first_legal, result_of
 from tricktable.protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.rules.verify import verify_record
-from tricktable.server.app import SERVICE_NAME, GameServer, ServerConfig
+from tricktable.server.app import GameServer, ServerConfig
 from tricktable.server.clocks import AWAY_AFTER_TIMEOUTS, TimeControl
 from tricktable.server.lobby import Limits
+from tricktable.server.shards import SERVICE_NAME
 
 #: Options that keep the long games short in tests.
 SHORT = {"twenty_five": {}, "forty_five": {}, "all_fives": {"target": 21}, "cinq_cents": {"target": 200}}

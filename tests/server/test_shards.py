@@ -257,11 +257,16 @@ async def test_sdk_seekers_play_at_the_shard_their_table_was_placed_on(sharded: 
 
 
 
+#: The forwarding secret the shards of :func:`shards_in_process` share.
+SECRET = b"shards-in-process-forwarding-secret-0123456789"
+
+
 @contextlib.asynccontextmanager
 async def shards_in_process(data_dir: Path, limits: Limits) -> AsyncIterator[list[GameServer]]:
     """Two shards as two servers of this process (each knowing the other's address), for limits a test sets."""
     servers = [GameServer(ServerConfig(port=0, data_dir=data_dir, limits=limits, time_control=TEST_CLOCKS,
-                                       stop_grace=0.5, shard=k, shard_count=2)) for k in range(2)]
+                                       stop_grace=0.5, shard=k, shard_count=2, forwarding_secret=SECRET))
+               for k in range(2)]
     for server in servers:
         await server.start()
     try:

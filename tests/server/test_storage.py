@@ -154,12 +154,27 @@ def test_ended_twins_are_the_deck_set_indexes_stored_under_a_twin_key(store: Rec
     assert store.ended_twins("k") == {0, 2} and store.ended_twins("none") == set()
 
 
-def test_the_game_directory_keeps_each_game_process_last_address(store: RecordStore) -> None:
-    assert store.game_addresses() == {}
+def test_the_game_directory_keeps_each_game_process_last_address_and_load(store: RecordStore) -> None:
+    assert store.game_processes() == {}
     store.advertise(0, "10.0.0.5:50051")
-    store.advertise(2, "10.0.0.7:50051")
-    store.advertise(0, "10.0.0.9:50051")  # restarted elsewhere
-    assert store.game_addresses() == {0: "10.0.0.9:50051", 2: "10.0.0.7:50051"}
+    store.advertise(2, "10.0.0.7:50051", tables=3, taking=False)
+    store.advertise(0, "10.0.0.9:50051", tables=5)  # restarted elsewhere
+    found = store.game_processes()
+    assert {k: (p.address, p.tables, p.taking) for k, p in found.items()} == {
+        0: ("10.0.0.9:50051", 5, True), 2: ("10.0.0.7:50051", 3, False)}
+    assert all(0 <= p.age < 3600 for p in found.values())  # just now, by the store's clock
+
+
+def test_the_directory_keeps_the_lobbies_oldest_first_and_forgets_one_that_stops(store: RecordStore) -> None:
+    assert store.lobbies() == []
+    store.advertise_lobby("b", "10.0.1.2:50051")
+    store.advertise_lobby("a", "10.0.1.1:50051")
+    store.advertise_lobby("b", "10.0.1.3:50051")  # moved; it still started first
+    found = store.lobbies()
+    assert [(lobby.id, lobby.address) for lobby in found] == [("b", "10.0.1.3:50051"), ("a", "10.0.1.1:50051")]
+    assert all(0 <= lobby.age < 3600 for lobby in found)
+    store.forget_lobby("a")
+    assert [lobby.id for lobby in store.lobbies()] == ["b"]
 
 
 def test_the_write_check_commits(store: RecordStore) -> None:
@@ -295,3 +310,14 @@ def test_an_unreachable_database_at_open_is_unavailable(tmp_path: Path) -> None:
     with pytest.raises(StorageUnavailableError, match="the database can not be reached"):
         record_store(tmp_path, url).open()
 
+
+
+def test_a_game_index_is_claimed_once_taken_back_by_its_holder_and_free_again_when_its_holder_is_silent(
+        store: RecordStore) -> None:
+    assert store.claim_game_index(2, "a", None, 60.0) == 0
+    assert store.claim_game_index(2, "b", 0, 60.0) == 1  # 0 is held: the lowest free one
+    assert store.claim_game_index(2, "c", None, 60.0) is None  # both held
+    assert store.claim_game_index(2, "a", 0, 60.0) == 0  # its holder, restarted
+    claimed = store.game_processes()[1]
+    assert (claimed.address, claimed.taking) == ("", False)  # no table placed there before it advertises
+    assert store.claim_game_index(2, "c", 1, 0.0) == 1  # with every word stale, any index is free

@@ -8,6 +8,13 @@ table's game process); a spectator follows a table through the lobby. Then a
 game process is killed (SIGKILL) mid-play and restarted on its port and data
 directory, and the lobby is stopped and started again: every table finishes
 with the record of an uninterrupted game, readable through every process.
+
+Two lobbies over the same database both place tables and forward calls, a
+seeker at each is matched with the other, and when one is killed (SIGKILL)
+the other goes on seating, placing and relaying; their game processes claim
+their indexes from the directory, as pods without an ordinal do.
+
+Every process reads the same forwarding secret from a file.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import secrets
 import signal
 import socket
 from collections.abc import AsyncIterator
@@ -55,14 +63,27 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def role_flags(role: str, url: str, index: int | None = None) -> tuple[str, ...]:
-    game = ("--game-index", str(index)) if index is not None else ()
-    return ("--role", role, "--games", str(GAMES), "--database-url", url, *game)
+def secret_file(tmp_path: Path) -> Path:
+    """The forwarding secret every process of the test's server reads (as a mounted Kubernetes Secret would be)."""
+    path = tmp_path / "forwarding-secret"
+    if not path.exists():
+        path.write_text(secrets.token_hex(32) + "\n")
+    return path
+
+
+def role_flags(role: str, url: str, tmp_path: Path, index: int | None = None, games: int = GAMES) -> tuple[str, ...]:
+    """The flags of a process of ``role``; a game process without ``index`` claims one from the directory."""
+    game = ("--game-index", str(index)) if index is not None else ("--claim-game-index",) if role == "game" else ()
+    return ("--role", role, "--games", str(games), "--database-url", url,
+            "--forwarding-secret-file", str(secret_file(tmp_path)), *game)
 
 
 @contextlib.asynccontextmanager
-async def game_process(tmp_path: Path, index: int, port: int, url: str) -> AsyncIterator[Served]:
-    async with serve(tmp_path / f"game-{index}", port, *role_flags("game", url, index)) as served:
+async def game_process(tmp_path: Path, index: int, port: int, url: str, games: int = GAMES,
+                       claimed: bool = False) -> AsyncIterator[Served]:
+    """Game process ``index`` (``claimed``: it claims its index from the directory, started after the lower ones)."""
+    flags = role_flags("game", url, tmp_path, None if claimed else index, games)
+    async with serve(tmp_path / f"game-{index}", port, *flags) as served:
         yield served
 
 
@@ -70,9 +91,10 @@ def stub_of(channel: grpc.aio.Channel) -> Any:
     return table_service_pb2_grpc.TableServiceStub(channel)
 
 
-async def seek_pair(address: str) -> list[pb.SeekSeated]:
-    async def seek() -> pb.SeekSeated:
-        async with grpc.aio.insecure_channel(address) as channel:
+async def seek_pair(address: str, other: str | None = None) -> list[pb.SeekSeated]:
+    """Two seekers of a two-seat All Fives, at ``address`` and at ``other`` (the same when not given), seated."""
+    async def seek(at: str) -> pb.SeekSeated:
+        async with grpc.aio.insecure_channel(at) as channel:
             request = pb.SeekGameRequest(game=convert.game_to_proto("all_fives"), players=2)
             async for update in stub_of(channel).SeekGame(request):
                 if update.WhichOneof("kind") == "seated":
@@ -80,7 +102,7 @@ async def seek_pair(address: str) -> list[pb.SeekSeated]:
                     return seated
         raise AssertionError("the seek ended unseated")
 
-    return list(await asyncio.wait_for(asyncio.gather(seek(), seek()), 60))
+    return list(await asyncio.wait_for(asyncio.gather(seek(address), seek(other or address)), 60))
 
 
 async def deal_number(stub: Any, table_id: str) -> int:
@@ -114,7 +136,7 @@ async def test_a_lobby_and_three_game_processes_seat_place_play_and_survive_a_ki
         async with contextlib.AsyncExitStack() as games:
             game = [await games.enter_async_context(game_process(tmp_path, k, ports[k], database_url))
                     for k in range(GAMES)]
-            async with serve(tmp_path / "lobby", lobby_port, *role_flags("lobby", database_url)) as lobby, \
+            async with serve(tmp_path / "lobby", lobby_port, *role_flags("lobby", database_url, tmp_path)) as lobby, \
                     grpc.aio.insecure_channel(lobby.address) as channel:
                 stub = stub_of(channel)
                 tokens: list[str] = []
@@ -148,7 +170,7 @@ async def test_a_lobby_and_three_game_processes_seat_place_play_and_survive_a_ki
                 for table_id in on_victim:  # resumed, and reached through the lobby again
                     assert await reached(stub, table_id) >= 2
                 assert await lobby.signal(signal.SIGTERM) == 0
-            async with serve(tmp_path / "lobby", lobby_port, *role_flags("lobby", database_url)) as lobby:
+            async with serve(tmp_path / "lobby", lobby_port, *role_flags("lobby", database_url, tmp_path)) as lobby:
                 outcomes = [o for fleet in fleets for o in await fleet_outcomes(fleet)]
                 assert len(outcomes) == 2 * (CREATED + 1)
                 assert all(o.get("status") == "finished" for o in outcomes), outcomes
@@ -167,6 +189,50 @@ async def test_a_lobby_and_three_game_processes_seat_place_play_and_survive_a_ki
         expected = uninterrupted_record("all_fives", {}, seed)
         assert without_counters(opened(records[table_id])) == without_counters(expected), table_id
     assert all(verify_record(record) is None for record in records.values())
+
+
+async def test_two_lobbies_place_forward_and_match_seekers_together_and_one_serves_on_when_the_other_is_killed(
+        database_url: str, tmp_path: Path) -> None:
+    games = 2
+    fleets: list[asyncio.subprocess.Process] = []
+    with killed_at_exit(fleets):
+        async with contextlib.AsyncExitStack() as stack:
+            game = [await stack.enter_async_context(game_process(tmp_path, k, free_port(), database_url, games,
+                                                                 claimed=True))
+                    for k in range(games)]  # as an Agones Fleet's pods: each claims the lowest free index
+            first, second = [await stack.enter_async_context(serve(
+                tmp_path / name, 0, *role_flags("lobby", database_url, tmp_path, games=games)))
+                for name in ("lobby-a", "lobby-b")]
+            channel_a = await stack.enter_async_context(grpc.aio.insecure_channel(first.address))
+            channel_b = await stack.enter_async_context(grpc.aio.insecure_channel(second.address))
+            stub_a, stub_b = stub_of(channel_a), stub_of(channel_b)
+            created = [await create(stub_a, "all_fives"), await create(stub_b, "all_fives")]
+            for table, through in zip(created, (stub_b, stub_a), strict=True):  # placed by one, read through the other
+                shard = shard_of_table(table.table_id)
+                assert shard is not None and table.play_address == game[shard].address
+                assert (await through.GetTable(pb.GetTableRequest(table_id=table.table_id))).table.table_id \
+                    == table.table_id
+            together = await seek_pair(first.address, second.address)  # a seeker at each lobby: they meet
+            assert together[0].table_id == together[1].table_id and {s.seat for s in together} == {0, 1}
+            tokens = [t.token for c in created for t in c.seat_tokens] + [s.token for s in together]
+            fleets.append(await start_fleet(second.address, tokens, ATTEMPTS))  # every stream through lobby b
+
+            assert await first.signal(signal.SIGKILL) == -signal.SIGKILL  # the lobby that matched
+            after = await seek_pair(second.address, second.address)
+            assert after[0].table_id == after[1].table_id
+            late = await create(stub_b, "all_fives")
+            fleets.append(await start_fleet(second.address, [s.token for s in after] +
+                                            [t.token for t in late.seat_tokens], ATTEMPTS))
+            outcomes = [o for fleet in fleets for o in await fleet_outcomes(fleet)]
+            assert len(outcomes) == 2 * 5
+            assert all(o.get("status") == "finished" for o in outcomes), outcomes
+            ids = [c.table_id for c in created] + [together[0].table_id, after[0].table_id, late.table_id]
+            for process in (second, *game):
+                async with grpc.aio.insecure_channel(process.address) as channel:
+                    for table_id in ids:
+                        record = json.loads((await stub_of(channel).GetRecord(
+                            pb.GetRecordRequest(table_id=table_id))).record_json)
+                        assert verify_record(record) is None, table_id
 
 
 async def _first_events(stub: Any, table_id: str, count: int) -> AsyncIterator[pb.SpectateResponse]:

@@ -21,9 +21,9 @@ its own tables in ``DATA_DIR/shard-K``).
 the ended tables in PostgreSQL instead of the data directory's SQLite file
 (:mod:`tricktable.server.record_store`); the journal stays in the data directory.
 
-``--role lobby|game`` (with ``--games N``, ``--game-index K``, ``--advertise-address``
-and ``--database-url``) runs one process of a server spread over machines
-(:mod:`tricktable.server.directory`).
+``--role lobby|game`` (with ``--games N``, ``--game-index K``, ``--advertise-address``,
+``--database-url`` and ``--forwarding-secret-file``) runs one process of a server spread over machines
+(:mod:`tricktable.server.directory`, :mod:`tricktable.server.forwarding`).
 
 ``--config FILE`` reads the same settings from a TOML file (:mod:`tricktable.cli.config_file`);
 ``--print-config`` shows what is in effect.
@@ -43,6 +43,7 @@ from tricktable.server.app import GameServer, ServerConfig, serve
 from tricktable.server.clocks import LIMITS, TimeControl
 from tricktable.server.directory import ROLES
 from tricktable.server.errors import StorageUnavailableError
+from tricktable.server.forwarding import ENV_SECRET_FILE, read_secret
 from tricktable.server.lobby import Limits
 from tricktable.server.logging import configure
 from tricktable.server.record_store import ENV_DATABASE_URL, POSTGRES_SCHEMES, redacted
@@ -121,10 +122,17 @@ def serve_command(
     game_index: Annotated[int | None, typer.Option(
         "--game-index", help="With --role game: this process's index, 0 to --games - 1 (its tables' ids name it).")]
     = None,
+    claim_game_index: Annotated[bool, typer.Option(
+        "--claim-game-index", help="With --role game, instead of --game-index: take a free index from the directory "
+        "(pods without an ordinal, as an Agones Fleet's) and keep it in the data directory for a restart.")] = False,
     games: Annotated[int, typer.Option("--games", help="With --role: how many game processes there are.")] = 1,
     advertise_address: Annotated[str | None, typer.Option(
-        "--advertise-address", help="With --role game: the HOST:PORT clients reach this process at (play_address); "
-        "default: the address it binds.")] = None,
+        "--advertise-address", help="With --role: the HOST:PORT clients (and the other lobbies) reach this process "
+        "at (a game process's is the play_address); default: the address it binds.")] = None,
+    forwarding_secret_file: Annotated[Path | None, typer.Option(
+        "--forwarding-secret-file", envvar=ENV_SECRET_FILE, show_envvar=True, dir_okay=False,
+        help="With --role: a file holding the secret (at least 32 bytes) the lobbies and game processes sign the "
+        "calls they forward to each other with; the same file for every process.")] = None,
     log_level: Annotated[str, typer.Option("--log-level", help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
     json_logs: Annotated[bool | None, typer.Option(
         "--json-logs/--console-logs", help="Log format (default: JSON unless stderr is a terminal).")] = None,
@@ -165,7 +173,17 @@ def serve_command(
     if database_url and not database_url.startswith(POSTGRES_SCHEMES):
         checks.fail(f"--database-url must begin with {' or '.join(POSTGRES_SCHEMES)}")
     if role is not None:
-        _check_role(role, game_index, games, database_url, shards)
+        _check_role(role, None if claim_game_index else game_index, games, database_url, shards,
+                    claim_game_index and game_index is None)
+        if forwarding_secret_file is None:
+            checks.fail(f"--role needs --forwarding-secret-file (or ${ENV_SECRET_FILE}): the processes sign the "
+                        "calls they forward to each other with its secret")
+    secret = None
+    if forwarding_secret_file is not None:
+        try:
+            secret = read_secret(forwarding_secret_file)
+        except ValueError as error:
+            checks.fail(str(error))
     if print_config:
         shown = {**ctx.params, "database_url": database_url and redacted(database_url)}
         typer.echo(to_toml(shown), nl=False)
@@ -182,7 +200,8 @@ def serve_command(
     config = ServerConfig(
         host=host, port=port, data_dir=resolve_data_dir(data_dir), database_url=database_url, tls_cert=tls_cert,
         tls_key=tls_key, time_control=clocks, journal=journal, drain_seconds=drain_seconds, role=role,
-        advertise_address=advertise_address, shard=game_index if role == "game" else None, metrics=metrics,
+        advertise_address=advertise_address, forwarding_secret=secret, claim_game_index=claim_game_index,
+        shard=game_index if role == "game" else None, metrics=metrics,
         shard_count=games if role else 1,
         limits=Limits(max_tables=max_tables, max_tables_per_client=max_tables_per_client,
                       max_streams_per_client=max_streams_per_client, min_free_bytes=min_free_mb * 1024 * 1024,
@@ -208,7 +227,8 @@ def serve_command(
         raise typer.Exit(2) from None
 
 
-def _check_role(role: str, game_index: int | None, games: int, database_url: str | None, shards: int) -> None:
+def _check_role(role: str, game_index: int | None, games: int, database_url: str | None, shards: int,
+                claimed: bool) -> None:
     """The flags of ``--role`` agree with each other (else one line and exit 2)."""
     if role not in ROLES:
         checks.fail(f"--role must be one of {', '.join(ROLES)}, not {role!r}")
@@ -217,8 +237,9 @@ def _check_role(role: str, game_index: int | None, games: int, database_url: str
     if shards != 1:
         checks.fail("--role runs one process: give --shards only without it")
     checks.at_least("--games", games, 1)
-    if role == "game" and (game_index is None or not 0 <= game_index < games):
-        checks.fail(f"--role game needs --game-index from 0 to {games - 1} (--games {games})")
+    if role == "game" and not claimed and (game_index is None or not 0 <= game_index < games):
+        checks.fail(f"--role game needs --game-index from 0 to {games - 1} (--games {games}), or "
+                    "--claim-game-index (not both)")
 
 
 def _ready(server: GameServer, notes: list[str]) -> None:

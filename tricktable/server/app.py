@@ -22,7 +22,7 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import grpc
@@ -30,14 +30,16 @@ import structlog
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 
-from tricktable.protocol.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from tricktable.server.call_rate import CallRates, Rate
 from tricktable.server.clocks import TimeControl
-from tricktable.server.directory import DirectoryShards, shards_for
+from tricktable.server.directory import DirectoryShards, claim_game_index, shards_for
+from tricktable.server.forwarding import Forwarding
 from tricktable.server.interceptors import (
     AccessLogInterceptor,
     CallRateInterceptor,
     ErrorInterceptor,
+    ForwardingInterceptor,
     StreamLimitInterceptor,
 )
 from tricktable.server.journal import Journal
@@ -46,12 +48,11 @@ from tricktable.server.record_store import record_store
 from tricktable.server.reflection import SERVICE_NAMES as REFLECTION_SERVICES
 from tricktable.server.reflection import enable_reflection
 from tricktable.server.service import TableService
-from tricktable.server.shards import LOBBY, ShardedTableService, Shards
+from tricktable.server.shards import SERVICE_NAME, ShardedTableService, Shards
 from tricktable.server.storage import resolve_data_dir
 
 log = structlog.get_logger("tricktable.server")
 
-SERVICE_NAME: str = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 #: Clients send small messages; records and views going out may be larger.
 MAX_RECEIVE_BYTES = 256 * 1024
 MAX_SEND_BYTES = 32 * 1024 * 1024
@@ -90,6 +91,13 @@ class ServerConfig:
     advertise_address: str | None = None
     #: Count the metrics served on ``/metrics`` (False: count nothing, :meth:`Metrics.switch_off`).
     metrics: bool = True
+    #: The secret the processes of one server sign their forwarded calls with (:mod:`tricktable.server.forwarding`):
+    #: needed by every process of several (``role``, ``shard``); never shown.
+    forwarding_secret: bytes | None = field(default=None, repr=False)
+    #: With ``role`` "game": take a free game index from the directory instead of ``shard`` (pods without an
+    #: ordinal); ``game_holder`` is the claim's id once taken (:func:`tricktable.server.directory.claim_game_index`).
+    claim_game_index: bool = False
+    game_holder: str = ""
 
 
 class GameServer:
@@ -112,11 +120,15 @@ class GameServer:
                                     Rate(limits.call_burst_per_connection, limits.call_rate_per_connection), clock)
         #: Where the other shards are (None: unsharded); their addresses are set once every shard listens, or read
         #: from the shared database's game directory (``role``).
+        self.forwarding = Forwarding(config.forwarding_secret)
         self.shards: Shards | None = None
+        if (config.role is not None or config.shard is not None) and config.forwarding_secret is None:
+            raise ValueError("a server of several processes needs a forwarding secret (--forwarding-secret-file)")
         if config.role is not None:
-            self.shards = shards_for(config.role, config.shard, config.shard_count, self.storage)
+            self.shards = shards_for(config.role, config.shard, config.shard_count, self.storage, self.forwarding,
+                                     config.game_holder)
         elif config.shard is not None:
-            self.shards = Shards(config.shard, config.shard_count)
+            self.shards = Shards(config.shard, config.shard_count, self.forwarding)
         self.health = HealthServicer()
         #: Health updates in flight (the storage's state changed), held until done.
         self._health_updates: set[asyncio.Task[None]] = set()
@@ -145,7 +157,8 @@ class GameServer:
                 raise
             self.lobby.resume()
         server = grpc.aio.server(
-            interceptors=[CallRateInterceptor(self.call_rates, self.lobby.metrics), AccessLogInterceptor(),
+            interceptors=[ForwardingInterceptor(self.forwarding),
+                          CallRateInterceptor(self.call_rates, self.lobby.metrics), AccessLogInterceptor(),
                           ErrorInterceptor(), StreamLimitInterceptor(self.lobby.client_streams)],
             options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
                      ("grpc.max_send_message_length", MAX_SEND_BYTES),
@@ -169,10 +182,8 @@ class GameServer:
         await server.start()
         if self.config.unix_socket is not None:
             self.config.unix_socket.chmod(0o666)  # a sandboxed bot runs as a user of its own
-        if isinstance(self.shards, DirectoryShards) and self.shards.index != LOBBY:
-            advertised = self.config.advertise_address or self.address
-            self.shards.set_own_address(advertised)
-            await asyncio.to_thread(self.storage.advertise, self.shards.index, advertised)
+        if isinstance(self.shards, DirectoryShards):
+            await self.shards.advertise(self.config.advertise_address or self.address, self._load)
         self._services = ("", *services)  # "" is the server as a whole
         await self._publish_health()
         self.lobby.health.on_change(self._storage_changed)
@@ -181,6 +192,13 @@ class GameServer:
         log.info("server started", address=self.address, data_dir=str(self.config.data_dir),
                  tls=bool(self.config.tls_cert))
         return self.port
+
+    def _load(self) -> tuple[int, bool]:
+        """This game process's tables not over yet, and whether it takes new ones (what the directory records)."""
+        tables = len(self.lobby.open_tables())
+        taking = (not self._stopped.is_set() and not self.lobby.closing and self.lobby.health.writable
+                  and tables < self.config.limits.max_tables)
+        return tables, taking
 
     def _storage_changed(self) -> None:
         task = asyncio.get_running_loop().create_task(self._publish_health())
@@ -200,6 +218,8 @@ class GameServer:
             return
         self._stopped.set()
         log.info("server stopping", open_tables=len(self.lobby.open_tables()), drain_seconds=self.config.drain_seconds)
+        if isinstance(self.shards, DirectoryShards):
+            await self.shards.say_now(self._load)  # the lobbies place no more tables here from now on
         await self.health.enter_graceful_shutdown()
         await self.lobby.shutdown(reason, drain_seconds=self.config.drain_seconds)
         if self._server is not None:
@@ -218,6 +238,21 @@ class GameServer:
             await self._server.wait_for_termination()
 
 
+def claimed(config: ServerConfig) -> ServerConfig:
+    """``config`` with the game index it claimed in the directory (``claim_game_index``).
+
+    Raises:
+        RuntimeError: every index is held.
+        StorageUnavailableError: the database can not be reached.
+    """
+    store = record_store(config.data_dir, config.database_url).open()
+    try:
+        index, holder = claim_game_index(store, config.shard_count, config.data_dir)
+    finally:
+        store.close()
+    return replace(config, shard=index, game_holder=holder)
+
+
 #: Something that runs beside the server in its event loop (the web viewer): entered once the server
 #: listens, exited once it has stopped (so its open pages see the tables end).
 Companion = Callable[["GameServer"], AbstractAsyncContextManager[object]]
@@ -226,6 +261,8 @@ Companion = Callable[["GameServer"], AbstractAsyncContextManager[object]]
 async def serve(config: ServerConfig, *, on_ready: Callable[[GameServer], None] | None = None,
                 companions: Sequence[Companion] = ()) -> None:
     """Run a server until SIGTERM or SIGINT, then stop it cleanly (``on_ready`` is called once it listens)."""
+    if config.claim_game_index and config.role == "game":
+        config = await asyncio.to_thread(claimed, config)
     server = GameServer(config)
     await server.start()
     loop = asyncio.get_running_loop()

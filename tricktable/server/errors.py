@@ -107,6 +107,12 @@ class ShardUnavailableError(ServerError):
     """The shard that runs a table can not be reached (``serve --shards``: still starting, or gone)."""
 
 
+class ForwardingRefusedError(ServerError):
+    """A call carried the forwarded-call metadata without a valid signature (:mod:`tricktable.server.forwarding`)."""
+
+    reason = "FORWARDING_UNAUTHENTICATED"
+
+
 class ShardStatusError(ServerError):
     """A table's shard ended a forwarded call with ``code``: the call (or conversation) relaying it ends alike.
 
@@ -136,6 +142,7 @@ STATUS_CODES: dict[type[Exception], grpc.StatusCode] = {
     AlreadyJoinedError: grpc.StatusCode.FAILED_PRECONDITION,
     WithheldError: grpc.StatusCode.PERMISSION_DENIED,
     ShardUnavailableError: grpc.StatusCode.UNAVAILABLE,
+    ForwardingRefusedError: grpc.StatusCode.UNAUTHENTICATED,
     OptionsError: grpc.StatusCode.INVALID_ARGUMENT,
     NotationError: grpc.StatusCode.INVALID_ARGUMENT,
     RecordError: grpc.StatusCode.INVALID_ARGUMENT,

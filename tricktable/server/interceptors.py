@@ -20,9 +20,9 @@ import structlog
 
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.server.call_rate import PUSHBACK_KEY, RETRY_AFTER_KEY, CallRates, Refusal
-from tricktable.server.errors import ending_status, reason_metadata, status_for
+from tricktable.server.errors import ForwardingRefusedError, ending_status, reason_metadata, status_for
+from tricktable.server.forwarding import CLIENT_KEY, Forwarding, forwarded, forwarded_for, hop_value
 from tricktable.server.metrics import Metrics
-from tricktable.server.shard_ids import HOP
 from tricktable.server.stream_guard import ClientStreams
 
 log = structlog.get_logger("tricktable.rpc")
@@ -34,7 +34,14 @@ OUR_PREFIX = "/tricktable."
 
 
 def client_of(context: Context) -> str:
-    """The client's address without its port: what per-client limits count."""
+    """The client's address without its port: what per-client limits count.
+
+    For a call another process of this server forwarded, the address of the client it forwarded it for (signed
+    with the call: :mod:`tricktable.server.forwarding`), so per-client limits count clients, not the forwarder.
+    """
+    proxied = forwarded_for(context)
+    if proxied:
+        return proxied
     peer = context.peer() or ""
     host, _, _port = peer.rpartition(":")
     return host or peer
@@ -166,6 +173,9 @@ class StreamLimitInterceptor(_Wrapping):
     """Every streaming call holds one of its client address's open streams (``streams``: RESOURCE_EXHAUSTED beyond).
 
     PlayMany's conversations hold one each too (:mod:`tricktable.server.play_many`), from the same count.
+    A stream another process of this server forwarded (signed: :mod:`tricktable.server.forwarding`) holds
+    none here: it was counted against its client where it arrived, and the one connection it comes on
+    carries the streams of every client of that process.
     """
 
     def __init__(self, streams: ClientStreams) -> None:
@@ -177,6 +187,10 @@ class StreamLimitInterceptor(_Wrapping):
 
     def streaming(self, method: str, inner: Streaming) -> Streaming:
         async def behaviour(request: Any, context: Context) -> AsyncIterator[Any]:
+            if forwarded(context):
+                async for response in inner(request, context):
+                    yield response
+                return
             with self.streams.held(client_of(context), connection_of(context)):
                 async for response in inner(request, context):
                     yield response
@@ -188,15 +202,60 @@ class StreamLimitInterceptor(_Wrapping):
 SEAT_CALL = "/tricktable.v1.TableService/SubmitAction"
 
 
-def _forwarded(context: Context) -> bool:
-    """Whether another shard of this server forwarded the call (its connection carries many clients' calls)."""
-    return any(key == HOP[0] for key, _ in (context.invocation_metadata() or ()))
-
-
 def _a_move(response: Any) -> bool:
     """Whether a SubmitAction's answer accepted a move (a first answer: a duplicate is not one)."""
     return (isinstance(response, pb.SubmitActionResponse) and response.WhichOneof("outcome") == "accepted"
             and not response.accepted.duplicate)
+
+
+class ForwardingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
+    """A call carrying the forwarded-call metadata is refused unless its signature checks (outermost of all).
+
+    What a forwarded call may do that a client's may not is in
+    :mod:`tricktable.server.forwarding`; a call without the metadata passes
+    untouched, at the cost of one look at its metadata.
+    """
+
+    def __init__(self, forwarding: Forwarding) -> None:
+        self.forwarding = forwarding
+        self._refused = 0
+
+    async def intercept_service(
+        self, continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Any]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> Any:
+        handler = await continuation(handler_call_details)
+        metadata = handler_call_details.invocation_metadata
+        value = hop_value(metadata)
+        method = handler_call_details.method
+        if handler is None or value is None or not method.startswith(OUR_PREFIX):
+            return handler
+        try:
+            self.forwarding.check(method, value, hop_value(metadata, CLIENT_KEY) or "")
+        except ForwardingRefusedError as error:
+            refusal = error
+        else:
+            return handler
+        self._refused += 1
+        if self._refused & (self._refused - 1) == 0:  # sampled: the 1st, 2nd, 4th, 8th ... refusal
+            log.warning("forwarded call refused", method=method.rpartition("/")[2], why=str(refusal),
+                        refused=self._refused)
+        return _rewrap(handler, lambda _: _refusing_unary(refusal), lambda _: _refusing_streaming(refusal))
+
+
+def _refusing_unary(error: ForwardingRefusedError) -> Unary:
+    async def refuse(request: Any, context: Context) -> Any:
+        await context.abort(*ending_status(error), trailing_metadata=reason_metadata(error))
+
+    return refuse
+
+
+def _refusing_streaming(error: ForwardingRefusedError) -> Streaming:
+    async def refuse(request: Any, context: Context) -> AsyncIterator[Any]:
+        await context.abort(*ending_status(error), trailing_metadata=reason_metadata(error))
+        yield  # never reached: makes this an async generator, as a streaming handler is
+
+    return refuse
 
 
 class CallRateInterceptor(_Wrapping):
@@ -222,7 +281,7 @@ class CallRateInterceptor(_Wrapping):
         async def behaviour(request: Any, context: Context) -> Any:
             token = request.token if seat_call else ""
             taken = self.rates.take(token, connection_of(context))
-            if isinstance(taken, Refusal) and taken.scope == "connection" and _forwarded(context):
+            if isinstance(taken, Refusal) and taken.scope == "connection" and forwarded(context):
                 taken = self.rates.take(token, "")
             if isinstance(taken, Refusal):
                 await self._refuse(name, taken, context)

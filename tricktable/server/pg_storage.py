@@ -32,11 +32,18 @@ import structlog
 
 from tricktable.server.errors import StorageUnavailableError
 from tricktable.server.storage import (
+    GAME_COLUMNS,
+    LOBBY_COLUMNS,
     META_COLUMNS,
     TABLE_COLUMNS,
+    GameProcess,
+    LobbyProcess,
     TableMeta,
     database_path,
     encode_rows,
+    free_index,
+    game_process_from_row,
+    lobby_from_row,
     meta_from_row,
     run_migrations,
 )
@@ -52,6 +59,21 @@ CONNECT_OPTIONS: dict[str, Any] = {"connect_timeout": 3, "tcp_user_timeout": 10_
                                    "keepalives_idle": 5, "keepalives_interval": 2, "keepalives_count": 3}
 #: The advisory lock migrations run under (any constant; one per application sharing the database).
 MIGRATION_LOCK = 0x7472_6963_6B74  # "trickt"
+#: The advisory lock game index claims run under (``serve --game-index auto``): one claim at a time.
+CLAIM_LOCK = MIGRATION_LOCK + 1
+
+#: Version 3: each game process's load, and the lobbies (:mod:`tricktable.server.directory`).
+LOAD_MIGRATION = """
+    ALTER TABLE game_processes ADD COLUMN tables INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE game_processes ADD COLUMN taking BOOLEAN NOT NULL DEFAULT TRUE;
+    ALTER TABLE game_processes ADD COLUMN holder TEXT NOT NULL DEFAULT '';
+    CREATE TABLE lobby_processes (
+        id TEXT PRIMARY KEY,
+        address TEXT NOT NULL,
+        started_at DOUBLE PRECISION NOT NULL,
+        seen_at DOUBLE PRECISION NOT NULL
+    );
+"""
 
 #: The schema's migrations, in order: version k is reached by running the k-th. A migration is never edited
 #: once released; a change is a new one at the end.
@@ -92,11 +114,15 @@ MIGRATIONS: tuple[str, ...] = (
         advertised_at DOUBLE PRECISION NOT NULL
     );
     """,
+    LOAD_MIGRATION,
 )
 
 _INSERT = (f"INSERT INTO tables ({', '.join(TABLE_COLUMNS)}) VALUES ({', '.join('%s' for _ in TABLE_COLUMNS)})"
            f" ON CONFLICT (id) DO UPDATE SET {', '.join(f'{c} = EXCLUDED.{c}' for c in TABLE_COLUMNS[1:])}")
 _SELECT = f"SELECT {', '.join(META_COLUMNS)} FROM tables"
+#: The database's clock in Unix seconds: the directory's times are all by it, so machines whose clocks differ agree
+#: on how long ago a process last spoke.
+_NOW = "EXTRACT(EPOCH FROM clock_timestamp())::double precision"
 
 
 class DatabaseUnreachableError(StorageUnavailableError):
@@ -254,17 +280,51 @@ class PostgresStorage:
     async def save_all_async(self, ended: Sequence[tuple[TableMeta, dict[str, Any]]]) -> dict[str, Exception]:
         return await asyncio.to_thread(self.save_all, ended)
 
-    def advertise(self, shard: int, address: str) -> None:
+    def advertise(self, shard: int, address: str, *, tables: int = 0, taking: bool = True, holder: str = "") -> None:
         def write(db: psycopg.Connection[Any]) -> None:
-            db.execute("INSERT INTO game_processes (shard, address, advertised_at) VALUES (%s, %s, %s)"
-                       " ON CONFLICT (shard) DO UPDATE SET address = EXCLUDED.address,"
-                       " advertised_at = EXCLUDED.advertised_at", (shard, address, time.time()))
+            db.execute(f"INSERT INTO game_processes (shard, address, advertised_at, tables, taking, holder)"
+                       f" VALUES (%s, %s, {_NOW}, %s, %s, %s) ON CONFLICT (shard) DO UPDATE SET"
+                       " address = EXCLUDED.address, advertised_at = EXCLUDED.advertised_at,"
+                       " tables = EXCLUDED.tables, taking = EXCLUDED.taking, holder = EXCLUDED.holder",
+                       (shard, address, tables, taking, holder))
 
         self._run(write)
 
-    def game_addresses(self) -> dict[int, str]:
-        return {int(shard): str(address) for shard, address in
-                self._rows("SELECT shard, address FROM game_processes", ())}
+    def claim_game_index(self, count: int, holder: str, preferred: int | None, stale_seconds: float) -> int | None:
+        def claim(db: psycopg.Connection[Any]) -> int | None:
+            with db.transaction():
+                db.execute("SELECT pg_advisory_xact_lock(%s)", (CLAIM_LOCK,))
+                rows = db.execute(f"SELECT shard, holder, {_NOW} - advertised_at FROM game_processes").fetchall()
+                held = {int(r[0]) for r in rows if r[1] != holder and float(r[2]) < stale_seconds}
+                chosen = free_index(count, held, preferred)
+                if chosen is not None:
+                    db.execute(f"INSERT INTO game_processes (shard, address, advertised_at, tables, taking, holder)"
+                               f" VALUES (%s, '', {_NOW}, 0, FALSE, %s) ON CONFLICT (shard) DO UPDATE SET"
+                               " address = '', advertised_at = EXCLUDED.advertised_at, tables = 0, taking = FALSE,"
+                               " holder = EXCLUDED.holder", (chosen, holder))
+                return chosen
+
+        return self._run(claim)
+
+    def game_processes(self) -> dict[int, GameProcess]:
+        return {int(r[0]): game_process_from_row(r) for r in
+                self._rows(f"SELECT {GAME_COLUMNS}, {_NOW} - advertised_at FROM game_processes", ())}
+
+    def advertise_lobby(self, lobby_id: str, address: str) -> None:
+        def write(db: psycopg.Connection[Any]) -> None:
+            db.execute(f"INSERT INTO lobby_processes (id, address, started_at, seen_at) VALUES (%s, %s, {_NOW}, {_NOW})"
+                       " ON CONFLICT (id) DO UPDATE SET address = EXCLUDED.address, seen_at = EXCLUDED.seen_at",
+                       (lobby_id, address))
+
+        self._run(write)
+
+    def forget_lobby(self, lobby_id: str) -> None:
+        self._run(lambda db: db.execute("DELETE FROM lobby_processes WHERE id = %s", (lobby_id,)))
+
+    def lobbies(self) -> list[LobbyProcess]:
+        return [lobby_from_row(r) for r in
+                self._rows(f"SELECT {LOBBY_COLUMNS}, {_NOW} - seen_at FROM lobby_processes ORDER BY started_at, id",
+                           ())]
 
     # --- reads -----------------------------------------------------------
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
-from tricktable.server.storage import Storage, TableMeta
+from tricktable.server.storage import GameProcess, LobbyProcess, Storage, TableMeta
 
 #: The URL schemes ``--database-url`` takes.
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -98,12 +98,28 @@ class RecordStore(Protocol):
         """Number of stored tables."""
         ...
 
-    def advertise(self, shard: int, address: str) -> None:
-        """Record that game process ``shard`` is reached at ``address`` (the game directory)."""
+    def advertise(self, shard: int, address: str, *, tables: int = 0, taking: bool = True, holder: str = "") -> None:
+        """Record that game process ``shard`` is reached at ``address`` with this load, now (the game directory)."""
         ...
 
-    def game_addresses(self) -> dict[int, str]:
-        """Every game process's last advertised address, by shard."""
+    def claim_game_index(self, count: int, holder: str, preferred: int | None, stale_seconds: float) -> int | None:
+        """Take a free game index for ``holder`` (``preferred`` if free), or None when all are held."""
+        ...
+
+    def game_processes(self) -> dict[int, GameProcess]:
+        """Every game process's last word, by shard."""
+        ...
+
+    def advertise_lobby(self, lobby_id: str, address: str) -> None:
+        """Record that lobby ``lobby_id`` at ``address`` is alive now (it started at its first word)."""
+        ...
+
+    def forget_lobby(self, lobby_id: str) -> None:
+        """Remove a lobby that stops."""
+        ...
+
+    def lobbies(self) -> list[LobbyProcess]:
+        """Every lobby's last word, oldest first."""
         ...
 
 

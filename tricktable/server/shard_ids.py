@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import re
 
-#: Metadata of a call forwarded by another shard: it is answered there, never forwarded again.
-HOP = ("tricktable-hop", "1")
-
 _TABLE = re.compile(r"t(\d{1,4})-")
 _TOKEN = re.compile(r"(\d{1,4})\.")
 

@@ -27,6 +27,7 @@ import structlog
 
 from tricktable.server import runtime
 from tricktable.server.app import Companion, GameServer, ServerConfig
+from tricktable.server.forwarding import new_secret
 from tricktable.server.logging import configure
 from tricktable.server.shards import Shards
 
@@ -104,6 +105,8 @@ async def serve_sharded(config: ServerConfig, count: int, *, logging: dict[str, 
     ``companions`` (the web viewer) run beside shard 0, as beside an unsharded server.
     """
     spawn = multiprocessing.get_context("spawn")
+    if config.forwarding_secret is None:  # the shards share one in memory: it reaches the children pickled, not on
+        config = replace(config, forwarding_secret=new_secret())  # a command line
     server = GameServer(replace(config, shard=0, shard_count=count))
     await server.start()
     children: list[tuple[Any, Connection]] = []

@@ -18,7 +18,8 @@ core; shards put the tables of one public server on every core.
 - **Records**: every shard stores into the same SQLite database (WAL) in the
   shared data directory, so the records of all shards are read in one place.
 
-A forwarded call carries the ``tricktable-hop`` metadata and is never
+A forwarded call carries the ``tricktable-hop`` metadata, signed with the
+server's forwarding secret (:mod:`tricktable.server.forwarding`), and is never
 forwarded again (a table whose shard does not answer is an error, not a loop).
 """
 
@@ -35,14 +36,18 @@ import structlog
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
-from tricktable.protocol.stream import forwarded
+from tricktable.protocol.stream import forwarded as relayed_stream
 from tricktable.server.errors import ShardStatusError, ShardUnavailableError
+from tricktable.server.forwarding import Forwarding, forwarded
+from tricktable.server.interceptors import client_of
 from tricktable.server.lobby import Lobby, SeatTicket
 from tricktable.server.service import Context, TableService
-from tricktable.server.shard_ids import HOP, shard_of_table, shard_of_token
+from tricktable.server.shard_ids import shard_of_table, shard_of_token
 
 log = structlog.get_logger("tricktable.shards")
 
+#: The gRPC service every process serves and forwards to.
+SERVICE_NAME: str = pb.DESCRIPTOR.services_by_name["TableService"].full_name
 #: The shard that matches seekers for the whole server.
 MATCHMAKER = 0
 #: The index of a process that runs no table and forwards every table's calls (``serve --role lobby``).
@@ -52,16 +57,16 @@ LOBBY = -1
 class Shards:
     """This process's place among the shards: its index, every shard's address, channels to the others."""
 
-    #: Where SeekGame is matched (None: in the process that receives it).
-    matchmaker: int | None = MATCHMAKER
     #: Seconds a forwarded unary call waits for its shard to be reachable (None: it fails at once when not).
     forward_wait: float | None = None
 
-    def __init__(self, index: int, count: int) -> None:
+    def __init__(self, index: int, count: int, forwarding: Forwarding) -> None:
         if not 0 <= index < count and index != LOBBY:
             raise ValueError(f"shard {index} of {count} does not exist")
         self.index = index
         self.count = count
+        #: Signs the calls forwarded from here (the shards share one secret).
+        self.forwarding = forwarding
         self.addresses: list[str] = []
         self._stubs: dict[int, pb_grpc.TableServiceAsyncStub] = {}
         self._channels: list[grpc.aio.Channel] = []
@@ -79,9 +84,13 @@ class Shards:
         """This shard's address for clients (empty while unknown, and for a lobby)."""
         return self.addresses[self.index] if 0 <= self.index < len(self.addresses) else ""
 
-    def place(self) -> int:
+    async def place(self) -> int:
         """The shard of the next table: round robin, which spreads tables evenly when they cost alike."""
         return next(self._turn)
+
+    async def matchmaker_stub(self) -> pb_grpc.TableServiceAsyncStub | None:
+        """A stub to the process that matches this server's seekers, or None when it is this one."""
+        return None if self.index == MATCHMAKER else await self.stub(MATCHMAKER)
 
     async def stub(self, shard: int) -> pb_grpc.TableServiceAsyncStub:
         """A stub to ``shard`` (its channel opened on first use).
@@ -103,16 +112,17 @@ class Shards:
             stub = self._stubs[shard] = pb_grpc.TableServiceStub(channel)
         return stub
 
+    def hop(self, method: str, client: str) -> tuple[tuple[str, str], ...]:
+        """The metadata of a call to ``method`` (``"GetTable"``) forwarded from here for ``client``: signed, never
+        forwarded again."""
+        return self.forwarding.metadata(f"/{SERVICE_NAME}/{method}", client)
+
     async def close(self) -> None:
         """Close the channels to the other shards."""
         for channel in self._channels:
             await channel.close(None)
         self._channels.clear()
         self._stubs.clear()
-
-
-def _forwarded(context: Context) -> bool:
-    return any(key == HOP[0] for key, _ in (context.invocation_metadata() or ()))
 
 
 def _relayed(error: grpc.aio.AioRpcError) -> ShardStatusError:
@@ -130,17 +140,18 @@ class ShardedTableService(TableService):
 
     def _elsewhere(self, shard: int | None, context: Context) -> int | None:
         """The shard to forward to: the one named, unless it is this one, none, or the call was forwarded."""
-        if shard is None or shard == self.shards.index or _forwarded(context):
+        if shard is None or shard == self.shards.index or forwarded(context):
             return None
         return shard
 
     async def _unary(self, shard: int, method: str, request: Any, context: Context) -> Any:
         stub = await self.shards.stub(shard)
         wait = self.shards.forward_wait
+        hop = self.shards.hop(method, client_of(context))
         try:
             if wait is None:
-                return await getattr(stub, method)(request, metadata=(HOP,))
-            return await getattr(stub, method)(request, metadata=(HOP,), wait_for_ready=True, timeout=wait)
+                return await getattr(stub, method)(request, metadata=hop)
+            return await getattr(stub, method)(request, metadata=hop, wait_for_ready=True, timeout=wait)
         except grpc.aio.AioRpcError as error:
             raise _relayed(error) from None
 
@@ -161,8 +172,13 @@ class ShardedTableService(TableService):
             yield response
 
     async def _stream(self, shard: int, method: str, request: Any, context: Context) -> AsyncIterator[Any]:
-        stub = await self.shards.stub(shard)
-        call = getattr(stub, method)(request, metadata=(HOP,))
+        async for response in self._relay(await self.shards.stub(shard), method, request, context):
+            yield response
+
+    async def _relay(self, stub: pb_grpc.TableServiceAsyncStub, method: str, request: Any,
+                     context: Context) -> AsyncIterator[Any]:
+        """The responses of server stream ``method`` of another process, its error ending this one alike."""
+        call = getattr(stub, method)(request, metadata=self.shards.hop(method, client_of(context)))
         try:
             async for response in call:
                 yield response
@@ -174,25 +190,38 @@ class ShardedTableService(TableService):
     # --- placement -------------------------------------------------------
 
     async def CreateTable(self, request: pb.CreateTableRequest, context: Context) -> pb.CreateTableResponse:
-        shard = self.shards.place() if not _forwarded(context) else self.shards.index
+        shard = await self.shards.place() if not forwarded(context) else self.shards.index
         if shard != self.shards.index:
-            forwarded: pb.CreateTableResponse = await self._unary(shard, "CreateTable", request, context)
-            return forwarded
+            placed: pb.CreateTableResponse = await self._unary(shard, "CreateTable", request, context)
+            return placed
         response = await super().CreateTable(request, context)
         response.play_address = self.shards.own_address()
         return response
 
     async def SeekGame(self, request: pb.SeekGameRequest, context: Context) -> AsyncIterator[pb.SeekGameResponse]:
-        if (shard := self._elsewhere(self.shards.matchmaker, context)) is not None:
-            async for response in self._stream(shard, "SeekGame", request, context):
-                yield response
-            return
+        """Matched by the server's matchmaker: relayed there, or matched here when this is it or it is unreachable.
+
+        A matchmaker that can not be reached before it answered anything (killed, and not yet taken for gone) is
+        logged and the seek matched here, so a seeker is not refused for it.
+        """
+        stub = None if forwarded(context) else await self.shards.matchmaker_stub()
+        if stub is not None:
+            answered = False
+            try:
+                async for response in self._relay(stub, "SeekGame", request, context):
+                    answered = True
+                    yield response
+                return
+            except ShardStatusError as error:
+                if answered or error.code != grpc.StatusCode.UNAVAILABLE:
+                    raise
+                log.warning("the matchmaker is unreachable; matching here", error=str(error))
         async for response in super().SeekGame(request, context):
             yield response
 
     async def _place_seated(self, game: str, players: int, names: list[str], client: str) -> list[SeatTicket]:
         """The lobby's placer: a seated group's table on the next shard (here: the lobby's own)."""
-        shard = self.shards.place()
+        shard = await self.shards.place()
         if shard == self.shards.index:
             table, tokens = self.lobby.create_table(game=game, options={"players": players}, names=names,
                                                     client=client)
@@ -201,7 +230,8 @@ class ShardedTableService(TableService):
             stub = await self.shards.stub(shard)
             created = await stub.CreateTable(pb.CreateTableRequest(
                 game=convert.game_to_proto(game), seat_names=names,
-                options=convert.options_to_proto(game, {"players": players})), metadata=(HOP,))
+                options=convert.options_to_proto(game, {"players": players})),
+                metadata=self.shards.hop("CreateTable", client))
             table_id, seed_sha256, address = created.table_id, created.seed_sha256, created.play_address
             tokens = [t.token for t in created.seat_tokens]
         log.info("seated table placed", table=table_id, game=game, shard=shard, client=client)
@@ -228,7 +258,7 @@ class ShardedTableService(TableService):
     async def ListTables(self, request: pb.ListTablesRequest, context: Context) -> pb.ListTablesResponse:
         """This shard's tables and records, with every other shard's open tables when asked directly."""
         own = await super().ListTables(request, context)
-        if _forwarded(context) or self.shards.count == 1:
+        if forwarded(context) or self.shards.count == 1:
             return own
         others = [s for s in range(self.shards.count) if s != self.shards.index]
         answers = await asyncio.gather(*(self._unary(s, "ListTables", request, context) for s in others),
@@ -256,14 +286,14 @@ class ShardedTableService(TableService):
                           context: Context) -> AsyncIterator[pb.PlayResponse] | None:
         """A Play stream (or PlayMany conversation) of a seat of another shard: relayed there from its join on."""
         shard = self._elsewhere(shard_of_token(join.token), context)
-        return None if shard is None else self._relay_play(shard, join, requests)
+        return None if shard is None else self._relay_play(shard, join, requests, client_of(context))
 
-    async def _relay_play(self, shard: int, join: pb.Join,
-                          requests: AsyncIterator[pb.PlayRequest]) -> AsyncIterator[pb.PlayResponse]:
+    async def _relay_play(self, shard: int, join: pb.Join, requests: AsyncIterator[pb.PlayRequest],
+                          client: str) -> AsyncIterator[pb.PlayResponse]:
         stub = await self.shards.stub(shard)
-        call = stub.Play(metadata=(HOP,))  # type: ignore[call-arg]  # grpc-stubs: the iterator is optional
+        call = stub.Play(metadata=self.shards.hop("Play", client))  # type: ignore[call-arg]  # grpc-stubs: the iterator is optional
         try:
-            async for response in forwarded(call, _replayed([pb.PlayRequest(join=join)], requests)):
+            async for response in relayed_stream(call, _replayed([pb.PlayRequest(join=join)], requests)):
                 yield response
         except grpc.aio.AioRpcError as error:
             raise _relayed(error) from None

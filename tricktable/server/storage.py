@@ -125,10 +125,33 @@ def _game_directory(db: sqlite3.Connection) -> None:
     db.executescript(GAMES_SCHEMA)
 
 
+#: Each game process's load and holder, and the lobbies (``serve --role``; :mod:`tricktable.server.directory`).
+LOAD_COLUMNS = {"tables": "INTEGER NOT NULL DEFAULT 0", "taking": "INTEGER NOT NULL DEFAULT 1",
+                "holder": "TEXT NOT NULL DEFAULT ''"}
+LOBBIES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS lobby_processes (
+    id TEXT PRIMARY KEY,
+    address TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    seen_at REAL NOT NULL
+);
+"""
+
+
+def _load_directory(db: sqlite3.Connection) -> None:
+    """The columns of each game process's load (those already there kept: a crash may have stopped it halfway)."""
+    present = {row[1] for row in db.execute("PRAGMA table_info(game_processes)")}
+    for column, definition in LOAD_COLUMNS.items():
+        if column not in present:
+            db.execute(f"ALTER TABLE game_processes ADD COLUMN {column} {definition}")
+    db.executescript(LOBBIES_SCHEMA)
+
+
 #: The SQLite schema's migrations: version k is reached by running the k-th, in order. Each finds what it needs
 #: already there and leaves it (a file from before the versions, at 0, runs them all; a crash between a migration
 #: and its version mark runs it again, harmlessly).
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_first_schema, _added_columns, _game_directory)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_first_schema, _added_columns, _game_directory,
+                                                                 _load_directory)
 
 
 def run_migrations(found: int, migrations: Sequence[M], apply: Callable[[M], object], mark: Callable[[int], object],
@@ -185,6 +208,31 @@ def open_wal(path: Path) -> sqlite3.Connection:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class GameProcess:
+    """A game process as the game directory knows it: where it is, its load when it last said, and when that was."""
+
+    shard: int
+    address: str
+    #: Its tables not over yet.
+    tables: int = 0
+    #: Whether it takes new tables (false while it drains or its storage fails, and at its limit of tables).
+    taking: bool = True
+    #: Seconds since its last word, by the store's clock (the database's: the machines' clocks may differ).
+    age: float = 0.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobbyProcess:
+    """A lobby as the directory knows it (the oldest one still heard from matches every lobby's seekers)."""
+
+    id: str
+    address: str
+    #: When it first spoke and seconds since its last word, by the store's clock.
+    started_at: float
+    age: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TableMeta:
     """What the server keeps about an ended table besides its record."""
 
@@ -228,6 +276,28 @@ def table_row(meta: TableMeta, record: dict[str, Any]) -> tuple[Any, ...]:
             json.dumps(meta.scores), meta.actions, meta.created_at, meta.started_at, meta.ended_at,
             json.dumps(record, separators=(",", ":")), meta.seed_chosen, meta.sealed, meta.owner_sha256,
             meta.twin_key, meta.deck_set_tables, meta.deck_set_index)
+
+
+#: The columns :func:`game_process_from_row` and :func:`lobby_from_row` read, in order (both stores), before the
+#: age each store computes with its own clock.
+GAME_COLUMNS = "shard, address, tables, taking"
+LOBBY_COLUMNS = "id, address, started_at"
+
+
+def free_index(count: int, held: set[int], preferred: int | None) -> int | None:
+    """The game index a claim takes: ``preferred`` when it is free, else the lowest free one (None: all held)."""
+    for index in ([preferred] if preferred is not None else []) + list(range(count)):
+        if 0 <= index < count and index not in held:
+            return index
+    return None
+
+
+def game_process_from_row(r: Sequence[Any]) -> GameProcess:
+    return GameProcess(shard=int(r[0]), address=str(r[1]), tables=int(r[2]), taking=bool(r[3]), age=float(r[4]))
+
+
+def lobby_from_row(r: Sequence[Any]) -> LobbyProcess:
+    return LobbyProcess(id=str(r[0]), address=str(r[1]), started_at=float(r[2]), age=float(r[3]))
 
 
 def meta_from_row(r: Sequence[Any]) -> TableMeta:
@@ -343,17 +413,63 @@ class Storage:
         """:meth:`save_all` in a worker thread."""
         return await asyncio.to_thread(self.save_all, ended)
 
-    def advertise(self, shard: int, address: str) -> None:
-        """Record that game process ``shard`` is reached at ``address`` (replacing what it said before)."""
+    def advertise(self, shard: int, address: str, *, tables: int = 0, taking: bool = True, holder: str = "") -> None:
+        """Record that game process ``shard`` is reached at ``address`` with this load (replacing what it said)."""
         with self._lock:
-            self._conn().execute("INSERT OR REPLACE INTO game_processes (shard, address, advertised_at)"
-                                 " VALUES (?, ?, ?)", (shard, address, time.time()))
+            self._conn().execute("INSERT OR REPLACE INTO game_processes"
+                                 " (shard, address, advertised_at, tables, taking, holder) VALUES (?, ?, ?, ?, ?, ?)",
+                                 (shard, address, time.time(), tables, taking, holder))
 
-    def game_addresses(self) -> dict[int, str]:
-        """Every game process's last advertised address, by shard."""
+    def claim_game_index(self, count: int, holder: str, preferred: int | None, stale_seconds: float) -> int | None:
+        """Take a game index for ``holder``: ``preferred`` if free, else the lowest free one (None: all held).
+
+        An index is free when no process holds it, ``holder`` does, or its holder has not spoken for
+        ``stale_seconds``. The claim is the index's word (no address, taking no table) until it advertises.
+        """
         with self._lock:
-            rows = self._conn().execute("SELECT shard, address FROM game_processes").fetchall()
-        return {int(shard): str(address) for shard, address in rows}
+            db = self._conn()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                now = time.time()
+                rows = db.execute("SELECT shard, holder, advertised_at FROM game_processes").fetchall()
+                held = {int(r[0]) for r in rows if r[1] != holder and now - float(r[2]) < stale_seconds}
+                chosen = free_index(count, held, preferred)
+                if chosen is not None:
+                    db.execute("INSERT OR REPLACE INTO game_processes"
+                               " (shard, address, advertised_at, tables, taking, holder) VALUES (?, '', ?, 0, 0, ?)",
+                               (chosen, now, holder))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        return chosen
+
+    def game_processes(self) -> dict[int, GameProcess]:
+        """Every game process's last word, by shard."""
+        with self._lock:
+            rows = self._conn().execute(f"SELECT {GAME_COLUMNS}, ? - advertised_at FROM game_processes",
+                                        (time.time(),)).fetchall()
+        return {int(r[0]): game_process_from_row(r) for r in rows}
+
+    def advertise_lobby(self, lobby_id: str, address: str) -> None:
+        """Record that lobby ``lobby_id`` at ``address`` is alive now (it started at its first word)."""
+        now = time.time()
+        with self._lock:
+            self._conn().execute("INSERT INTO lobby_processes (id, address, started_at, seen_at) VALUES (?, ?, ?, ?)"
+                                 " ON CONFLICT (id) DO UPDATE SET address = excluded.address,"
+                                 " seen_at = excluded.seen_at", (lobby_id, address, now, now))
+
+    def forget_lobby(self, lobby_id: str) -> None:
+        """Remove a lobby that stops (the others stop sending their seekers to it at once)."""
+        with self._lock:
+            self._conn().execute("DELETE FROM lobby_processes WHERE id = ?", (lobby_id,))
+
+    def lobbies(self) -> list[LobbyProcess]:
+        """Every lobby's last word, oldest first."""
+        with self._lock:
+            rows = self._conn().execute(f"SELECT {LOBBY_COLUMNS}, ? - seen_at FROM lobby_processes"
+                                        " ORDER BY started_at, id", (time.time(),)).fetchall()
+        return [lobby_from_row(r) for r in rows]
 
     # --- reads -----------------------------------------------------------
 
