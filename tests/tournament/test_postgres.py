@@ -166,3 +166,21 @@ def test_a_tournament_dumped_mid_way_resumes_from_the_restored_copy_to_the_undis
     finally:
         postgres.drop_database(source)
         postgres.drop_database(target)
+
+
+def test_a_store_whose_database_restarted_opens_its_connection_again(tmp_path: Path) -> None:
+    """A database restarted between two matches costs the tournament nothing; one that is down is a clear error."""
+    from bench.postgres_cluster import running_cluster
+    from tests.conftest import need_postgres
+    from tricktable.tournament.store import StoreError
+
+    need_postgres()
+    with running_cluster() as cluster:
+        store = tournament_store(tmp_path / "unused.sqlite3", cluster.create_database())
+        store.begin(config(), resume=False)
+        cluster.stop()
+        with pytest.raises(StoreError, match=r"PostgreSQL database t_[0-9a-f]+ on .* can not be reached"):
+            store.status("t")
+        cluster.start()
+        assert store.status("t") == "running" and store.count("t") == 0  # the cut connection, opened again
+        store.close()
