@@ -45,9 +45,11 @@ class LearnedBot:
             picked: list[Card] = []
             while len(picked) < DISCARD_SIZE:
                 card = self._pick(view, picked)
-                assert isinstance(card, Card)  # the mask allows only the hand's unpicked cards
+                if not isinstance(card, Card):  # the mask allows only the hand's unpicked cards
+                    raise ValueError(f"the network chose {card} while picking a discard")
                 picked.append(card)
             return Discard(cards=tuple(c for c in view.hand if c in picked))  # the rules' order: the hand's
         choice = self._pick(view, [])
-        assert not isinstance(choice, Card)  # the mask allows no pick outside a discard
+        if isinstance(choice, Card):  # the mask allows no pick outside a discard
+            raise ValueError(f"the network picked {choice} outside a discard")
         return choice
