@@ -60,6 +60,8 @@ CREATE TABLE IF NOT EXISTS tournament_matches (
     duration_s REAL NOT NULL,
     ended_at REAL NOT NULL,
     record TEXT NOT NULL,
+    fault_kinds TEXT NOT NULL DEFAULT '{}',
+    stderr TEXT NOT NULL DEFAULT '{}',
     PRIMARY KEY (tournament_id, match_id)
 );
 """
@@ -78,6 +80,9 @@ ENDED_STATUSES = ("finished", "stopped by sprt")
 _ADDED_COLUMNS = (("deck_key", "TEXT NOT NULL DEFAULT ''"), ("runner_pid", "INTEGER"),
                   ("deck_salt", "TEXT NOT NULL DEFAULT ''"), ("deck_commitment", "TEXT NOT NULL DEFAULT ''"),
                   ("owner_token", "TEXT NOT NULL DEFAULT ''"))
+#: Columns of ``tournament_matches`` added since the first version (an older database gains them at open):
+#: each entrant's faults by kind, and the end of what its bots wrote to stderr.
+_ADDED_MATCH_COLUMNS = (("fault_kinds", "TEXT NOT NULL DEFAULT '{}'"), ("stderr", "TEXT NOT NULL DEFAULT '{}'"))
 #: Bytes of randomness in a tournament's organiser credential (:meth:`TournamentStore.owner_token`).
 OWNER_TOKEN_BYTES = 32
 
@@ -132,6 +137,10 @@ class TournamentStore:
         for column, definition in _ADDED_COLUMNS:
             if column not in columns:  # a database from an older version
                 self._db.execute(f"ALTER TABLE tournaments ADD COLUMN {column} {definition}")
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(tournament_matches)")}
+        for column, definition in _ADDED_MATCH_COLUMNS:
+            if column not in columns:
+                self._db.execute(f"ALTER TABLE tournament_matches ADD COLUMN {column} {definition}")
         self._mark_interrupted()
 
     def close(self) -> None:
@@ -252,13 +261,15 @@ class TournamentStore:
         """Store a completed match in one statement (a second save of the same id is refused)."""
         self._db.execute(
             "INSERT INTO tournament_matches (tournament_id, match_id, round, deck_set, grp, arrangement, seed, spec,"
-            " status, winners, scores, reason, forfeit_by, faults, table_id, duration_s, ended_at, record)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " status, winners, scores, reason, forfeit_by, faults, table_id, duration_s, ended_at, record,"
+            " fault_kinds, stderr) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (tournament_id, spec.match_id, spec.round, spec.deck_set, spec.group, spec.arrangement, spec.seed,
              json.dumps(spec.to_json()), outcome.status, json.dumps(list(outcome.winners)),
              json.dumps(list(outcome.scores)), outcome.reason, outcome.forfeit_by, json.dumps(dict(outcome.faults)),
              outcome.table_id, outcome.duration_s, time.time(),
-             json.dumps(dict(outcome.record), separators=(",", ":"))))
+             json.dumps(dict(outcome.record), separators=(",", ":")),
+             json.dumps({name: dict(kinds) for name, kinds in outcome.fault_kinds.items()}),
+             json.dumps(dict(outcome.stderr))))
 
     def forget_unplayed(self, tournament_id: str, reason_prefix: str) -> int:
         """Delete the matches stored as errors whose reason starts with ``reason_prefix``; returns how many.
@@ -286,16 +297,21 @@ class TournamentStore:
         return list(self.iter_matches(tournament_id, with_records=with_records))
 
     def iter_matches(self, tournament_id: str, *, with_records: bool = False) -> Iterator[StoredMatch]:
-        """:meth:`matches`, one at a time (records are large)."""
+        """:meth:`matches`, one at a time (records, and the bots' stderr that comes with them, are large)."""
+        # A database of an older version opened read-only has not gained the newer columns.
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(tournament_matches)")}
+        kinds = "fault_kinds" if "fault_kinds" in columns else "'{}'"
+        stderr = "stderr" if with_records and "stderr" in columns else "'{}'"
         rows = self._db.execute(
             "SELECT spec, match_id, status, winners, scores, reason, forfeit_by, faults, table_id, duration_s,"
-            f" {'record' if with_records else 'NULL'} FROM tournament_matches WHERE tournament_id = ?"
-            " ORDER BY round, deck_set, grp, arrangement", (tournament_id,))
+            f" {'record' if with_records else 'NULL'}, {kinds}, {stderr} FROM tournament_matches"
+            " WHERE tournament_id = ? ORDER BY round, deck_set, grp, arrangement", (tournament_id,))
         for r in rows:
             yield StoredMatch(spec=MatchSpec.from_json(json.loads(r[0])), outcome=MatchOutcome(
                 match_id=r[1], status=r[2], winners=tuple(json.loads(r[3])), scores=tuple(json.loads(r[4])),
                 reason=r[5], forfeit_by=r[6], faults=json.loads(r[7]), table_id=r[8], duration_s=r[9],
-                record=json.loads(r[10]) if r[10] is not None else {}))
+                record=json.loads(r[10]) if r[10] is not None else {}, fault_kinds=json.loads(r[11]),
+                stderr=json.loads(r[12])))
 
     def record(self, tournament_id: str, match_id: str) -> Mapping[str, Any] | None:
         """The record of one match, or None."""
