@@ -47,8 +47,9 @@ class Run:
     export: Path
 
 
-def _tournament(tmp_path: Path, behaviour: str, **fields: Any) -> Run:
-    cfg = config(entrants=[{"name": BAD, "bot": f"exec:{sys.executable} {PROGRAM} {behaviour}"}, "heuristic"],
+def _tournament(tmp_path: Path, behaviour: str, *, long_lived: bool = True, **fields: Any) -> Run:
+    bad = {"name": BAD, "bot": f"exec:{sys.executable} {PROGRAM} {behaviour}", "long_lived": long_lived}
+    cfg = config(entrants=[bad, "heuristic"],
                  games=2, options={"target": 11}, forfeit_after=3, decision_ms=1000, bank_ms=0,
                  match_timeout_s=300, **fields)
 
@@ -93,6 +94,10 @@ def _assert_forfeited_for(run: Run, kind: str) -> None:
 
 def test_an_exec_entrant_that_writes_garbage_is_forfeited_after_three_and_its_faults_are_shown(tmp_path: Path) -> None:
     _assert_forfeited_for(_tournament(tmp_path, "garbage"), "garbage")
+
+
+def test_an_exec_entrant_started_per_match_that_writes_garbage_is_forfeited_the_same_way(tmp_path: Path) -> None:
+    _assert_forfeited_for(_tournament(tmp_path, "garbage", long_lived=False), "garbage")
 
 
 def test_an_exec_entrant_that_answers_illegal_actions_is_forfeited_after_three(tmp_path: Path) -> None:

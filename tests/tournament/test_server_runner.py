@@ -68,6 +68,10 @@ def test_a_bot_that_keeps_crashing_forfeits_and_the_table_is_played_out(tmp_path
     for spec, outcome in games:
         assert outcome.status == "forfeit" and outcome.forfeit_by == "crasher"
         assert "crashed 2 times" in outcome.reason and "dying" in outcome.reason
+        assert outcome.fault_kinds == {"crasher": {"process_exit": 2}}
+        kept, = (m.outcome.stderr["crasher"] for m in store.matches("t", with_records=True)
+                 if m.spec.match_id == spec.match_id)
+        assert kept.count("dying") == 2  # both processes' stderr, kept with the match
         assert outcome.winners == (spec.seats.index("first-legal"),)
         record = store.record("t", spec.match_id)
         assert record["result"]["status"] == "finished"  # a substitute played the seat out

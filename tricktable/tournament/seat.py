@@ -38,6 +38,9 @@ SERVER_WAIT_SECONDS = 30.0
 PARENT_ENV = "TRICKTABLE_TOURNAMENT_PID"
 #: Environment variable naming the descriptor of the tournament's lifeline (see :func:`_exit_with_parent`).
 LIFELINE_ENV = "TRICKTABLE_LIFELINE_FD"
+#: Environment variable with the Unix socket a webhook entrant's seat reaches its URL through (sandboxed: the
+#: seat has no network; the tournament relays the socket to the URL's host and port).
+WEBHOOK_SOCKET_ENV = "TRICKTABLE_WEBHOOK_SOCKET"
 
 
 def _exit_with_parent() -> None:
@@ -154,11 +157,17 @@ def _seat_bot(name: str, seed: str | None, report: Report | None = None) -> Bot:
     bot is told as it happens, and an exec bot's program's stderr is passed on whole (the tournament keeps
     its end: :mod:`tricktable.tournament.bot_output`).
     """
+    import os
+
     from tricktable.bots import make_bot
     from tricktable.bots.external.adapter import for_server
     from tricktable.bots.external.exec_bot import ExecBot
+    from tricktable.bots.external.webhook_bot import WebhookBot
 
     made = make_bot(name, seed)
+    relayed = os.environ.get(WEBHOOK_SOCKET_ENV)
+    if relayed and isinstance(made, WebhookBot):
+        made.through(relayed)
     if report is None:
         return for_server(made)
     if isinstance(made, ExecBot):

@@ -68,9 +68,10 @@ from tricktable.tournament.control import MAX_LINE_BYTES
 from tricktable.tournament.entrants import EntrantSpec
 from tricktable.tournament.faults import FaultTally, describe
 from tricktable.tournament.long_lived import DeckSet, EntrantPool, EntrantProcess, OnFault
-from tricktable.tournament.relay import SocketRelay
+from tricktable.tournament.relay import SocketRelay, webhook_relays
 from tricktable.tournament.runner import MatchOutcome, bot_seed, forfeit_winners
 from tricktable.tournament.sandbox import (
+    SANDBOX_WEBHOOK_SOCKET,
     Isolation,
     Sandbox,
     bound_to_this_process,
@@ -80,7 +81,7 @@ from tricktable.tournament.sandbox import (
     user_ids,
 )
 from tricktable.tournament.schedule import MatchSpec, deck_set_index, tables_per_deck_set
-from tricktable.tournament.seat import LIFELINE_ENV, PARENT_ENV
+from tricktable.tournament.seat import LIFELINE_ENV, PARENT_ENV, WEBHOOK_SOCKET_ENV
 
 #: How much of a crashed bot's stderr goes into the reason (the end of it is stored with the match).
 STDERR_IN_REASON = 400
@@ -239,6 +240,8 @@ class _Launcher:
     sandbox: Sandbox | None
     uids: Iterator[int]
     pool: EntrantPool | None = None
+    #: Each webhook entrant's relay to its URL (sandboxed only), bound into its sandboxes and nobody else's.
+    webhook_sockets: Mapping[str, Path] = field(default_factory=dict)
 
     async def _exec(self, entrant: EntrantSpec, inner_argv: Callable[[str], list[str]], fd: int,
                     extra: Mapping[str, str]) -> tuple[asyncio.subprocess.Process, StderrTail] | str:
@@ -252,7 +255,10 @@ class _Launcher:
         else:
             inner = inner_argv(self.sandbox.address)
             visible = [*runtime_paths(), Path.cwd(), *entrant_paths(inner, entrant.files, entrant.bot)]
-            argv = self.sandbox.command(inner, visible=visible, uid=next(self.uids))
+            webhook = self.webhook_sockets.get(entrant.name)
+            if webhook is not None:
+                extra = {**extra, WEBHOOK_SOCKET_ENV: SANDBOX_WEBHOOK_SOCKET}
+            argv = self.sandbox.command(inner, visible=visible, uid=next(self.uids), webhook_socket=webhook)
             env = self.sandbox.environment(extra)
         if shutil.which(inner[0]) is None:  # said here: started through a wrapper, it would be an exit status
             return f"could not start {inner[0]!r}: no such program"
@@ -272,10 +278,13 @@ class _Launcher:
         """Start the seat's bot, its token on a descriptor of its own; returns why it could not start, or None.
 
         A long-lived entrant's seat is handed to a process of the pool instead (its token on the process's
-        control descriptor).
+        control descriptor); a bot entrant's that is not long-lived to a process of its own, started for the
+        seat and stopped after it, on the same descriptor (so that it reports its bot's faults the same way).
         """
         if self.pool is not None and seat.entrant.lives_long():
             return await self._hand(self.pool, seat)
+        if seat.entrant.bot is not None:
+            return await self._hand_alone(seat)
         fd = token_descriptor(seat.token)
         try:
             started = await self._exec(seat.entrant, lambda address: bot_argv(
@@ -286,6 +295,18 @@ class _Launcher:
         if isinstance(started, str):
             return started
         (seat.process, seat.stderr), seat.mark = started, 0
+        return None
+
+    async def _hand_alone(self, seat: _Seat) -> str | None:
+        if seat.lease is not None:  # handed again after a fault: a new process, as for a command
+            await seat.lease.stop()
+            seat.lease = seat.answer = None
+        process = await self.spawn(seat.entrant)
+        if isinstance(process, str):
+            return process
+        seat.lease, seat.stderr, seat.mark = process, process.stderr, 0
+        seat.answer = await process.hand(seat.deck_set, seat.table_id, token=seat.token, seat=seat.seat,
+                                         seed=seat.seed, address=self.address, on_fault=seat.report)
         return None
 
     async def _hand(self, pool: EntrantPool, seat: _Seat) -> str | None:
@@ -322,6 +343,11 @@ class _Launcher:
         A long-lived process that has not answered for its seat by now (its table ended) is stopped: it cannot
         be trusted to be idle.
         """
+        if seat.lease is not None and (self.pool is None or not seat.entrant.lives_long()):  # its own process
+            await seat.lease.stop()
+            await seat.keep_stderr(settle_s=0.0)
+            seat.lease = seat.answer = seat.stderr = None
+            return
         if seat.lease is not None and self.pool is not None:
             await seat.keep_stderr(settle_s=0.0)  # a process that lives on: its output has no end to wait for
             seat.stderr = None
@@ -385,7 +411,8 @@ class ServerDispatcher:
 
     def __init__(self, config: TournamentConfig, address: str, server: Any = None, *,
                  tls_ca: Path | None = None, sandbox: Sandbox | None = None, relay: SocketRelay | None = None,
-                 socket_folder: Path | None = None, long_lived: bool = True) -> None:
+                 socket_folder: Path | None = None, long_lived: bool = True,
+                 webhooks: Mapping[str, tuple[Path, SocketRelay]] | None = None) -> None:
         self.config = config
         self.address = address
         #: The CA file to reach ``address`` over TLS (a remote ``--server``), handed to unsandboxed bots too.
@@ -399,8 +426,11 @@ class ServerDispatcher:
         self.end_grace_s = END_GRACE_S
         #: What the entrants run in, for the organiser (the summary and the log say it).
         self.isolation = "trusted entrants: plain processes, not sandboxed" if sandbox is None else sandbox.describe()
+        #: The webhook entrants' relays to their URLs (sandboxed: the seats have no network), closed at close.
+        self._webhooks = dict(webhooks or {})
         launcher = _Launcher(address=address if sandbox is None else sandbox.address,
-                             tls_ca=None if sandbox else tls_ca, sandbox=sandbox, uids=user_ids())
+                             tls_ca=None if sandbox else tls_ca, sandbox=sandbox, uids=user_ids(),
+                             webhook_sockets={name: path for name, (path, _) in self._webhooks.items()})
         #: The long-lived entrant processes (None: every bot started per match, ``long_lived=False``).
         self.pool = EntrantPool(launcher.spawn) if long_lived else None
         self._launcher = dataclasses.replace(launcher, pool=self.pool)
@@ -435,20 +465,24 @@ class ServerDispatcher:
         folder = Path(tempfile.mkdtemp(prefix="tricktable-socket-"))
         secret = (data_dir.resolve(), *(p.resolve() for p in hidden))
         relay = None
+        webhooks: dict[str, tuple[Path, SocketRelay]] = {}
         try:
             if address is not None and address.startswith("unix:"):
                 socket_path = Path(address.removeprefix("unix:").removeprefix("//"))
             else:
                 socket_path = folder / "server.sock"
             sandbox = Sandbox.detect(socket_path, secret)
+            webhooks = await webhook_relays(config.entrants, folder)
             if address is None:
                 return cls(config, *await _start_server(config, data_dir, unix_socket=socket_path), sandbox=sandbox,
-                           socket_folder=folder, long_lived=long_lived)
+                           socket_folder=folder, long_lived=long_lived, webhooks=webhooks)
             if not address.startswith("unix:"):
                 relay = await SocketRelay.start(socket_path, address, tls_ca)
             return cls(config, address, tls_ca=tls_ca, sandbox=sandbox, relay=relay, socket_folder=folder,
-                       long_lived=long_lived)
+                       long_lived=long_lived, webhooks=webhooks)
         except BaseException:
+            for _, webhook in webhooks.values():
+                await webhook.close()
             if relay is not None:
                 await relay.close()
             shutil.rmtree(folder, ignore_errors=True)
@@ -464,6 +498,9 @@ class ServerDispatcher:
         if self._relay is not None:
             await self._relay.close()
             self._relay = None
+        webhooks, self._webhooks = self._webhooks, {}
+        for _, webhook in webhooks.values():
+            await webhook.close()
         if self._socket_folder is not None:
             shutil.rmtree(self._socket_folder, ignore_errors=True)
             self._socket_folder = None
