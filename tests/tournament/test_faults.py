@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from tests.tournament.helpers import config
 from tricktable.tournament.control import ControlError, Done, Fault, parse_reply
+from tricktable.tournament.engine import Tournament, local_dispatcher
 from tricktable.tournament.faults import FaultTally, describe
+from tricktable.tournament.report import export, print_report, summarize
 from tricktable.tournament.runner import MatchOutcome
 from tricktable.tournament.schedule import fixed_groups, round_matches
 from tricktable.tournament.store import TournamentStore
@@ -86,3 +90,19 @@ def test_an_outcome_keeps_its_faults_and_stderr_through_json() -> None:
     outcome = _outcome("m")
     again = MatchOutcome.from_json(json.loads(json.dumps(outcome.to_json())))
     assert again.fault_kinds == outcome.fault_kinds and again.stderr == outcome.stderr
+
+
+def test_the_report_names_each_entrants_faults_by_kind_in_a_local_tournament(tmp_path: Path) -> None:
+    cfg = config(entrants=["random", {"name": "crash", "bot": "tests.tournament.helpers:CrashingBot"}], games=2,
+                 forfeit_after=2)
+    store = TournamentStore(tmp_path / "t.sqlite3")
+    asyncio.run(Tournament(cfg, store, local_dispatcher(cfg, 1), concurrency=1).run())
+    summary = summarize(cfg, store)
+    console = Console(record=True, width=200)
+    print_report(summary, console)
+    export(summary, store, tmp_path / "out")
+    store.close()
+    assert "faults of crash: 4 crashed (in 2 games" in console.export_text()
+    data = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert data["faults"]["by_entrant"] == {"crash": {"crashed": 4}}
+    assert [m["kinds"] for m in data["faults"]["matches"]] == [{"crashed": 2}, {"crashed": 2}]

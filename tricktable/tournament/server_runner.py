@@ -10,14 +10,21 @@ is started per match unless it opts in. The server is one started in this
 process on a free port (its database is the tournament's, so its ``tables``
 and the tournament's rows sit side by side), or ``--server ADDR``.
 
-Faults: a bot process that exits before its game has ended (whatever its
-exit status), or a long-lived one that answers for its seat before then, is
-one fault, and the seat is handed again with the same token (a new process,
-or another long-lived one, rejoins it where it was); timeouts come from the record's per-seat counters (the server
-played the default action). At ``forfeit_after`` faults the entrant forfeits
-the match, with the reason recorded; after a forfeit by crash, an in-process
-first-legal bot plays the seat out so the table ends at once (the same
-action the server's clock would default to). A table the server stops at its
+Faults (counted by kind against ``forfeit_after``: :class:`tricktable.tournament.faults.FaultTally`,
+as in an in-process run): a bot's process reports each decision its bot got
+wrong on its control descriptor as it happens (garbage, an illegal id, a late
+answer, a raise: :mod:`tricktable.tournament.control`; a bot entrant's
+process always has one, a long-lived one's or one started for the seat); a
+bot process that exits before its game has ended (whatever its exit status),
+or a long-lived one that answers for its seat before then, is one fault, and
+the seat is handed again with the same token (a new process, or another
+long-lived one, rejoins it where it was); timeouts come from the record's
+per-seat counters (the server played the default action). At
+``forfeit_after`` faults the entrant forfeits the match, with the reason
+recorded; its bot is stopped and an in-process first-legal bot plays the
+seat out so the table ends at once (the same action the server's clock would
+default to). What each entrant's processes wrote to stderr while they held
+its seats is kept with the match (its end: :func:`written`). A table the server stops at its
 deal limit (``max_deals``) is adjudicated to the side(s) ahead, as the
 in-process runner does.
 
