@@ -2,9 +2,11 @@
 
 Each tournament is one deck set of All Fives to 11 points played twice (the sides swapped) between a
 misbehaving program (tests/bots/stdio_program.py, run by ``exec:`` in each seat's sandbox) and the heuristic.
-The rule is three faults a match; the clock one second a decision with no bank, so a program that answers
-late costs well under a second a fault. What is checked is what the organiser reads: the stored outcome, the
-report's summary and the export.
+The rule is three faults a match. The clock is 20 s a decision with no bank, a bound against a hang that no
+answer comes near however loaded the machine (a fault is the program's, never the clock's), except for the
+program that sleeps 3 s at every answer: its clock is 2.5 s, so that it is late (the adapter gives up at
+2.1 s) while the heuristic still has its time. What is checked is what the organiser reads: the stored
+outcome, the report's summary and the export.
 """
 
 from __future__ import annotations
@@ -47,11 +49,11 @@ class Run:
     export: Path
 
 
-def _tournament(tmp_path: Path, behaviour: str, *, long_lived: bool = True, **fields: Any) -> Run:
+def _tournament(tmp_path: Path, behaviour: str, *, long_lived: bool = True, decision_ms: int = 20_000) -> Run:
     bad = {"name": BAD, "bot": f"exec:{sys.executable} {PROGRAM} {behaviour}", "long_lived": long_lived}
     cfg = config(entrants=[bad, "heuristic"],
-                 games=2, options={"target": 11}, forfeit_after=3, decision_ms=1000, bank_ms=0,
-                 match_timeout_s=300, **fields)
+                 games=2, options={"target": 11}, forfeit_after=3, decision_ms=decision_ms, bank_ms=0,
+                 match_timeout_s=300)
 
     async def go() -> Run:
         store = TournamentStore(tmp_path / "tricktable.sqlite3")
@@ -109,7 +111,7 @@ def test_an_exec_entrant_that_answers_unknown_ids_is_forfeited_after_three(tmp_p
 
 
 def test_an_exec_entrant_that_sleeps_past_its_time_is_forfeited_after_three_late_answers(tmp_path: Path) -> None:
-    _assert_forfeited_for(_tournament(tmp_path, "late:100"), "late")
+    _assert_forfeited_for(_tournament(tmp_path, "late:100", decision_ms=2500), "late")
 
 
 def test_an_exec_entrant_whose_program_exits_is_forfeited_after_three_decisions_without_it(tmp_path: Path) -> None:

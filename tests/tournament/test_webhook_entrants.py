@@ -2,7 +2,8 @@
 
 The service is an HTTP server in this test process on 127.0.0.1 (a free port) that answers every decision with
 its first legal action; the tournament is one deck set of All Fives to 11 played twice against the heuristic,
-each seat sandboxed. A URL where nothing listens is the entrant's fault (``unreachable``), not a stalled table.
+each seat sandboxed, with a clock of 20 s a decision (a bound against a hang, never reached by an answer). A
+URL where nothing listens is the entrant's fault (``unreachable``), not a stalled table.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def service() -> Iterator[ThreadingHTTPServer]:
 
 def _play(tmp_path: Path, url: str) -> list[MatchOutcome]:
     cfg = config(entrants=[{"name": "hook", "bot": f"webhook:{url}"}, "heuristic"], games=2,
-                 options={"target": 11}, forfeit_after=3, decision_ms=1000, bank_ms=0)
+                 options={"target": 11}, forfeit_after=3, decision_ms=20_000, bank_ms=0)
 
     async def go() -> list[MatchOutcome]:
         store = TournamentStore(tmp_path / "tricktable.sqlite3")

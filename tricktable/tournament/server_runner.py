@@ -764,9 +764,10 @@ class ServerDispatcher:
         if forfeit is None and timeouts:
             # The entrant with the most faults forfeits (seat order breaks a tie).
             worst = max(timeouts, key=lambda n: (faults.total(n), -spec.seats.index(n)))
-            if faults.reached(worst):
-                forfeit = (worst, f"forfeit: {worst} timed out {timeouts[worst]} times "
-                                  f"({faults.total(worst)} faults: {describe(faults.kinds()[worst])})")
+            if faults.reached(worst):  # by its timeouts, or by faults reached as the table ended
+                timed_out = f"timed out {timeouts[worst]} times; " if timeouts[worst] else ""
+                forfeit = (worst, f"forfeit: {worst} {timed_out}made {faults.total(worst)} faults "
+                                  f"({describe(faults.kinds()[worst])})")
         scores = tuple(result.get("scores", ()))
         duration = time.perf_counter() - started
         missing = _JOIN_MISSED.match(str(result.get("reason", "")))
