@@ -24,9 +24,9 @@ per-seat counters (the server played the default action). At
 recorded; its bot is stopped and an in-process first-legal bot plays the
 seat out so the table ends at once (the same action the server's clock would
 default to). What each entrant's processes wrote to stderr while they held
-its seats is kept with the match (its end: :func:`written`). A table the server stops at its
-deal limit (``max_deals``) is adjudicated to the side(s) ahead, as the
-in-process runner does.
+its seats is kept with the match (its end: :func:`written`). A table the
+server stops at its deal limit (``max_deals``) is adjudicated to the side(s)
+ahead, as the in-process runner does.
 
 A server that cannot be reached, takes no new table yet (restarting, or
 draining before it stops) or says it is not serving (its health) is waited
@@ -194,7 +194,7 @@ class _Seat:
     lease: EntrantProcess | None = None
     answer: asyncio.Future[str] | None = None
     crashes: list[str] = field(default_factory=list)
-    #: Told each fault its bot's process reports (a long-lived process's fault lines).
+    #: Told each fault its bot's process reports (the fault lines on its control descriptor).
     report: OnFault | None = None
     #: Set once the seat's entrant has made the faults that forfeit the match (the bot is stopped then).
     limit: asyncio.Future[str] | None = None
@@ -211,14 +211,14 @@ class _Seat:
     async def finished(self) -> str:
         """How the seat's bot was through with it: ``exit N`` (a process's exit), a long-lived one's answer, or
         :data:`FAULTS_REACHED`."""
-        through = asyncio.ensure_future(self._through())
         if self.limit is None:
-            return await through
-        await asyncio.wait([through, self.limit], return_when=asyncio.FIRST_COMPLETED)
-        if self.limit.done():
+            return await self._through()
+        through = asyncio.ensure_future(self._through())
+        try:
+            await asyncio.wait([through, self.limit], return_when=asyncio.FIRST_COMPLETED)
+            return FAULTS_REACHED if self.limit.done() else through.result()
+        finally:  # also when this wait is given up: nothing is left waiting for the seat
             through.cancel()
-            return FAULTS_REACHED
-        return through.result()
 
     async def _through(self) -> str:
         if self.answer is not None:
