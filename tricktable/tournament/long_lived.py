@@ -153,6 +153,10 @@ class EntrantProcess:
         self._pending.clear()
         self._on_fault.clear()
 
+    async def kill(self) -> None:
+        """Kill the process (and its group) and reap it; its stderr is still read to its end, and kept."""
+        await self._ended()
+
     async def stop(self) -> None:
         """Stop the process and its children (its process group), whatever it is doing."""
         with contextlib.suppress(Exception):

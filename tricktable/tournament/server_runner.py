@@ -350,19 +350,20 @@ class _Launcher:
         A long-lived process that has not answered for its seat by now (its table ended) is stopped: it cannot
         be trusted to be idle.
         """
-        if seat.lease is not None and (self.pool is None or not seat.entrant.lives_long()):  # its own process
-            await seat.lease.stop()
-            await seat.keep_stderr(settle_s=0.0)
-            seat.lease = seat.answer = seat.stderr = None
-            return
-        if seat.lease is not None and self.pool is not None:
-            await seat.keep_stderr(settle_s=0.0)  # a process that lives on: its output has no end to wait for
-            seat.stderr = None
-            if seat.answer is not None and seat.answer.done():
+        if seat.lease is not None:
+            own = self.pool is None or not seat.entrant.lives_long()  # a process started for this seat alone
+            lives_on = not own and seat.answer is not None and seat.answer.done()
+            if not lives_on:  # killed first, so that all it wrote until then is read and kept
+                await seat.lease.kill()
+            # A process that lives on has no end of its output to wait for.
+            await seat.keep_stderr(settle_s=0.0 if lives_on else 1.0)
+            if own:
+                await seat.lease.stop()
+            elif lives_on and self.pool is not None:
                 self.pool.release(seat.lease)
-            else:
+            elif self.pool is not None:
                 await self.pool.discard(seat.lease)
-            seat.lease = seat.answer = None
+            seat.lease = seat.answer = seat.stderr = None
             return
         proc = seat.process
         if proc is not None:
@@ -564,7 +565,7 @@ class ServerDispatcher:
             def report(kind: str, message: str) -> None:
                 if seat.limit is None or seat.limit.done():  # forfeited: what it does until it is stopped is moot
                     return
-                last_fault[seat.seat] = f"{kind}: {message}" if message else kind
+                last_fault[seat.seat] = message if kind in message else f"{kind}: {message}" if message else kind
                 if faults.count(seat.entrant.name, kind):  # every seat of the entrant is through (both of a side)
                     for each in seats:
                         if each.entrant.name == seat.entrant.name and each.limit is not None and not each.limit.done():
