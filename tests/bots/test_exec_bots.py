@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.bots.external_support import GAME, OPTIONS, PROGRAM, Played, play_against_heuristic, program, server
-from tricktable.bots.external.exec_bot import STDERR_KEPT
 from tricktable.bots.ladder import BotSpec, duplicate_pair
+from tricktable.bots.stderr import STDERR_TAIL_BYTES as STDERR_KEPT
 from tricktable.server.app import GameServer
 from tricktable.tournament.arena import play as play_arena
 

@@ -124,8 +124,10 @@ def test_crashing_bot_forfeits_with_the_reason_and_the_tournament_goes_on(store)
         assert outcome.status == "forfeit" and outcome.forfeit_by in spec.seats
         if outcome.forfeit_by == "crash":
             assert "crashed: RuntimeError: boom" in outcome.reason and outcome.faults["crash"] == 2
+            assert outcome.fault_kinds["crash"] == {"crashed": 2}
         else:
             assert outcome.forfeit_by == "illegal" and "illegal action" in outcome.reason
+            assert outcome.fault_kinds["illegal"] == {"illegal_action": 2}
         record = store.record("t", spec.match_id)
         assert verify_record(record) is None
         if outcome.status == "forfeit":
@@ -186,7 +188,7 @@ def test_exports_parse(store, tmp_path):
     out = tmp_path / "out"
     written = export(summarize(cfg, store), store, out)
     assert {p.name for p in written} == {"summary.json", "leaderboard.csv", "crosstable.csv", "pairs.csv",
-                                         "matches.csv", "records.jsonl"}
+                                         "matches.csv", "faults.csv", "records.jsonl", "stderr.jsonl"}
     summary = json.loads((out / "summary.json").read_text())
     assert summary["games"] == 6 and len(summary["leaderboard"]) == 3 and len(summary["pairs"]) == 3
     with (out / "leaderboard.csv").open() as fh:

@@ -9,6 +9,7 @@ import pytest
 from tests.tournament.helpers import config
 from tricktable.rules.verify import verify_record
 from tricktable.tournament.engine import Tournament, stored_games
+from tricktable.tournament.faults import FaultTally
 from tricktable.tournament.server_runner import ServerDispatcher, bot_argv
 from tricktable.tournament.store import TournamentStore
 
@@ -67,6 +68,10 @@ def test_a_bot_that_keeps_crashing_forfeits_and_the_table_is_played_out(tmp_path
     for spec, outcome in games:
         assert outcome.status == "forfeit" and outcome.forfeit_by == "crasher"
         assert "crashed 2 times" in outcome.reason and "dying" in outcome.reason
+        assert outcome.fault_kinds == {"crasher": {"process_exit": 2}}
+        kept, = (m.outcome.stderr["crasher"] for m in store.matches("t", with_records=True)
+                 if m.spec.match_id == spec.match_id)
+        assert kept.count("dying") == 2  # both processes' stderr, kept with the match
         assert outcome.winners == (spec.seats.index("first-legal"),)
         record = store.record("t", spec.match_id)
         assert record["result"]["status"] == "finished"  # a substitute played the seat out
@@ -83,10 +88,10 @@ def test_a_table_stopped_at_the_servers_deal_limit_is_adjudicated():
     record = {"seats": seats,
               "result": {"status": "aborted", "winners": [], "scores": [-300, 120],
                          "reason": "deal limit: 200 deals played without a result"}}
-    outcome = dispatcher._outcome(spec, "t-1", record, {n: 0 for n in spec.seats}, None, 0.0)
+    outcome = dispatcher._outcome(spec, "t-1", record, FaultTally(spec.seats, cfg.forfeit_after), None, 0.0)
     assert outcome.status == "adjudicated" and outcome.winners == (1,)
     seats[1]["timeouts"] = 3
-    outcome = dispatcher._outcome(spec, "t-1", record, {n: 0 for n in spec.seats}, None, 0.0)
+    outcome = dispatcher._outcome(spec, "t-1", record, FaultTally(spec.seats, cfg.forfeit_after), None, 0.0)
     assert outcome.status == "forfeit" and outcome.forfeit_by == spec.seats[1] and "timed out 3 times" in outcome.reason
 
 
@@ -160,7 +165,7 @@ def test_an_entrant_that_never_joins_forfeits_and_two_absent_entrants_are_an_err
 
     def outcome(reason):
         record = {"seats": [], "result": {"status": "aborted", "winners": [], "scores": [0, 0], "reason": reason}}
-        return dispatcher._outcome(spec, "t-1", record, {n: 0 for n in spec.seats}, None, 0.0)
+        return dispatcher._outcome(spec, "t-1", record, FaultTally(spec.seats, cfg.forfeit_after), None, 0.0)
 
     absent = outcome("cancelled: seat(s) 1, 3 did not join within 60s")
     assert absent.status == "forfeit" and absent.forfeit_by == spec.seats[1] and "never joined" in absent.reason

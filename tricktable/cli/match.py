@@ -27,8 +27,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from tricktable.bots import EXEC_PREFIX, SPEC_HELP, WEBHOOK_PREFIX, BotSpecError, bot_factory
+from tricktable.bots.stderr import OutputTail
 from tricktable.cli import checks
-from tricktable.cli.bot_output import LINE_LIMIT, BotOutput
 from tricktable.cli.selfplay import parse_options
 from tricktable.cli.tls import TlsCa, root_certificates
 from tricktable.client_sdk.handoff import token_descriptor
@@ -42,12 +42,15 @@ from tricktable.server.app import GameServer, ServerConfig
 from tricktable.server.clocks import LIMITS
 from tricktable.server.logging import configure
 from tricktable.server.storage import resolve_data_dir
+from tricktable.tournament.bot_output import StderrTail
 from tricktable.tournament.sandbox import trusted_environment
 from tricktable.web.catalog import ServerCatalog
 from tricktable.web.viewer import WebViewer
 
 #: Seconds the bots get to exit after the game's end before they are stopped.
 BOT_EXIT_SECONDS = 10.0
+#: Lines of one bot's stderr printed as they come; the rest is counted, and its end kept.
+LINES_SHOWN = 20
 
 
 def match_command(
@@ -219,14 +222,14 @@ class _Launched:
 
     name: str
     process: asyncio.subprocess.Process
-    output: BotOutput
+    output: StderrTail
 
 
 async def _launch(console: Console, bot: str, address: str, token: str, name: str, seed: str | None,
                   delay_ms: int, tls_ca: Path | None = None) -> _Launched:
     """Start one seat's ``tricktable bot``, its token on a descriptor of its own (never on its command line).
 
-    Its stderr is read from the start (:class:`BotOutput`): a bot's warnings show as they come, and a noisy
+    Its stderr is read from the start (:class:`StderrTail`): a bot's warnings show as they come, and a noisy
     bot never blocks on a full pipe.
     """
     fd = token_descriptor(token)
@@ -241,16 +244,17 @@ async def _launch(console: Console, bot: str, address: str, token: str, name: st
     try:
         process = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.DEVNULL,
                                                        stderr=asyncio.subprocess.PIPE, pass_fds=(fd,),
-                                                       env=trusted_environment({}), limit=LINE_LIMIT)
+                                                       env=trusted_environment({}))
     finally:
         os.close(fd)
     if process.stderr is None:  # started with stderr=PIPE above, so asyncio always gives a reader
         raise RuntimeError("a bot started without a stderr pipe")
 
-    def show(who: str, line: str) -> None:
-        console.print(f"  [dim]{escape(who)}:[/dim] [yellow]{escape(line)}[/yellow]")
+    def show(line: str) -> None:
+        console.print(f"  [dim]{escape(name)}:[/dim] [yellow]{escape(line)}[/yellow]")
 
-    return _Launched(name, process, BotOutput(name, process.stderr, show))
+    output = OutputTail(show=show, show_lines=LINES_SHOWN, label=name)
+    return _Launched(name, process, StderrTail(process.stderr, output))
 
 
 async def _follow(console: Console, watching: asyncio.Future[Any], launched: list[_Launched]) -> Any:
@@ -265,7 +269,7 @@ async def _follow(console: Console, watching: asyncio.Future[Any], launched: lis
                 if watching.done():
                     break
                 await bot.output.finish()
-                tail = bot.output.tail()
+                tail = bot.output.output.text().strip()[-600:]
                 console.print(f"[red]{escape(bot.name)} exited (status {bot.process.returncode}) before the game "
                               f"ended[/red]" + (f": {escape(tail)}" if tail else ""))
         return await watching
@@ -285,12 +289,13 @@ async def _reap(console: Console, launched: list[_Launched]) -> None:
             await process.wait()
             console.print(f"[yellow]{escape(bot.name)} (pid {process.pid}) did not exit and was stopped[/yellow]")
         await bot.output.finish()
-        if bot.output.hidden:
-            console.print(f"[yellow]{escape(bot.name)}: {bot.output.hidden} more lines of stderr; the last:[/yellow] "
-                          f"{escape(bot.output.tail(300))}")
+        if bot.output.output.hidden:
+            console.print(f"[yellow]{escape(bot.name)}: {bot.output.output.hidden} more lines of stderr; "
+                          "the last:[/yellow] "
+                          f"{escape(bot.output.output.text().strip()[-300:])}")
         if process.returncode not in (0, 1, None):
             console.print(f"[yellow]{escape(bot.name)} exited with status {process.returncode}: "
-                          f"{escape(bot.output.tail(300))}[/yellow]")
+                          f"{escape(bot.output.output.text().strip()[-300:])}[/yellow]")
 
 
 async def show_table(console: Console, stub: Any, table_id: str, quiet: bool, *, owner_token: str = "") -> Any:

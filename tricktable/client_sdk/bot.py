@@ -179,12 +179,14 @@ class BotFault(Exception):  # a bot's mistake with its remedy, not an error of t
     a quiet substitute: every host counts it as the bot's fault (a tournament
     forfeits a bot after too many), and the SDK runner plays ``fallback``
     with the message as a one-line warning instead of the first legal action
-    with a traceback.
+    with a traceback. ``kind`` names the fault, as the hosts count it
+    (``garbage``, ``late``...: the external adapters' kinds).
     """
 
-    def __init__(self, message: str, fallback: Action) -> None:
+    def __init__(self, message: str, fallback: Action, kind: str = "fault") -> None:
         super().__init__(message)
         self.fallback = fallback
+        self.kind = kind
 
 
 def not_an_action(choice: object) -> str | None:

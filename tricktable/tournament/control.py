@@ -12,6 +12,10 @@ socket pair, the *control descriptor*, named by ``$TRICKTABLE_CONTROL_FD``
 - plays the seat until its game ends, then writes ``{"done": ID, "status":
   S}`` with ``S`` ``finished`` (the game ended), ``aborted`` (the server
   aborted it) or ``error`` (it could not play it; ``"error": "why"`` added);
+- while it plays, may write ``{"fault": ID, "kind": K, "message": M}``
+  for each decision its bot got wrong (``K`` a fault kind:
+  :data:`tricktable.tournament.faults.KINDS`, or an exec or webhook bot's own):
+  the tournament counts it toward the forfeit rule at once;
 - reads the next line; end of file means the tournament is over: exit.
 
 Why lines of JSON: any language reads and writes them, and a field added
@@ -106,3 +110,36 @@ class Done:
     def describe(self) -> str:
         """How the fault log says it (``said error: why``)."""
         return f"said {self.status}" + (f": {self.error}" if self.error else "")
+
+
+#: Longest fault message kept (the rest of a bot's own words is cut).
+MAX_FAULT_MESSAGE = 500
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fault:
+    """A long-lived process's report, while it plays the seat of ``play``: its bot made a fault of ``kind``."""
+
+    play: str
+    kind: str
+    message: str = ""
+
+    def line(self) -> bytes:
+        """The line written back on the control descriptor."""
+        return json.dumps({"fault": self.play, "kind": self.kind,
+                           "message": self.message[:MAX_FAULT_MESSAGE]}).encode() + b"\n"
+
+
+def parse_reply(line: bytes) -> Done | Fault:
+    """What a long-lived process wrote back: an answer for a seat, or a fault of the seat it plays.
+
+    Raises:
+        ControlError: the line is neither.
+    """
+    data = _decode(line)
+    if "fault" in data and "done" not in data:
+        kind = data.get("kind")
+        if not isinstance(kind, str) or not kind:
+            raise ControlError(f"a fault line needs a kind: {line[:80]!r}")
+        return Fault(play=str(data["fault"]), kind=kind[:64], message=str(data.get("message", ""))[:MAX_FAULT_MESSAGE])
+    return Done.parse(line)

@@ -34,9 +34,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from tricktable.tournament.bot_output import StderrTail
-from tricktable.tournament.control import ControlError, Done, Hand
+from tricktable.tournament.control import ControlError, Done, Fault, Hand, parse_reply
 from tricktable.tournament.entrants import EntrantSpec
 
+#: Told a fault of the seat's bot as the process reports it: its kind and its message.
+OnFault = Callable[[str, str], None]
 #: A deck set of the schedule: (round, deck set).
 DeckSet = tuple[int, int]
 #: Long-lived processes alive at once, at most; beyond it the least recently used idle one is stopped.
@@ -64,6 +66,8 @@ class EntrantProcess:
     used: float = field(default_factory=time.monotonic)
     #: Seats handed and not yet answered for, by play id.
     _pending: dict[str, asyncio.Future[str]] = field(default_factory=dict)
+    #: Who is told the faults reported for each seat handed, by play id.
+    _on_fault: dict[str, OnFault] = field(default_factory=dict)
     _reading: asyncio.Task[None] | None = None
     _gone: bool = False
     #: Why the process was taken for crashed though it still ran (a line that broke the protocol).
@@ -84,8 +88,10 @@ class EntrantProcess:
         return self.tables.get(deck_set, table_id) == table_id
 
     async def hand(self, deck_set: DeckSet, table_id: str, *, token: str, seat: int, seed: str,
-                   address: str) -> asyncio.Future[str]:
+                   address: str, on_fault: OnFault | None = None) -> asyncio.Future[str]:
         """Hand the process a seat; the future gives its answer (``said finished``) or ``exit N`` if it died.
+
+        ``on_fault`` is told each fault the process reports for the seat (:class:`Fault`), as it comes.
 
         Raises:
             TwinTableRefused: the process played another table of this deck set.
@@ -98,6 +104,8 @@ class EntrantProcess:
         play = str(next(_plays))
         answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._pending[play] = answer
+        if on_fault is not None:
+            self._on_fault[play] = on_fault
         if not self.alive:
             await self._ended()
             return answer
@@ -112,10 +120,17 @@ class EntrantProcess:
         try:
             while line := await self.reader.readline():
                 try:
-                    done = Done.parse(line)
+                    reply = parse_reply(line)
                 except ControlError as exc:
                     self.protocol_error = str(exc)
                     break
+                if isinstance(reply, Fault):
+                    told = self._on_fault.get(reply.play)
+                    if told is not None and reply.play in self._pending:
+                        told(reply.kind, reply.message)
+                    continue
+                done: Done = reply
+                self._on_fault.pop(done.play, None)
                 answer = self._pending.pop(done.play, None)
                 if answer is not None and not answer.done():
                     answer.set_result(done.describe())
@@ -136,6 +151,11 @@ class EntrantProcess:
             if not answer.done():
                 answer.set_result(how)
         self._pending.clear()
+        self._on_fault.clear()
+
+    async def kill(self) -> None:
+        """Kill the process (and its group) and reap it; its stderr is still read to its end, and kept."""
+        await self._ended()
 
     async def stop(self) -> None:
         """Stop the process and its children (its process group), whatever it is doing."""

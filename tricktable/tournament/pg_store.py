@@ -65,6 +65,11 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (tournament_id, match_id)
     );
     """,
+    # Each match's faults by entrant and kind, and the end of what each entrant's bots wrote to stderr.
+    """
+    ALTER TABLE tournament_matches ADD COLUMN fault_kinds TEXT NOT NULL DEFAULT '{}';
+    ALTER TABLE tournament_matches ADD COLUMN stderr TEXT NOT NULL DEFAULT '{}';
+    """,
 )
 VERSION_TABLE = "tournament_schema_version"
 #: The errors that say the database can not be reached (or cut the connection), not that a statement is wrong.

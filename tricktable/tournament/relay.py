@@ -8,6 +8,11 @@ with ``--tls-ca``, speaks TLS to the server itself (so the bot speaks plain
 gRPC to the socket and never needs the CA file). A connection the server
 drops (a restart) is closed on the bot's side too, and the bot reconnects
 as it would over TCP.
+
+A webhook entrant's seats reach its URL the same way (:func:`webhook_relays`):
+a relay per entrant to the host and port of its URL, and nowhere else, bound
+into that entrant's sandboxes only; the bytes are copied as they are, so an
+``https`` URL is TLS from the seat to the service.
 """
 
 from __future__ import annotations
@@ -15,7 +20,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ssl
+from collections.abc import Sequence
 from pathlib import Path
+
+from tricktable.bots import WEBHOOK_PREFIX
+from tricktable.bots.external.webhook_bot import check_url
+from tricktable.tournament.entrants import EntrantSpec
 
 _CHUNK = 65536
 
@@ -87,3 +97,26 @@ class SocketRelay:
                 await task
         with contextlib.suppress(Exception):
             await self._server.wait_closed()
+
+
+async def webhook_relays(entrants: Sequence[EntrantSpec], folder: Path) -> dict[str, tuple[Path, SocketRelay]]:
+    """A relay in ``folder`` for each ``webhook:`` entrant to its URL's host and port: entrant name -> socket, relay.
+
+    Raises:
+        ValueError: an entrant's URL is not an http(s) URL with a host (the config's check says so first).
+    """
+    relays: dict[str, tuple[Path, SocketRelay]] = {}
+    try:
+        for number, entrant in enumerate(entrants):
+            if entrant.bot is None or not entrant.bot.startswith(WEBHOOK_PREFIX):
+                continue
+            scheme, host, port, _ = check_url(entrant.bot.removeprefix(WEBHOOK_PREFIX))
+            target = f"[{host}]" if ":" in host else host
+            path = folder / f"webhook-{number}.sock"
+            port = port or (443 if scheme == "https" else 80)
+            relays[entrant.name] = (path, await SocketRelay.start(path, f"{target}:{port}"))
+    except BaseException:
+        for _, relay in relays.values():
+            await relay.close()
+        raise
+    return relays

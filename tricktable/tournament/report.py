@@ -6,11 +6,16 @@ report of the whole tournament. Exports (in the output directory):
 - ``summary.json``: config, leaderboard, pairs (paired results with 95%
   intervals: ``ci95_method`` says which, ``wilson`` or ``t``; with one deck
   set it is ``too few`` and the bounds are null), crosstable, SPRT state,
-  forfeits and errors, and ``deck_key``: the commitment to the deck key, with
+  forfeits and errors, ``faults`` (each entrant's faults by kind, in all and
+  match by match), and ``deck_key``: the commitment to the deck key, with
   the key and its salt once every table has ended
   (:mod:`tricktable.tournament.deck_key`);
 - ``leaderboard.csv``, ``crosstable.csv`` (A's score against B per cell),
-  ``pairs.csv``, ``matches.csv`` (one line per game);
+  ``pairs.csv``, ``matches.csv`` (one line per game, its faults in words),
+  ``faults.csv`` (one line per game, entrant and kind of fault);
+- ``stderr.jsonl``: for each game, what each entrant's bot processes wrote
+  to stderr (its end: :data:`tricktable.bots.stderr.STDERR_TAIL_BYTES` at
+  most), one JSON object per game and entrant that wrote any;
 - ``records.jsonl``: every game's record, one per line, which
   ``tricktable verify records.jsonl`` replays (``tricktable verify FOLDER``
   also checks every deck set against the revealed deck key).
@@ -21,8 +26,9 @@ from __future__ import annotations
 import csv
 import json
 import time
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +51,7 @@ from tricktable.stats import SMALL_SAMPLE
 from tricktable.tournament.config import TournamentConfig
 from tricktable.tournament.deck_key import DeckKeyDisclosure
 from tricktable.tournament.engine import RunStats, stored_games
+from tricktable.tournament.faults import describe
 from tricktable.tournament.ratings import (
     Game,
     PairResult,
@@ -125,6 +132,9 @@ class Summary:
     status: str | None
     #: The deck key's commitment (and, once every table has ended, the key): None for an unknown tournament.
     deck_key: DeckKeyDisclosure | None = None
+    #: Each entrant's faults by kind over every game, and the games with faults (match, entrant, kinds).
+    fault_kinds: dict[str, dict[str, int]] = field(default_factory=dict)
+    faulty: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self, stats: RunStats | None = None) -> dict[str, Any]:
         """``summary.json``."""
@@ -136,6 +146,7 @@ class Summary:
             "crosstable": {a: {b: r.to_json() for b, r in row.items()} for a, row in self.cross.items()},
             "sprt": None if self.sprt is None else self.sprt.to_json(),
             "forfeits": self.forfeits, "errors": self.errors,
+            "faults": {"by_entrant": self.fault_kinds, "matches": self.faulty},
             "deck_key": None if self.deck_key is None else self.deck_key.to_json(),
         }
         if stats is not None:
@@ -163,7 +174,19 @@ def summarize(config: TournamentConfig, store: TournamentStore, games: list[Game
         forfeits=[{"match_id": s.match_id, "entrant": o.forfeit_by, "reason": o.reason}
                   for s, o in games if o.status == "forfeit"],
         errors=[{"match_id": s.match_id, "reason": o.reason} for s, o in games if o.status == "error"],
-        status=store.status(config.name), deck_key=store.deck_key_disclosure(config.name))
+        status=store.status(config.name), deck_key=store.deck_key_disclosure(config.name),
+        fault_kinds=_fault_totals(names, games),
+        faulty=[{"match_id": s.match_id, "entrant": name, "faults": sum(kinds.values()), "kinds": dict(kinds)}
+                for s, o in games for name, kinds in o.fault_kinds.items() if kinds])
+
+
+def _fault_totals(names: Sequence[str], games: Sequence[Game]) -> dict[str, dict[str, int]]:
+    """Each entrant's faults by kind over ``games`` (only those with any), the most frequent kind first."""
+    totals: dict[str, Counter[str]] = {}
+    for _, outcome in games:
+        for name, kinds in outcome.fault_kinds.items():
+            totals.setdefault(name, Counter()).update(kinds)
+    return {name: dict(totals[name].most_common()) for name in names if name in totals}
 
 
 # --- tables ---------------------------------------------------------------------------
@@ -237,6 +260,10 @@ def print_report(summary: Summary, console: Console, stats: RunStats | None = No
         console.print(f"... and {len(summary.forfeits) - 10} more forfeits (summary.json lists them all)")
     for e in summary.errors[:10]:
         console.print(f"error {e['match_id']}: {e['reason']}")
+    for name, kinds in summary.fault_kinds.items():
+        games = sum(1 for f in summary.faulty if f["entrant"] == name)
+        console.print(f"faults of {name}: {describe(kinds)} (in {games} games; faults.csv and stderr.jsonl in "
+                      "the export say which, and what it wrote to stderr)")
     if summary.deck_key is not None and summary.deck_key.commitment is not None:
         console.print(f"deck-key commitment: {summary.deck_key.commitment}")
         console.print("the deck key and its salt are in summary.json: tricktable verify checks every deck set"
@@ -296,16 +323,25 @@ def export(summary: Summary, store: TournamentStore, out: Path, stats: RunStats 
     written.append(path)
     path = out / "matches.csv"
     match_rows = []
-    records = out / "records.jsonl"
-    with records.open("w", encoding="utf-8") as fh:
+    fault_rows: list[list[Any]] = []
+    records, stderr = out / "records.jsonl", out / "stderr.jsonl"
+    with records.open("w", encoding="utf-8") as fh, stderr.open("w", encoding="utf-8") as err:
         for m in store.iter_matches(summary.config.name, with_records=True):
             s, o = m.spec, m.outcome
+            faults = "; ".join(f"{name}: {describe(dict(kinds))}" for name, kinds in o.fault_kinds.items() if kinds)
             match_rows.append([s.match_id, s.round, s.deck_set, s.group, s.arrangement, s.seed, " ".join(s.seats),
                                o.status, " ".join(map(str, o.winners)), " ".join(map(str, o.scores)),
-                               o.forfeit_by or "", o.reason, o.table_id or "", round(o.duration_s, 4)])
+                               o.forfeit_by or "", o.reason, faults, o.table_id or "", round(o.duration_s, 4)])
+            fault_rows.extend([s.match_id, name, kind, n] for name, kinds in o.fault_kinds.items()
+                              for kind, n in kinds.items())
             if o.record:
                 fh.write(json.dumps(o.record, separators=(",", ":")) + "\n")
+            for name, text in o.stderr.items():
+                err.write(json.dumps({"match_id": s.match_id, "entrant": name, "stderr": text},
+                                     ensure_ascii=False) + "\n")
     _write_csv(path, ["match_id", "round", "deck_set", "group", "arrangement", "seed", "seats", "status", "winners",
-                      "scores", "forfeit_by", "reason", "table_id", "duration_s"], match_rows)
-    written.extend([path, records])
+                      "scores", "forfeit_by", "reason", "faults", "table_id", "duration_s"], match_rows)
+    faults_csv = out / "faults.csv"
+    _write_csv(faults_csv, ["match_id", "entrant", "kind", "count"], fault_rows)
+    written.extend([path, faults_csv, records, stderr])
     return written

@@ -15,9 +15,9 @@ process per bot.
 
 Fault rules (both runners): a bot that raises, returns an illegal action or
 (with ``decision_ms``) overruns its time has the server's default action
-played for it (:func:`tricktable.rules.defaults.default_action`) and one fault counted; at
-``forfeit_after`` faults the match stops, recorded as aborted, and the entrant
-forfeits it.
+played for it (:func:`tricktable.rules.defaults.default_action`) and one fault counted, by kind; at
+``forfeit_after`` faults (:class:`tricktable.tournament.faults.FaultTally`, the rule's one home) the
+match stops, recorded as aborted, and the entrant forfeits it.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from tricktable.rules.game import Seat
 from tricktable.rules.match import MAX_DEALS, Match, play_out
 from tricktable.rules.registry import new_match
 from tricktable.tournament.entrants import FORFEIT_AFTER, EntrantSpec
+from tricktable.tournament.faults import FaultTally
 from tricktable.tournament.schedule import MatchSpec
 
 #: Outcome statuses: played to the end; stopped because an entrant forfeited; stopped at the deal limit
@@ -57,6 +58,11 @@ class MatchOutcome:
     forfeit_by: str | None = None
     #: Entrant name -> faults (crashes, illegal actions, timeouts) in this match.
     faults: Mapping[str, int] = field(default_factory=dict)
+    #: Entrant name -> its faults by kind (:data:`tricktable.tournament.faults.KINDS`), for those with any.
+    fault_kinds: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    #: Entrant name -> the end of what its bot processes wrote to stderr in this match (over the server; at most
+    #: :data:`tricktable.bots.stderr.STDERR_TAIL_BYTES` each), for those that wrote any.
+    stderr: Mapping[str, str] = field(default_factory=dict)
     record: Mapping[str, Any] = field(default_factory=dict)
     table_id: str | None = None
     duration_s: float = 0.0
@@ -65,7 +71,8 @@ class MatchOutcome:
         """Plain JSON values (Ray transport, exports)."""
         return {"match_id": self.match_id, "status": self.status, "winners": list(self.winners),
                 "scores": list(self.scores), "reason": self.reason, "forfeit_by": self.forfeit_by,
-                "faults": dict(self.faults), "record": dict(self.record), "table_id": self.table_id,
+                "faults": dict(self.faults), "fault_kinds": {k: dict(v) for k, v in self.fault_kinds.items()},
+                "stderr": dict(self.stderr), "record": dict(self.record), "table_id": self.table_id,
                 "duration_s": self.duration_s}
 
     @classmethod
@@ -73,7 +80,9 @@ class MatchOutcome:
         """Inverse of :meth:`to_json`."""
         return cls(match_id=data["match_id"], status=data["status"], winners=tuple(data["winners"]),
                    scores=tuple(data["scores"]), reason=data.get("reason", ""), forfeit_by=data.get("forfeit_by"),
-                   faults=dict(data.get("faults", {})), record=dict(data.get("record", {})),
+                   faults=dict(data.get("faults", {})),
+                   fault_kinds={k: dict(v) for k, v in data.get("fault_kinds", {}).items()},
+                   stderr=dict(data.get("stderr", {})), record=dict(data.get("record", {})),
                    table_id=data.get("table_id"), duration_s=float(data.get("duration_s", 0.0)))
 
 
@@ -127,7 +136,7 @@ class LocalRunner:
         """Play ``spec``; see the module's fault rules."""
         started = time.perf_counter()
         match = new_match(spec.game, spec.options, seed=spec.seed)
-        faults: dict[str, int] = {name: 0 for name in spec.seats}
+        faults = FaultTally(spec.seats, self.forfeit_after)
         bots: dict[int, Bot] = {}
         for index, name in enumerate(spec.seats):
             entrant = entrants[name]
@@ -137,13 +146,15 @@ class LocalRunner:
                 bots[index] = make_bot(entrant.bot, bot_seed(spec, index))
             except Exception as exc:  # a bot that cannot even start forfeits
                 reason = f"forfeit: {name} (seat {index}) could not start: {type(exc).__name__}: {exc}"
-                return self._forfeit(spec, match, name, reason, faults, started, count=self.forfeit_after)
+                faults.reach_limit(name, "could_not_start")
+                return self._forfeit(spec, match, name, reason, faults, started)
         limit = None if self.decision_ms is None else self.decision_ms / 1000.0
 
         def choose(state: Match, seat: Seat) -> Action:
             """The seat's bot's action; a fault plays the server's default action instead, and may end the match."""
             name = spec.seats[seat]
             problem: str | None = None
+            kind = "garbage"
             asked = time.perf_counter()
             action: Action | None = None
             try:
@@ -156,18 +167,16 @@ class LocalRunner:
                     state.check(answer, seat)
                     action = answer
             except RuleError as exc:
-                problem = f"illegal action: {exc}"
+                problem, kind = f"illegal action: {exc}", "illegal_action"
             except BotFault as exc:  # a program or a URL that gave no valid answer: its own words
-                problem = str(exc)
+                problem, kind = str(exc), exc.kind
             except Exception as exc:  # a bot's bug is a fault of that bot, never the tournament's end
-                problem = f"crashed: {type(exc).__name__}: {exc}"
+                problem, kind = f"crashed: {type(exc).__name__}: {exc}", "crashed"
             if problem is None and limit is not None and time.perf_counter() - asked > limit:
-                problem = f"timed out (over {self.decision_ms} ms)"
+                problem, kind = f"timed out (over {self.decision_ms} ms)", "late"
                 action = None  # as on the server: the late answer is dropped, the default action plays
-            if problem is not None:
-                faults[name] += 1
-                if faults[name] >= self.forfeit_after:
-                    raise _Forfeit(state, name, f"forfeit: {name} (seat {seat}) {problem} ({faults[name]} faults)")
+            if problem is not None and faults.count(name, kind):
+                raise _Forfeit(state, name, f"forfeit: {name} (seat {seat}) {problem} ({faults.total(name)} faults)")
             # The server's default for a seat that times out or is away: one default everywhere.
             return action if action is not None else default_action(state.view(seat))
 
@@ -181,10 +190,10 @@ class LocalRunner:
         record = match.to_record(seed=spec.seed, names=list(spec.seats))
         status = "finished" if result.status == "finished" else "error"
         return MatchOutcome(match_id=spec.match_id, status=status, winners=result.winners, scores=result.scores,
-                            reason=result.reason, faults=faults, record=record,
+                            reason=result.reason, faults=faults.totals(), fault_kinds=faults.kinds(), record=record,
                             duration_s=time.perf_counter() - started)
 
-    def _adjudicate(self, spec: MatchSpec, match: Any, faults: dict[str, int], started: float) -> MatchOutcome:
+    def _adjudicate(self, spec: MatchSpec, match: Any, faults: FaultTally, started: float) -> MatchOutcome:
         scores = tuple(match.scores_before)
         best = max(scores)
         winners = tuple(i for i, s in enumerate(scores) if s == best)
@@ -193,14 +202,13 @@ class LocalRunner:
         aborted = match.abort(reason)
         record = aborted.to_record(seed=spec.seed, names=list(spec.seats))
         return MatchOutcome(match_id=spec.match_id, status="adjudicated", winners=winners, scores=scores,
-                            reason=reason, faults=faults, record=record, duration_s=time.perf_counter() - started)
+                            reason=reason, faults=faults.totals(), fault_kinds=faults.kinds(), record=record,
+                            duration_s=time.perf_counter() - started)
 
-    def _forfeit(self, spec: MatchSpec, match: Any, name: str, reason: str, faults: dict[str, int],
-                 started: float, count: int | None = None) -> MatchOutcome:
-        if count is not None:
-            faults[name] = count
+    def _forfeit(self, spec: MatchSpec, match: Any, name: str, reason: str, faults: FaultTally,
+                 started: float) -> MatchOutcome:
         aborted = match.abort(reason)
         record = aborted.to_record(seed=spec.seed, names=list(spec.seats))
         return MatchOutcome(match_id=spec.match_id, status="forfeit", winners=forfeit_winners(spec, name),
-                            scores=tuple(aborted.scores), reason=reason, forfeit_by=name, faults=faults,
-                            record=record, duration_s=time.perf_counter() - started)
+                            scores=tuple(aborted.scores), reason=reason, forfeit_by=name, faults=faults.totals(),
+                            fault_kinds=faults.kinds(), record=record, duration_s=time.perf_counter() - started)

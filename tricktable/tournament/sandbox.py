@@ -9,7 +9,8 @@ table of a duplicate deck set deals the same cards). In the sandbox
 
 - its own PID, IPC, UTS and network namespaces: it sees no other process and
   reaches nothing over the network; the server only through the Unix socket
-  bound in at :data:`SANDBOX_SOCKET`;
+  bound in at :data:`SANDBOX_SOCKET` (and a webhook entrant its URL's host and
+  port only, through the relay bound in at :data:`SANDBOX_WEBHOOK_SOCKET`);
 - a file system built from a few read-only parts: the system directories,
   the Python that runs the tournament and its import path, the working
   directory, and the files named on the entrant's command line or in its
@@ -47,6 +48,8 @@ from typing import Literal
 Isolation = Literal["sandbox", "trusted"]
 #: Where a sandboxed bot finds the server: ``unix:`` this path.
 SANDBOX_SOCKET = "/run/tricktable/server.sock"
+#: Where a webhook entrant's sandbox finds its URL: a socket relayed to the URL's host and port only.
+SANDBOX_WEBHOOK_SOCKET = "/run/tricktable/webhook.sock"
 #: The only environment variables a bot inherits (an allowlist: anything else, such as a deck key, stays out).
 PASSED_ENV: tuple[str, ...] = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "PYTHONPATH",
                                "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONHASHSEED", "VIRTUAL_ENV",
@@ -163,10 +166,12 @@ class Sandbox:
                 f"a read-only file system without the data directory, a fresh /tmp, the server through a Unix "
                 f"socket; at most {self.memory_mb} MiB and {self.max_processes} processes")
 
-    def command(self, argv: Sequence[str], *, visible: Iterable[Path], uid: int) -> list[str]:
+    def command(self, argv: Sequence[str], *, visible: Iterable[Path], uid: int,
+                webhook_socket: Path | None = None) -> list[str]:
         """``argv`` wrapped to run sealed off, seeing the system, the ``visible`` paths (read-only) and the socket.
 
         ``uid`` (as root): the user id the bot runs as, not shared with a bot running at the same time.
+        ``webhook_socket``: a webhook entrant's relay to its URL, bound in at :data:`SANDBOX_WEBHOOK_SOCKET`.
         """
         args = [self.bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts",
                 "--unshare-cgroup-try", "--hostname", "tricktable-bot"]
@@ -193,6 +198,8 @@ class Sandbox:
             args += ["--ro-bind", str(path), str(path)]
             made.add(path)
         args += ["--ro-bind", str(self.server_socket), SANDBOX_SOCKET]
+        if webhook_socket is not None:
+            args += ["--ro-bind", str(webhook_socket), SANDBOX_WEBHOOK_SOCKET]
         for secret in self.hidden:  # hidden last: it covers a visible directory that holds it
             if secret.is_dir() and any(secret.is_relative_to(p) for p in shown):
                 args += ["--tmpfs", str(secret)]

@@ -24,7 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tricktable.client_sdk.bot import Bot
+    from collections.abc import Awaitable, Callable
+
+    from tricktable.client_sdk.bot import Bot, Choice
+    from tricktable.rules.game import SeatView
+
+    #: Told each fault of the seat's bot as it happens: its kind and its message.
+    Report = Callable[[str, str], None]
 
 #: Seconds a seat's bot keeps trying its first connection to the tournament's server.
 SERVER_WAIT_SECONDS = 30.0
@@ -32,6 +38,9 @@ SERVER_WAIT_SECONDS = 30.0
 PARENT_ENV = "TRICKTABLE_TOURNAMENT_PID"
 #: Environment variable naming the descriptor of the tournament's lifeline (see :func:`_exit_with_parent`).
 LIFELINE_ENV = "TRICKTABLE_LIFELINE_FD"
+#: Environment variable with the Unix socket a webhook entrant's seat reaches its URL through (sandboxed: the
+#: seat has no network; the tournament relays the socket to the URL's host and port).
+WEBHOOK_SOCKET_ENV = "TRICKTABLE_WEBHOOK_SOCKET"
 
 
 def _exit_with_parent() -> None:
@@ -86,16 +95,84 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _seat_bot(name: str, seed: str | None) -> Bot:
+class _Reporting:
+    """The seat's bot, each of its faults reported as it happens (the tournament counts them toward a forfeit).
+
+    Why here: the faults happen in this process (an exec bot's program wrote garbage, a Python bot raised),
+    and the SDK runner only logs them; the tournament sees only this process's control descriptor. A
+    synchronous bot stays synchronous. Hooks are passed on to the bot.
+    """
+
+    def __init__(self, bot: Bot, report: Report) -> None:
+        self.bot = bot
+        self.report = report
+
+    def choose_action(self, view: SeatView) -> Choice | Awaitable[Choice]:
+        """The bot's choice; a fault is reported, then raised or returned as the bot made it."""
+        from tricktable.client_sdk.bot import is_pending
+
+        try:
+            choice = self.bot.choose_action(view)
+        except BaseException as exc:
+            self._fault(exc)
+            raise
+        if is_pending(choice):
+            return self._awaited(choice)
+        self._check(choice)
+        return choice
+
+    async def _awaited(self, pending: Awaitable[Choice]) -> Choice:
+        try:
+            choice = await pending
+        except BaseException as exc:
+            self._fault(exc)
+            raise
+        self._check(choice)
+        return choice
+
+    def _fault(self, exc: BaseException) -> None:
+        from tricktable.client_sdk.bot import BotFault
+
+        if isinstance(exc, BotFault):
+            self.report(exc.kind, str(exc))
+        elif isinstance(exc, Exception):  # a cancel (the SDK's own cut-off, the end) is no fault of the bot
+            self.report("crashed", f"{type(exc).__name__}: {exc}")
+
+    def _check(self, choice: Choice) -> None:
+        from tricktable.client_sdk.bot import not_an_action, split_choice
+
+        problem = not_an_action(split_choice(choice)[0])
+        if problem is not None:
+            self.report("garbage", f"choose_action {problem}")
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.bot, name)
+
+
+def _seat_bot(name: str, seed: str | None, report: Report | None = None) -> Bot:
     """The bot that plays one seat, as the SDK runner is best served (a program or a URL answers in a thread).
 
     One function for a seat played once and for the seats of a long-lived process, which plays several at
-    once on one event loop: an adapter blocking it would stall them all.
+    once on one event loop: an adapter blocking it would stall them all. With ``report``, each fault of the
+    bot is told as it happens, and an exec bot's program's stderr is passed on whole (the tournament keeps
+    its end: :mod:`tricktable.tournament.bot_output`).
     """
+    import os
+
     from tricktable.bots import make_bot
     from tricktable.bots.external.adapter import for_server
+    from tricktable.bots.external.exec_bot import ExecBot
+    from tricktable.bots.external.webhook_bot import WebhookBot
 
-    return for_server(make_bot(name, seed))
+    made = make_bot(name, seed)
+    relayed = os.environ.get(WEBHOOK_SOCKET_ENV)
+    if relayed and isinstance(made, WebhookBot):
+        made.through(relayed)
+    if report is None:
+        return for_server(made)
+    if isinstance(made, ExecBot):
+        made.show_all_stderr()
+    return _Reporting(for_server(made), report)
 
 
 def serve(argv: list[str]) -> int:
@@ -130,14 +207,20 @@ async def _serve(fd: int, name: str, label: str, root_certificates: bytes | None
     from tricktable.client_sdk.errors import SdkError
     from tricktable.client_sdk.runner import run_bot_async
     from tricktable.rules.errors import TricktableError
-    from tricktable.tournament.control import MAX_LINE_BYTES, ControlError, Done, Hand
+    from tricktable.tournament.control import MAX_LINE_BYTES, ControlError, Done, Fault, Hand
 
     reader, writer = await asyncio.open_unix_connection(sock=socket.socket(fileno=fd), limit=MAX_LINE_BYTES)
     playing: set[asyncio.Task[None]] = set()
 
+    def reporter(play: str) -> Report:
+        def report(kind: str, message: str) -> None:
+            writer.write(Fault(play=play, kind=kind, message=message).line())  # flushed by the loop as it runs
+
+        return report
+
     async def play(hand: Hand) -> None:
         try:
-            bot = _seat_bot(name, hand.seed or None)
+            bot = _seat_bot(name, hand.seed or None, reporter(hand.play))
             result = await run_bot_async(bot, hand.address, token=hand.token, name=label,
                                          root_certificates=root_certificates, wait_for_server=SERVER_WAIT_SECONDS)
             done = Done(play=hand.play, status="finished" if result.status == "finished" else "aborted")

@@ -10,16 +10,23 @@ is started per match unless it opts in. The server is one started in this
 process on a free port (its database is the tournament's, so its ``tables``
 and the tournament's rows sit side by side), or ``--server ADDR``.
 
-Faults: a bot process that exits before its game has ended (whatever its
-exit status), or a long-lived one that answers for its seat before then, is
-one fault, and the seat is handed again with the same token (a new process,
-or another long-lived one, rejoins it where it was); timeouts come from the record's per-seat counters (the server
-played the default action). At ``forfeit_after`` faults the entrant forfeits
-the match, with the reason recorded; after a forfeit by crash, an in-process
-first-legal bot plays the seat out so the table ends at once (the same
-action the server's clock would default to). A table the server stops at its
-deal limit (``max_deals``) is adjudicated to the side(s) ahead, as the
-in-process runner does.
+Faults (counted by kind against ``forfeit_after``: :class:`tricktable.tournament.faults.FaultTally`,
+as in an in-process run): a bot's process reports each decision its bot got
+wrong on its control descriptor as it happens (garbage, an illegal id, a late
+answer, a raise: :mod:`tricktable.tournament.control`; a bot entrant's
+process always has one, a long-lived one's or one started for the seat); a
+bot process that exits before its game has ended (whatever its exit status),
+or a long-lived one that answers for its seat before then, is one fault, and
+the seat is handed again with the same token (a new process, or another
+long-lived one, rejoins it where it was); timeouts come from the record's
+per-seat counters (the server played the default action). At
+``forfeit_after`` faults the entrant forfeits the match, with the reason
+recorded; its bot is stopped and an in-process first-legal bot plays the
+seat out so the table ends at once (the same action the server's clock would
+default to). What each entrant's processes wrote to stderr while they held
+its seats is kept with the match (its end: :func:`written`). A table the
+server stops at its deal limit (``max_deals``) is adjudicated to the side(s)
+ahead, as the in-process runner does.
 
 A server that cannot be reached, takes no new table yet (restarting, or
 draining before it stops) or says it is not serving (its health) is waited
@@ -58,6 +65,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tricktable.bots.first_legal import FirstLegalBot
+from tricktable.bots.stderr import STDERR_TAIL_BYTES
 from tricktable.client_sdk.errors import ConnectionLost, LimitExceeded, SdkError, TableNotPlayable
 from tricktable.client_sdk.handoff import CONTROL_FD_ENV, TOKEN_FD_ENV, control_pair, token_descriptor
 from tricktable.client_sdk.runner import connect, create_table, get_record, open_channel, play_target, run_bot_async
@@ -65,10 +73,12 @@ from tricktable.tournament.bot_output import StderrTail
 from tricktable.tournament.config import TournamentConfig
 from tricktable.tournament.control import MAX_LINE_BYTES
 from tricktable.tournament.entrants import EntrantSpec
-from tricktable.tournament.long_lived import DeckSet, EntrantPool, EntrantProcess
-from tricktable.tournament.relay import SocketRelay
+from tricktable.tournament.faults import FaultTally, describe
+from tricktable.tournament.long_lived import DeckSet, EntrantPool, EntrantProcess, OnFault
+from tricktable.tournament.relay import SocketRelay, webhook_relays
 from tricktable.tournament.runner import MatchOutcome, bot_seed, forfeit_winners
 from tricktable.tournament.sandbox import (
+    SANDBOX_WEBHOOK_SOCKET,
     Isolation,
     Sandbox,
     bound_to_this_process,
@@ -78,12 +88,14 @@ from tricktable.tournament.sandbox import (
     user_ids,
 )
 from tricktable.tournament.schedule import MatchSpec, deck_set_index, tables_per_deck_set
-from tricktable.tournament.seat import LIFELINE_ENV, PARENT_ENV
+from tricktable.tournament.seat import LIFELINE_ENV, PARENT_ENV, WEBHOOK_SOCKET_ENV
 
-#: How much of a crashed bot's stderr goes into the reason.
-STDERR_TAIL = 400
+#: How much of a crashed bot's stderr goes into the reason (the end of it is stored with the match).
+STDERR_IN_REASON = 400
 #: The server's reason for a table cancelled because seats did not join (server/tables.py).
 _JOIN_MISSED = re.compile(r"cancelled: seat\(s\) ([\d, ]+) did not join")
+#: What :meth:`_Seat.finished` says of a seat whose entrant made the faults that forfeit the match.
+FAULTS_REACHED = "made the faults that forfeit the match"
 #: Seconds bots get to exit once their table has ended.
 END_GRACE_S = 5.0
 #: Longest pause between two polls of a table's record while it is played.
@@ -182,6 +194,14 @@ class _Seat:
     lease: EntrantProcess | None = None
     answer: asyncio.Future[str] | None = None
     crashes: list[str] = field(default_factory=list)
+    #: Told each fault its bot's process reports (the fault lines on its control descriptor).
+    report: OnFault | None = None
+    #: Set once the seat's entrant has made the faults that forfeit the match (the bot is stopped then).
+    limit: asyncio.Future[str] | None = None
+    #: Where the stderr of the process holding the seat stood when it got the seat, and what its processes
+    #: wrote while they held it (one piece per process).
+    mark: int = 0
+    written: list[str] = field(default_factory=list)
 
     @property
     def running(self) -> bool:
@@ -189,12 +209,30 @@ class _Seat:
         return self.process is not None or self.answer is not None
 
     async def finished(self) -> str:
-        """How the seat's bot was through with it: ``exit N`` (a process's exit) or a long-lived one's answer."""
+        """How the seat's bot was through with it: ``exit N`` (a process's exit), a long-lived one's answer, or
+        :data:`FAULTS_REACHED`."""
+        if self.limit is None:
+            return await self._through()
+        through = asyncio.ensure_future(self._through())
+        try:
+            await asyncio.wait([through, self.limit], return_when=asyncio.FIRST_COMPLETED)
+            return FAULTS_REACHED if self.limit.done() else through.result()
+        finally:  # also when this wait is given up: nothing is left waiting for the seat
+            through.cancel()
+
+    async def _through(self) -> str:
         if self.answer is not None:
             return await asyncio.shield(self.answer)
         if self.process is None:
             raise RuntimeError("no bot was started for this seat")
         return f"exit {await self.process.wait()}"
+
+    async def keep_stderr(self, *, settle_s: float) -> None:
+        """Keep what the process holding the seat wrote to stderr since it got the seat (before it is let go)."""
+        if self.stderr is not None:
+            text = await self.stderr.text(settle_s=settle_s, since=self.mark)
+            if text:
+                self.written.append(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +247,8 @@ class _Launcher:
     sandbox: Sandbox | None
     uids: Iterator[int]
     pool: EntrantPool | None = None
+    #: Each webhook entrant's relay to its URL (sandboxed only), bound into its sandboxes and nobody else's.
+    webhook_sockets: Mapping[str, Path] = field(default_factory=dict)
 
     async def _exec(self, entrant: EntrantSpec, inner_argv: Callable[[str], list[str]], fd: int,
                     extra: Mapping[str, str]) -> tuple[asyncio.subprocess.Process, StderrTail] | str:
@@ -222,7 +262,10 @@ class _Launcher:
         else:
             inner = inner_argv(self.sandbox.address)
             visible = [*runtime_paths(), Path.cwd(), *entrant_paths(inner, entrant.files, entrant.bot)]
-            argv = self.sandbox.command(inner, visible=visible, uid=next(self.uids))
+            webhook = self.webhook_sockets.get(entrant.name)
+            if webhook is not None:
+                extra = {**extra, WEBHOOK_SOCKET_ENV: SANDBOX_WEBHOOK_SOCKET}
+            argv = self.sandbox.command(inner, visible=visible, uid=next(self.uids), webhook_socket=webhook)
             env = self.sandbox.environment(extra)
         if shutil.which(inner[0]) is None:  # said here: started through a wrapper, it would be an exit status
             return f"could not start {inner[0]!r}: no such program"
@@ -242,10 +285,13 @@ class _Launcher:
         """Start the seat's bot, its token on a descriptor of its own; returns why it could not start, or None.
 
         A long-lived entrant's seat is handed to a process of the pool instead (its token on the process's
-        control descriptor).
+        control descriptor); a bot entrant's that is not long-lived to a process of its own, started for the
+        seat and stopped after it, on the same descriptor (so that it reports its bot's faults the same way).
         """
         if self.pool is not None and seat.entrant.lives_long():
             return await self._hand(self.pool, seat)
+        if seat.entrant.bot is not None:
+            return await self._hand_alone(seat)
         fd = token_descriptor(seat.token)
         try:
             started = await self._exec(seat.entrant, lambda address: bot_argv(
@@ -255,7 +301,19 @@ class _Launcher:
             os.close(fd)  # the bot holds its own copy
         if isinstance(started, str):
             return started
-        seat.process, seat.stderr = started
+        (seat.process, seat.stderr), seat.mark = started, 0
+        return None
+
+    async def _hand_alone(self, seat: _Seat) -> str | None:
+        if seat.lease is not None:  # handed again after a fault: a new process, as for a command
+            await seat.lease.stop()
+            seat.lease = seat.answer = None
+        process = await self.spawn(seat.entrant)
+        if isinstance(process, str):
+            return process
+        seat.lease, seat.stderr, seat.mark = process, process.stderr, 0
+        seat.answer = await process.hand(seat.deck_set, seat.table_id, token=seat.token, seat=seat.seat,
+                                         seed=seat.seed, address=self.address, on_fault=seat.report)
         return None
 
     async def _hand(self, pool: EntrantPool, seat: _Seat) -> str | None:
@@ -265,9 +323,9 @@ class _Launcher:
         lease = await pool.lease(seat.entrant, seat.deck_set, seat.table_id)
         if isinstance(lease, str):
             return lease
-        seat.lease, seat.stderr = lease, lease.stderr
+        seat.lease, seat.stderr, seat.mark = lease, lease.stderr, lease.stderr.mark()
         seat.answer = await lease.hand(seat.deck_set, seat.table_id, token=seat.token, seat=seat.seat,
-                                       seed=seat.seed, address=self.address)
+                                       seed=seat.seed, address=self.address, on_fault=seat.report)
         return None
 
     async def spawn(self, entrant: EntrantSpec) -> EntrantProcess | str:
@@ -292,12 +350,20 @@ class _Launcher:
         A long-lived process that has not answered for its seat by now (its table ended) is stopped: it cannot
         be trusted to be idle.
         """
-        if seat.lease is not None and self.pool is not None:
-            if seat.answer is not None and seat.answer.done():
+        if seat.lease is not None:
+            own = self.pool is None or not seat.entrant.lives_long()  # a process started for this seat alone
+            lives_on = not own and seat.answer is not None and seat.answer.done()
+            if not lives_on:  # killed first, so that all it wrote until then is read and kept
+                await seat.lease.kill()
+            # A process that lives on has no end of its output to wait for.
+            await seat.keep_stderr(settle_s=0.0 if lives_on else 1.0)
+            if own:
+                await seat.lease.stop()
+            elif lives_on and self.pool is not None:
                 self.pool.release(seat.lease)
-            else:
+            elif self.pool is not None:
                 await self.pool.discard(seat.lease)
-            seat.lease = seat.answer = None
+            seat.lease = seat.answer = seat.stderr = None
             return
         proc = seat.process
         if proc is not None:
@@ -307,7 +373,9 @@ class _Launcher:
             with contextlib.suppress(TimeoutError):  # never hang on a reaped or unreapable child
                 await asyncio.wait_for(proc.wait(), timeout=5.0)
         if seat.stderr is not None:
+            await seat.keep_stderr(settle_s=1.0)
             await seat.stderr.close()
+            seat.stderr = None
 
 
 async def check_reachable(address: str, root_certificates: bytes | None = None, *, patience_s: float = 0.0) -> None:
@@ -354,7 +422,8 @@ class ServerDispatcher:
 
     def __init__(self, config: TournamentConfig, address: str, server: Any = None, *,
                  tls_ca: Path | None = None, sandbox: Sandbox | None = None, relay: SocketRelay | None = None,
-                 socket_folder: Path | None = None, long_lived: bool = True) -> None:
+                 socket_folder: Path | None = None, long_lived: bool = True,
+                 webhooks: Mapping[str, tuple[Path, SocketRelay]] | None = None) -> None:
         self.config = config
         self.address = address
         #: The CA file to reach ``address`` over TLS (a remote ``--server``), handed to unsandboxed bots too.
@@ -368,8 +437,11 @@ class ServerDispatcher:
         self.end_grace_s = END_GRACE_S
         #: What the entrants run in, for the organiser (the summary and the log say it).
         self.isolation = "trusted entrants: plain processes, not sandboxed" if sandbox is None else sandbox.describe()
+        #: The webhook entrants' relays to their URLs (sandboxed: the seats have no network), closed at close.
+        self._webhooks = dict(webhooks or {})
         launcher = _Launcher(address=address if sandbox is None else sandbox.address,
-                             tls_ca=None if sandbox else tls_ca, sandbox=sandbox, uids=user_ids())
+                             tls_ca=None if sandbox else tls_ca, sandbox=sandbox, uids=user_ids(),
+                             webhook_sockets={name: path for name, (path, _) in self._webhooks.items()})
         #: The long-lived entrant processes (None: every bot started per match, ``long_lived=False``).
         self.pool = EntrantPool(launcher.spawn) if long_lived else None
         self._launcher = dataclasses.replace(launcher, pool=self.pool)
@@ -407,20 +479,25 @@ class ServerDispatcher:
         folder = Path(tempfile.mkdtemp(prefix="tricktable-socket-"))
         secret = (data_dir.resolve(), *(p.resolve() for p in hidden))
         relay = None
+        webhooks: dict[str, tuple[Path, SocketRelay]] = {}
         try:
             if address is not None and address.startswith("unix:"):
                 socket_path = Path(address.removeprefix("unix:").removeprefix("//"))
             else:
                 socket_path = folder / "server.sock"
             sandbox = Sandbox.detect(socket_path, secret)
+            webhooks = await webhook_relays(config.entrants, folder)
             if address is None:
                 started = await _start_server(config, data_dir, unix_socket=socket_path, database_url=database_url)
-                return cls(config, *started, sandbox=sandbox, socket_folder=folder, long_lived=long_lived)
+                return cls(config, *started, sandbox=sandbox, socket_folder=folder, long_lived=long_lived,
+                           webhooks=webhooks)
             if not address.startswith("unix:"):
                 relay = await SocketRelay.start(socket_path, address, tls_ca)
             return cls(config, address, tls_ca=tls_ca, sandbox=sandbox, relay=relay, socket_folder=folder,
-                       long_lived=long_lived)
+                       long_lived=long_lived, webhooks=webhooks)
         except BaseException:
+            for _, webhook in webhooks.values():
+                await webhook.close()
             if relay is not None:
                 await relay.close()
             shutil.rmtree(folder, ignore_errors=True)
@@ -436,6 +513,9 @@ class ServerDispatcher:
         if self._relay is not None:
             await self._relay.close()
             self._relay = None
+        webhooks, self._webhooks = self._webhooks, {}
+        for _, webhook in webhooks.values():
+            await webhook.close()
         if self._socket_folder is not None:
             shutil.rmtree(self._socket_folder, ignore_errors=True)
             self._socket_folder = None
@@ -469,9 +549,12 @@ class ServerDispatcher:
         else:  # a sandboxed bot reaches the server through its socket only (see docs/tournament.md for shards)
             launcher = self._launcher
         seats = [_Seat(seat=s, entrant=self.entrants[name], token=table.tokens[s], seed=bot_seed(spec, s),
-                       table_id=table.table_id, deck_set=(spec.round, spec.deck_set))
+                       table_id=table.table_id, deck_set=(spec.round, spec.deck_set),
+                       limit=asyncio.get_running_loop().create_future())
                  for s, name in enumerate(spec.seats)]
-        faults = {name: 0 for name in spec.seats}
+        faults = FaultTally(spec.seats, self.config.forfeit_after)
+        #: Each seat's last fault reported, for the forfeit's reason.
+        last_fault: dict[int, str] = {}
         forfeit: tuple[str, str] | None = None
         substitutes: list[asyncio.Task[Any]] = []
         ended = asyncio.ensure_future(self._wait_record(table.table_id, table.owner_token))
@@ -485,6 +568,21 @@ class ServerDispatcher:
 
         launched: dict[int, float] = {}  # seat -> when its bot was last started (event-loop time)
 
+        def reporter(seat: _Seat) -> OnFault:
+            def report(kind: str, message: str) -> None:
+                if seat.limit is None or seat.limit.done():  # forfeited: what it does until it is stopped is moot
+                    return
+                last_fault[seat.seat] = message if kind in message else f"{kind}: {message}" if message else kind
+                if faults.count(seat.entrant.name, kind):  # every seat of the entrant is through (both of a side)
+                    for each in seats:
+                        if each.entrant.name == seat.entrant.name and each.limit is not None and not each.limit.done():
+                            each.limit.set_result(kind)
+
+            return report
+
+        for seat in seats:
+            seat.report = reporter(seat)
+
         async def launch(seat: _Seat) -> bool:
             nonlocal forfeit
             launched[seat.seat] = asyncio.get_running_loop().time()
@@ -492,7 +590,7 @@ class ServerDispatcher:
             if problem is None:
                 return True
             name = seat.entrant.name
-            faults[name] = max(faults[name], self.config.forfeit_after)
+            faults.reach_limit(name, "could_not_start")
             if forfeit is None:
                 forfeit = (name, f"forfeit: {name} (seat {seat.seat}) {problem}")
             substitute(seat)
@@ -515,29 +613,46 @@ class ServerDispatcher:
                 for task in [t for t in waits if t in finished]:
                     seat = waits[task]
                     how = task.result()
+                    name = seat.entrant.name
+                    if how == FAULTS_REACHED:
+                        # Its faults forfeit the match, as in a local run: its bot is stopped and a substitute
+                        # plays the seat out.
+                        kinds = faults.kinds().get(name, {})
+                        what = (f"{name} (seat {seat.seat}) made {faults.total(name)} faults ({describe(kinds)}); "
+                                f"last: {last_fault.get(seat.seat, '')}")
+                        if forfeit is None:
+                            forfeit = (name, f"forfeit: {what}")
+                        elif forfeit[0] != name:
+                            forfeit = (forfeit[0], f"{forfeit[1]}; also {what}")
+                        await launcher.stop(seat)
+                        del running[seat.seat]
+                        substitute(seat)
+                        continue
                     alive = seat.lease is not None and seat.lease.alive  # its output is not over: do not wait for it
-                    stderr = "" if seat.stderr is None else await seat.stderr.text(settle_s=0.0 if alive else 1.0)
+                    settle = 0.0 if alive else 1.0
+                    stderr = "" if seat.stderr is None else await seat.stderr.text(settle_s=settle, since=seat.mark)
                     record_text, server_was_away = await self._has_ended(table.table_id, table.owner_token)
                     if record_text is not None:
                         record = record or dict(json.loads(record_text))
                         # Its game is over (the server writes the record before it tells the seats).
                         del running[seat.seat]
                         continue
+                    await self._let_go(seat, stderr)
                     if server_was_away or self._last_away >= launched[seat.seat]:
                         # The bot gave up on a server that was (or had been, since it started) away: not its
                         # fault; it rejoins its seat.
                         if not await launch(seat):
                             del running[seat.seat]
                         continue
-                    name = seat.entrant.name
-                    faults[name] += 1
-                    tail = stderr.strip()[-STDERR_TAIL:]
+                    tail = stderr.strip()[-STDERR_IN_REASON:]
                     status = f"{how} before the game ended"
                     seat.crashes.append(f"{status}: {tail}" if tail else status)
-                    if faults[name] >= self.config.forfeit_after:
+                    last_fault[seat.seat] = f"process_exit: {seat.crashes[-1]}"
+                    if faults.count(name, "process_exit"):
                         # Out of restarts: a substitute plays the seat out. The first entrant to get here
                         # forfeits; a second one is named in the reason (the match has one forfeit).
-                        what = f"{name} (seat {seat.seat}) crashed {faults[name]} times; last: {seat.crashes[-1]}"
+                        what = (f"{name} (seat {seat.seat}) crashed {len(seat.crashes)} times ({faults.total(name)} "
+                                f"faults); last: {seat.crashes[-1]}")
                         forfeit = (name, f"forfeit: {what}") if forfeit is None else (
                             forfeit[0], f"{forfeit[1]}; also {what}")
                         del running[seat.seat]
@@ -557,7 +672,20 @@ class ServerDispatcher:
             for sub in substitutes:
                 sub.cancel()
             ended.cancel()
-        return self._outcome(spec, table.table_id, record, faults, forfeit, started)
+        return self._outcome(spec, table.table_id, record, faults, forfeit, started, stderr=written(seats))
+
+    @staticmethod
+    async def _let_go(seat: _Seat, stderr: str) -> None:
+        """A seat's process is through with it before its game ended: keep what it wrote, stop reading a dead one.
+
+        ``stderr``: what it wrote since it got the seat (read already). A long-lived process's reader is its
+        pool's.
+        """
+        if stderr:
+            seat.written.append(stderr)
+        if seat.lease is None and seat.stderr is not None:
+            await seat.stderr.close()
+        seat.stderr = None
 
     async def _has_ended(self, table_id: str, owner_token: str) -> tuple[str | None, bool]:
         """The table's record if it has ended (None if not), and whether the server was unreachable when asked.
@@ -630,20 +758,24 @@ class ServerDispatcher:
                 await asyncio.sleep(delay)
                 delay = min(1.0, delay * 2)
 
-    def _outcome(self, spec: MatchSpec, table_id: str, record: Mapping[str, Any], faults: dict[str, int],
-                 forfeit: tuple[str, str] | None, started: float) -> MatchOutcome:
+    def _outcome(self, spec: MatchSpec, table_id: str, record: Mapping[str, Any], faults: FaultTally,
+                 forfeit: tuple[str, str] | None, started: float,
+                 stderr: Mapping[str, str] | None = None) -> MatchOutcome:
+        stderr = stderr or {}
         record = entrants_named(record, spec)
         result = record.get("result") or {}
         timeouts: dict[str, int] = {}
         for entry in record.get("seats", []):
             name = spec.seats[entry["seat"]]
             timeouts[name] = timeouts.get(name, 0) + int(entry.get("timeouts", 0))
-            faults[name] += int(entry.get("timeouts", 0))
+            faults.count(name, "timeout", int(entry.get("timeouts", 0)))
         if forfeit is None and timeouts:
             # The entrant with the most faults forfeits (seat order breaks a tie).
-            worst = max(timeouts, key=lambda n: (faults[n], -spec.seats.index(n)))
-            if faults[worst] >= self.config.forfeit_after:
-                forfeit = (worst, f"forfeit: {worst} timed out {timeouts[worst]} times")
+            worst = max(timeouts, key=lambda n: (faults.total(n), -spec.seats.index(n)))
+            if faults.reached(worst):  # by its timeouts, or by faults reached as the table ended
+                timed_out = f"timed out {timeouts[worst]} times; " if timeouts[worst] else ""
+                forfeit = (worst, f"forfeit: {worst} {timed_out}made {faults.total(worst)} faults "
+                                  f"({describe(faults.kinds()[worst])})")
         scores = tuple(result.get("scores", ()))
         duration = time.perf_counter() - started
         missing = _JOIN_MISSED.match(str(result.get("reason", "")))
@@ -651,12 +783,13 @@ class ServerDispatcher:
             absent = {spec.seats[int(seat)] for seat in missing.group(1).split(", ") if seat.strip().isdigit()}
             if len(absent) == 1:  # one entrant never joined: it forfeits (several: nobody to credit)
                 name = absent.pop()
-                faults[name] = max(faults[name], self.config.forfeit_after)
+                faults.reach_limit(name, "could_not_start")
                 forfeit = (name, f"forfeit: {name} never joined ({result['reason']})")
         if forfeit is not None:
             return MatchOutcome(match_id=spec.match_id, status="forfeit", winners=forfeit_winners(spec, forfeit[0]),
-                                scores=scores, reason=forfeit[1], forfeit_by=forfeit[0], faults=faults,
-                                record=record, table_id=table_id, duration_s=duration)
+                                scores=scores, reason=forfeit[1], forfeit_by=forfeit[0], faults=faults.totals(),
+                                fault_kinds=faults.kinds(), stderr=stderr, record=record, table_id=table_id,
+                                duration_s=duration)
         status = "finished" if result.get("status") == "finished" else "error"
         winners = tuple(result.get("winners", ()))
         if status == "error" and str(result.get("reason", "")).startswith("deal limit") and scores:
@@ -664,5 +797,22 @@ class ServerDispatcher:
             status = "adjudicated"
             winners = tuple(i for i, score in enumerate(scores) if score == max(scores))
         return MatchOutcome(match_id=spec.match_id, status=status, winners=winners,
-                            scores=scores, reason=str(result.get("reason", "")), faults=faults, record=record,
-                            table_id=table_id, duration_s=duration)
+                            scores=scores, reason=str(result.get("reason", "")), faults=faults.totals(),
+                            fault_kinds=faults.kinds(), stderr=stderr, record=record, table_id=table_id,
+                            duration_s=duration)
+
+
+def written(seats: Sequence[_Seat]) -> dict[str, str]:
+    """What each entrant's bot processes wrote to stderr in the match: its end, at most
+    :data:`tricktable.bots.stderr.STDERR_TAIL_BYTES` per entrant (each process's part headed when there are
+    several: a restart, or both seats of a side)."""
+    parts: dict[str, list[tuple[int, str]]] = {}
+    for seat in seats:
+        parts.setdefault(seat.entrant.name, []).extend((seat.seat, text) for text in seat.written)
+    kept: dict[str, str] = {}
+    for name, pieces in parts.items():
+        text = pieces[0][1] if len(pieces) == 1 else "".join(
+            f"--- seat {seat}, process {n} ---\n{piece}" for n, (seat, piece) in enumerate(pieces, 1))
+        if text:
+            kept[name] = text.encode()[-STDERR_TAIL_BYTES:].decode("utf-8", "replace")
+    return kept

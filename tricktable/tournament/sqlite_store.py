@@ -81,8 +81,16 @@ def _runner_host(db: sqlite3.Connection) -> None:
     _add_missing(db, (("runner_host", "TEXT NOT NULL DEFAULT ''"),))
 
 
+def _fault_columns(db: sqlite3.Connection) -> None:
+    """Each match's faults by entrant and kind, and the end of what each entrant's bots wrote to stderr."""
+    present = {row[1] for row in db.execute("PRAGMA table_info(tournament_matches)")}
+    for column in ("fault_kinds", "stderr"):
+        if column not in present:
+            db.execute(f"ALTER TABLE tournament_matches ADD COLUMN {column} TEXT NOT NULL DEFAULT '{{}}'")
+
+
 #: The tournaments' SQLite migrations: version k is reached by running the k-th. Never edited once released.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_first_schema, _runner_host)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_first_schema, _runner_host, _fault_columns)
 
 
 def migrate(db: sqlite3.Connection, where: str) -> int:

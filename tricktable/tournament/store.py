@@ -271,13 +271,15 @@ class TournamentStore:
         """Store a completed match in one statement (a second save of the same id is refused)."""
         self._db.execute(
             "INSERT INTO tournament_matches (tournament_id, match_id, round, deck_set, grp, arrangement, seed, spec,"
-            " status, winners, scores, reason, forfeit_by, faults, table_id, duration_s, ended_at, record)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " status, winners, scores, reason, forfeit_by, faults, table_id, duration_s, ended_at, record,"
+            " fault_kinds, stderr) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (tournament_id, spec.match_id, spec.round, spec.deck_set, spec.group, spec.arrangement, spec.seed,
              json.dumps(spec.to_json()), outcome.status, json.dumps(list(outcome.winners)),
              json.dumps(list(outcome.scores)), outcome.reason, outcome.forfeit_by, json.dumps(dict(outcome.faults)),
              outcome.table_id, outcome.duration_s, time.time(),
-             json.dumps(dict(outcome.record), separators=(",", ":"))))
+             json.dumps(dict(outcome.record), separators=(",", ":")),
+             json.dumps({name: dict(kinds) for name, kinds in outcome.fault_kinds.items()}),
+             json.dumps(dict(outcome.stderr))))
 
     def forget_unplayed(self, tournament_id: str, reason_prefix: str) -> int:
         """Delete the matches stored as errors whose reason starts with ``reason_prefix``; returns how many.
@@ -303,16 +305,27 @@ class TournamentStore:
         return list(self.iter_matches(tournament_id, with_records=with_records))
 
     def iter_matches(self, tournament_id: str, *, with_records: bool = False) -> Iterator[StoredMatch]:
-        """:meth:`matches`, one at a time (records are large)."""
+        """:meth:`matches`, one at a time (records, and the bots' stderr that comes with them, are large)."""
+        kinds, stderr = ("fault_kinds", "stderr" if with_records else "'{}'") if self._has_fault_columns() \
+            else ("'{}'", "'{}'")
         rows = self._db.iterate(
             "SELECT spec, match_id, status, winners, scores, reason, forfeit_by, faults, table_id, duration_s,"
-            f" {'record' if with_records else 'NULL'} FROM tournament_matches WHERE tournament_id = ?"
-            " ORDER BY round, deck_set, grp, arrangement", (tournament_id,))
+            f" {'record' if with_records else 'NULL'}, {kinds}, {stderr} FROM tournament_matches"
+            " WHERE tournament_id = ? ORDER BY round, deck_set, grp, arrangement", (tournament_id,))
         for r in rows:
             yield StoredMatch(spec=MatchSpec.from_json(json.loads(r[0])), outcome=MatchOutcome(
                 match_id=r[1], status=r[2], winners=tuple(json.loads(r[3])), scores=tuple(json.loads(r[4])),
                 reason=r[5], forfeit_by=r[6], faults=json.loads(r[7]), table_id=r[8], duration_s=r[9],
-                record=json.loads(r[10]) if r[10] is not None else {}))
+                record=json.loads(r[10]) if r[10] is not None else {}, fault_kinds=json.loads(r[11]),
+                stderr=json.loads(r[12])))
+
+    def _has_fault_columns(self) -> bool:
+        """Whether the matches have their faults by kind and stderr (an older database opened read-only may not)."""
+        try:
+            self._db.rows("SELECT fault_kinds, stderr FROM tournament_matches WHERE 1 = 0")
+        except self._db.missing:
+            return False
+        return True
 
     def record(self, tournament_id: str, match_id: str) -> Mapping[str, Any] | None:
         """The record of one match, or None."""

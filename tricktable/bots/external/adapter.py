@@ -93,7 +93,7 @@ class ExternalBot:
             self.faults[fault.kind] += 1
             if fault.kind not in _SILENT and (fault.kind != "late" or self.tells_after_late):
                 self._tell(messages.error(number, fault.kind, str(fault), fallback))
-            raise BotFault(f"{self.label}: {fault.kind}: {fault}", fallback) from None
+            raise BotFault(f"{self.label}: {fault.kind}: {fault}", fallback, fault.kind) from None
         if answer.note_fault is not None:
             self.faults["bad_annotation"] += 1
             self._tell(messages.error(number, "bad_annotation", answer.note_fault, answer.action))

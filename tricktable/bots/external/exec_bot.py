@@ -5,9 +5,9 @@ caller: one writes to its stdin (a program that never reads blocks only that
 thread, and is then told apart as ``not_reading``), one reads its stdout
 lines (a line over :data:`tricktable.bots.external.messages.MAX_ANSWER_BYTES`
 is garbage, a flood of lines keeps only the newest), one drains its stderr
-(the last :data:`STDERR_KEPT` bytes kept for :meth:`ExecBot.stderr_tail`,
-the first :data:`STDERR_SHOWN` bytes passed on to this process's stderr,
-each line prefixed with the bot's label). The program runs in a session of
+(:class:`tricktable.bots.stderr.OutputTail`: its end kept for
+:meth:`ExecBot.stderr_tail`, the first :data:`STDERR_SHOWN` bytes passed on
+to this process's stderr, each line prefixed with the bot's label). The program runs in a session of
 its own, so that closing the bot stops everything it started.
 """
 
@@ -30,9 +30,8 @@ from typing import IO, Any
 
 from tricktable.bots.external import messages
 from tricktable.bots.external.adapter import DEFAULT_ANSWER_SECONDS, ExternalBot
+from tricktable.bots.stderr import OutputTail
 
-#: Bytes of a program's stderr kept (its last ones) for :meth:`ExecBot.stderr_tail`.
-STDERR_KEPT = 65_536
 #: Bytes of a program's stderr passed on to this process's stderr; the rest is only kept.
 STDERR_SHOWN = 16_384
 #: Lines of stdout waiting to be read: beyond, the oldest are dropped (they were not answers anyway).
@@ -84,9 +83,8 @@ class _Program:
                                         env=None if env is None else {**os.environ, **env})
         self.lines: queue.Queue[bytes] = queue.Queue()
         self.outbox: queue.Queue[bytes | None] = queue.Queue()
-        self.stderr = bytearray()
-        self.stderr_shown = 0
-        self.stderr_lock = threading.Lock()
+        #: Its stderr: the last bytes kept, the first :data:`STDERR_SHOWN` passed on to this process's stderr.
+        self.stderr = OutputTail(show=self._show, show_bytes=STDERR_SHOWN)
         #: When the write under way began (None: the writer is waiting for a message).
         self.writing_since: float | None = None
         self.exited = False
@@ -131,30 +129,17 @@ class _Program:
         stderr = self.process.stderr
         if stderr is None:
             return
-        out: IO[bytes] | None = getattr(sys.stderr, "buffer", None)
-        pending = b""
         with contextlib.suppress(OSError, ValueError):
             while chunk := os.read(stderr.fileno(), 65_536):
-                with self.stderr_lock:
-                    self.stderr += chunk
-                    del self.stderr[:-STDERR_KEPT]
-                if out is None or self.stderr_shown >= STDERR_SHOWN:
-                    continue
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
-                if len(pending) > 1024:  # a line without end is shown in pieces
-                    lines, pending = [*lines, pending], b""
-                self._show(out, lines)
+                self.stderr.feed(chunk)
+        self.stderr.end()
 
-    def _show(self, out: IO[bytes], lines: list[bytes]) -> None:
-        prefix = f"[{self.label}] ".encode()
-        text = b"".join(prefix + line + b"\n" for line in lines)
-        self.stderr_shown += len(text)
-        if self.stderr_shown >= STDERR_SHOWN:
-            text += prefix + (f"stderr: more than {STDERR_SHOWN} bytes; the rest is not shown here (the last "
-                              f"{STDERR_KEPT} bytes are kept)\n").encode()
+    def _show(self, line: str) -> None:
+        out: IO[bytes] | None = getattr(sys.stderr, "buffer", None)
+        if out is None:
+            return
         with contextlib.suppress(OSError, ValueError):
-            out.write(text)
+            out.write(f"[{self.label}] {line}\n".encode())
             out.flush()
 
     def stop(self, grace: float = 0.0) -> None:
@@ -224,9 +209,16 @@ class ExecBot(ExternalBot):
         return "its output ended"
 
     def stderr_tail(self) -> str:
-        """The last :data:`STDERR_KEPT` bytes the program wrote to its stderr."""
-        with self._program.stderr_lock:
-            return bytes(self._program.stderr).decode("utf-8", "replace")
+        """The last :data:`tricktable.bots.stderr.STDERR_TAIL_BYTES` bytes the program wrote to its stderr."""
+        return self._program.stderr.text()
+
+    def show_all_stderr(self) -> None:
+        """Pass all of the program's stderr on to this process's stderr, not only its start.
+
+        Why: a tournament's seat process is read by the tournament, which keeps the end of it for the
+        organiser (:mod:`tricktable.tournament.bot_output`); the end is what matters there.
+        """
+        self._program.stderr.show_bytes = None
 
     @property
     def pid(self) -> int:

@@ -8,6 +8,12 @@ replies are ignored. Every request of one game carries the header
 ``X-Tricktable-Session`` (random, new each game), so that one service can
 serve many seats. One keep-alive connection per bot, opened again after a
 timeout or an error. Standard library only (:mod:`http.client`), like the SDK.
+
+:meth:`WebhookBot.through` sends the requests through a Unix socket instead
+of dialling the URL's host: how a sandboxed tournament seat, which has no
+network, reaches its entrant's URL (a relay outside the sandbox forwards the
+socket to that host and port only). The requests are the URL's all the same
+(its ``Host`` header; TLS with its host name for ``https``).
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ from __future__ import annotations
 import contextlib
 import http.client
 import secrets
+import socket
+import ssl
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -42,6 +50,27 @@ def check_url(url: str) -> tuple[str, str, int | None, str]:
     return parts.scheme, parts.hostname, port, path + (f"?{parts.query}" if parts.query else "")
 
 
+class _SocketConnection(http.client.HTTPConnection):
+    """An HTTP connection to the URL's host made over the Unix socket at ``path`` (TLS on top for ``https``)."""
+
+    def __init__(self, path: str, host: str, port: int | None, *, tls: bool, timeout: float) -> None:
+        super().__init__(host, port or (443 if tls else 80), timeout=timeout)
+        self.path_ = path
+        self.tls = tls
+
+    def connect(self) -> None:
+        """Open the socket (and TLS over it), in place of a TCP connection to the host."""
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        try:
+            sock.connect(self.path_)
+            self.sock = (ssl.create_default_context().wrap_socket(sock, server_hostname=self.host) if self.tls
+                         else sock)
+        except BaseException:
+            sock.close()
+            raise
+
+
 class WebhookBot(ExternalBot):
     """The HTTP service at ``url`` playing a seat.
 
@@ -58,11 +87,20 @@ class WebhookBot(ExternalBot):
         self._scheme, self._host, self._port, self._path = check_url(url)
         super().__init__(label or f"webhook:{self._host}:{self._port or ''}", answer_seconds=answer_seconds)
         self._connection: http.client.HTTPConnection | None = None
+        self._socket: str | None = None
         #: Sent with every request: one service can tell the seats and games it serves apart.
         self.session = secrets.token_hex(8)
 
+    def through(self, socket_path: str) -> None:
+        """Reach the URL through the Unix socket at ``socket_path`` (a relay to the URL's host and port)."""
+        self._drop()
+        self._socket = socket_path
+
     def _connect(self, seconds: float) -> http.client.HTTPConnection:
-        if self._connection is None:
+        if self._connection is None and self._socket is not None:
+            self._connection = _SocketConnection(self._socket, self._host, self._port,
+                                                 tls=self._scheme == "https", timeout=seconds)
+        elif self._connection is None:
             kind = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
             self._connection = kind(self._host, self._port, timeout=seconds)
         self._connection.timeout = seconds
