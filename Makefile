@@ -36,8 +36,11 @@ demo:
 	@test -f $(STAMP) -a $(STAMP) -nt pyproject.toml || $(MAKE) --no-print-directory $(DEMO_STAMP)
 	$(BIN)/tricktable match --game twenty_five --bots random,random,random,random --http-port $(or $(HTTP_PORT),8080) --delay-ms 400
 
+# The suite runs on every core (pytest-xdist): each test file stays on one worker, so a file's shared fixtures
+# (a built Go client, a module's server) are made once. TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= auto
 test: venv browser go-toolchain sandbox-tools postgres-server
-	$(BIN)/pytest -p no:cacheprovider
+	$(BIN)/pytest -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 
 # Tournaments run every entrant's bot in a bubblewrap sandbox (docs/tournament.md, Isolation), and the tests
 # try to cheat out of it: Debian's bubblewrap is installed here with apt-get when missing.

@@ -10,11 +10,13 @@ given after ``--probe`` (the data directory, the database), in what an
 earlier match left in ``/tmp``, and over the network (every listening TCP
 port it can see). Every token-shaped string it finds it tries as a
 credential (``Watch``). Then it plays first-legal and reports what it found
-in the note of its first action, which the record keeps::
+in the note of its actions, which the record keeps::
 
     cheat procs=1 tokens=0 worked=0 keys=0 tmp=none probed=0 net=0 process=<random id>
 
-``tmp=seen``: ``/tmp`` holds what another process wrote there.
+``tmp=seen``: ``/tmp`` holds what another process wrote there: the cheaters of one test share a marker
+file there, named by ``--marker NAME`` (unique per test, so that tests running side by side, or a file an
+earlier run left, can not be what a cheater sees).
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ from tricktable.rules.game import SeatView
 
 TOKEN = re.compile(rb"[A-Za-z0-9_-]{43}")
 DECK_KEY = re.compile(rb"(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])")
-MARKER = Path("/tmp/tricktable-cheater-was-here")
+#: The marker's name when none is given.
+MARKER_NAME = "tricktable-cheater-was-here"
 PROCESS = secrets.token_hex(8)
 _READ = 1 << 20
 
@@ -134,25 +137,26 @@ async def tokens_that_work(address: str, candidates: set[str]) -> int:
 
 
 class ReportingBot(FirstLegalBot):
-    """First-legal, with the findings as the note of its first action."""
+    """First-legal, with the findings as the note of every action.
+
+    Every action, not the first only: on a loaded machine the first answer may come after its clock,
+    be refused as stale and take its note with it, and the report would be lost for a reason that is
+    not what the test looks at.
+    """
 
     def __init__(self, note: str) -> None:
-        self.note: str | None = note
+        self.note = note
 
     def choose_action(self, view: SeatView) -> Action | AnnotatedAction:  # type: ignore[override]
-        action = super().choose_action(view)
-        if self.note is None:
-            return action
-        note, self.note = self.note, None
-        return AnnotatedAction(action, note=note)
+        return AnnotatedAction(super().choose_action(view), note=self.note)
 
 
-def cheat(address: str, own: set[str], probes: list[str]) -> str:
+def cheat(address: str, own: set[str], probes: list[str], marker: Path) -> str:
     """Look everywhere for what this seat may not know; the findings as a note (``own``: this process's tokens)."""
     procs, seen = scan_processes()
-    earlier = _read(MARKER)
+    earlier = _read(marker)
     with contextlib.suppress(OSError):
-        MARKER.write_text(PROCESS)
+        marker.write_text(PROCESS)
     probed = scan_paths(probes)
     text = seen + probed
     tokens = {m.decode() for m in TOKEN.findall(text)} - own
@@ -165,15 +169,22 @@ def cheat(address: str, own: set[str], probes: list[str]) -> str:
             f"tmp={'seen' if other else 'none'} probed={len(probed)} net={net} process={PROCESS}")
 
 
+def options(argv: list[str]) -> tuple[list[str], Path]:
+    """The paths after ``--probe`` (the rest of the line) and the marker file ``--marker NAME`` names in /tmp."""
+    probes = argv[argv.index("--probe") + 1:] if "--probe" in argv else []
+    name = argv[argv.index("--marker") + 1] if "--marker" in argv else MARKER_NAME
+    return probes, Path("/tmp") / name
+
+
 def serve(argv: list[str]) -> int:
     """Cheat at every seat handed on the control descriptor (a long-lived entrant)."""
-    probes = argv[argv.index("--probe") + 1:] if "--probe" in argv else []
+    probes, marker = options(argv)
     control = socket.socket(fileno=int(os.environ["TRICKTABLE_CONTROL_FD"]))
     own: set[str] = set()
     for line in control.makefile("rb"):
         seat = json.loads(line)
         own.add(seat["token"])
-        note = cheat(seat["address"], own, probes)
+        note = cheat(seat["address"], own, probes, marker)
         result = run_bot(ReportingBot(note), seat["address"], token=seat["token"], name="cheater")
         status = "finished" if result.status == "finished" else "aborted"
         control.sendall(json.dumps({"done": seat["play"], "status": status}).encode() + b"\n")
@@ -184,9 +195,9 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--serve"]:
         return serve(argv[1:])
     address, token_file = argv[0], argv[1]
-    probes = argv[argv.index("--probe") + 1:] if "--probe" in argv else []
+    probes, marker = options(argv)
     own = Path(token_file).read_text().strip()
-    note = cheat(address, {own}, probes)
+    note = cheat(address, {own}, probes, marker)
     result = run_bot(ReportingBot(note), address, token=own, name="cheater")
     return 0 if result.status == "finished" else 1
 

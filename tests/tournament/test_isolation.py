@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -37,20 +38,24 @@ NOTE = re.compile(r"cheat procs=(\d+) tokens=(\d+) worked=(\d+) keys=(\d+) tmp=(
 DECK_KEY = "5e" * 32
 
 
-def cheater(tmp_path: Path, *, long_lived: bool = False) -> dict[str, Any]:
+def cheater(tmp_path: Path, marker: str, *, long_lived: bool = False) -> dict[str, Any]:
     db = tmp_path / "tricktable.sqlite3"
     if long_lived:  # one process cheats at many tables, its seats handed on its control descriptor
         return {"name": "cheater", "long_lived": True,
-                "command": f"{{python}} -m tests.tournament.cheater --serve --probe {tmp_path} {db}"}
+                "command": f"{{python}} -m tests.tournament.cheater --serve --marker {marker} --probe {tmp_path} {db}"}
     return {"name": "cheater", "command": f"{{python}} -m tests.tournament.cheater {{address}} {{token_file}} "
-                                          f"--probe {tmp_path} {db}"}
+                                          f"--marker {marker} --probe {tmp_path} {db}"}
 
 
 def findings(tmp_path: Path, isolation: Isolation, monkeypatch: pytest.MonkeyPatch, *,
              long_lived: bool = False) -> list[dict[str, Any]]:
-    """Play a tournament of the cheater and two honest bots; what the cheater reported in each match."""
+    """Play a tournament of the cheater and two honest bots; what the cheater reported in each match.
+
+    The cheaters' marker in /tmp is named for this call alone: only this tournament's cheaters can write it.
+    """
     monkeypatch.setenv(DECK_KEY_ENV, DECK_KEY)  # the documented way to reproduce a run's decks
-    cfg = config(entrants=[cheater(tmp_path, long_lived=long_lived), "random", "first-legal"], games=2)
+    marker = f"tricktable-cheater.{uuid.uuid4().hex[:16]}"  # no run of 43 token characters: not a token itself
+    cfg = config(entrants=[cheater(tmp_path, marker, long_lived=long_lived), "random", "first-legal"], games=2)
 
     async def go() -> TournamentStore:
         store = TournamentStore(tmp_path / "tricktable.sqlite3")
@@ -58,7 +63,10 @@ def findings(tmp_path: Path, isolation: Isolation, monkeypatch: pytest.MonkeyPat
         await Tournament(cfg, store, dispatcher, concurrency=2).run()
         return store
 
-    store = asyncio.run(go())
+    try:
+        store = asyncio.run(go())
+    finally:
+        (Path("/tmp") / marker).unlink(missing_ok=True)  # written only by unsandboxed cheaters
     reports = []
     for spec, outcome in stored_games(store, "t"):
         if "cheater" not in spec.seats:
