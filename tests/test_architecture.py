@@ -63,6 +63,7 @@ SERVER_RULES_NAMES: dict[str, set[str]] = {
     "rules.match": {"MAX_DEALS", "Match"},
     "rules.registry": {"game_definition", "game_rules", "new_match"},
     "rules.shuffle": {"seed_commitment"},
+    "rules.notation": {"from_notation"},  # an answer names its action by its notation, parsed by the rules
     "rules.frozen": {"evolve"},  # the copy of an immutable state with some fields changed (a waiting view)
 }
 #: Standard-library modules the rules may not use: I/O, clocks, processes, network.
