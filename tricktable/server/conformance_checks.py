@@ -68,15 +68,17 @@ def judge(name: str, runs: Sequence[Run], *, decision_ms: int) -> Verdict:
     """The verdict of a situation from its tables' runs."""
     checks = _CHECKS.get(name, Checks())
     problems: list[str] = []
+    failing: list[Run] = []
     for run in runs:
         found = _spectator_problems(run) if run.seat is None else _common_problems(run, checks.defaults_allowed)
         if checks.specific is not None:
             found += checks.specific(run, decision_ms)
         problems += [f"{run.where()}: {p}" for p in found] if len(runs) > 1 else found
+        failing += [run] if found else []
     if name == "play-many":
         problems += _play_many_problems(runs)
-    if problems:
-        tail = next((r.output for r in runs if r.output), [])
+    if problems:  # what the failing client wrote, else (a problem of all the runs together) any client's
+        tail = next((r.output for r in [*failing, *runs] if r.output), [])
         return Verdict(situation=name, passed=False, detail="; ".join(problems), output_tail=tail[-15:])
     return Verdict(situation=name, passed=True, detail=_detail(name, runs, decision_ms))
 
