@@ -6,11 +6,10 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.bots.support import GAMES, advance
+from tests.bots.support import ENDGAME_OPTIONS, ENDGAME_TRICKS, GAMES, advance, endgame_deck
 from tests.live_server import running_server
 from tricktable.bots import BOTS, make_bot
 from tricktable.bots.fast_worlds import WorldStream, decision_rng, win_bonus
@@ -20,7 +19,7 @@ from tricktable.bots.solver import DealSolver
 from tricktable.client_sdk.bot import Bot
 from tricktable.client_sdk.runner import Backoff, create_table, get_record, run_bot_async
 from tricktable.rules.actions import Play
-from tricktable.rules.cards import ALL_CARDS, Card, card
+from tricktable.rules.cards import card
 from tricktable.rules.fast.codec import encode
 from tricktable.rules.game import SeatView
 from tricktable.rules.registry import new_match
@@ -95,23 +94,6 @@ def test_pimc_exact_refuses_nonsense_settings() -> None:
         PimcExactBot(solved_per_hand=0)
 
 
-#: Twenty-Five, dealer 0, spades trumps (the 2 of spades turned up), robbing off.
-_HANDS = {1: "5S 2D KH QH JH", 2: "QD 7S 8H 9H TH", 3: "KD 2C 7C 8C 9C", 0: "6S 3C 4C 6C 5C"}
-#: Seat 1 leads and wins three heart tricks (15 points to seats 1 and 3): two tricks left, seat 1 to lead.
-_TRICKS = ("KH", "8H", "7C", "3C", "QH", "9H", "8C", "4C", "JH", "TH", "9C", "6C")
-_OPTIONS: dict[str, Any] = {"players": 4, "sides": 2, "deal_pattern": "3-2", "robbing": False,
-                            "trump_at_will": False, "target": 25, "first_dealer": 0}
-
-
-def _endgame_deck() -> list[Card]:
-    """The deck dealing ``_HANDS`` by the 3-2 pattern from seat 1, then turning up the 2 of spades."""
-    order = [1, 2, 3, 0]
-    split = {s: text.split() for s, text in _HANDS.items()}
-    codes = [c for s in order for c in split[s][:3]] + [c for s in order for c in split[s][3:]] + ["2S"]
-    deck = [card(c) for c in codes]
-    return deck + [c for c in ALL_CARDS if not c.is_joker and c not in deck]
-
-
 def _endgame_view() -> SeatView:
     """Seat 1 to lead the last two tricks holding the 5 of spades (top trump) and the 2 of diamonds.
 
@@ -119,8 +101,8 @@ def _endgame_view() -> SeatView:
     seat 1's side's (the match: 25 points); leading the 2 lets seat 0, void
     in diamonds, trump it. Only one card wins.
     """
-    match = new_match("twenty_five", _OPTIONS, decks=RecordedDecks([_endgame_deck()]))
-    for code in _TRICKS:
+    match = new_match("twenty_five", ENDGAME_OPTIONS, decks=RecordedDecks([endgame_deck()]))
+    for code in ENDGAME_TRICKS:
         seat = match.to_act
         assert seat is not None
         match = match.apply(Play(card=card(code)), seat)

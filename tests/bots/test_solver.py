@@ -9,13 +9,13 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tests.bots.support import GAMES
+from tests.bots.support import ENDGAME_OPTIONS, ENDGAME_TRICKS, GAMES, endgame_deck
 from tricktable.bots.playout import cards_left
 from tricktable.bots.search import SearchBot
 from tricktable.bots.solver import DealSolver, deal_value, solved_value
 from tricktable.client_sdk.bot import action_of
 from tricktable.rules.actions import Play
-from tricktable.rules.cards import ALL_CARDS, Card, card
+from tricktable.rules.cards import card
 from tricktable.rules.fast import FastState, new_fast
 from tricktable.rules.fast.spoil_five import SpoilFiveFast
 from tricktable.rules.registry import new_match
@@ -90,23 +90,6 @@ def test_a_second_value_of_the_same_position_comes_from_the_table() -> None:
     assert solver.nodes == nodes + 1  # the root's bounds are exact: one look-up, no search
 
 
-#: Twenty-Five, dealer 0, spades trumps (the 2 of spades turned up), robbing off.
-_HANDS = {1: "5S 2D KH QH JH", 2: "QD 7S 8H 9H TH", 3: "KD 2C 7C 8C 9C", 0: "6S 3C 4C 6C 5C"}
-#: Seat 1 leads and wins three heart tricks (15 points to seats 1 and 3): two tricks left, seat 1 to lead.
-_TRICKS = ("KH", "8H", "7C", "3C", "QH", "9H", "8C", "4C", "JH", "TH", "9C", "6C")
-_OPTIONS: dict[str, Any] = {"players": 4, "sides": 2, "deal_pattern": "3-2", "robbing": False,
-                            "trump_at_will": False, "target": 25, "first_dealer": 0}
-
-
-def _endgame_deck() -> list[Card]:
-    """The deck dealing ``_HANDS`` by the 3-2 pattern from seat 1, then turning up the 2 of spades."""
-    order = [1, 2, 3, 0]
-    split = {s: text.split() for s, text in _HANDS.items()}
-    codes = [c for s in order for c in split[s][:3]] + [c for s in order for c in split[s][3:]] + ["2S"]
-    deck = [card(c) for c in codes]
-    return deck + [c for c in ALL_CARDS if not c.is_joker and c not in deck]
-
-
 def _endgame() -> SpoilFiveFast:
     """Two tricks left, seat 1 to lead with the 5 of spades (top trump) and the 2 of diamonds.
 
@@ -115,9 +98,9 @@ def _endgame() -> SpoilFiveFast:
     2 of diamonds goes to partner's king: both tricks and the match. Leading
     the 2 first lets seat 0, void in diamonds, trump it: one trick each.
     """
-    deck = [c.index for c in _endgame_deck()]
-    state = SpoilFiveFast.from_options("twenty_five", _OPTIONS, decks=lambda i: deck)
-    for code in _TRICKS:
+    deck = [c.index for c in endgame_deck()]
+    state = SpoilFiveFast.from_options("twenty_five", ENDGAME_OPTIONS, decks=lambda i: deck)
+    for code in ENDGAME_TRICKS:
         state.apply(card(code).index)
     return state
 
@@ -143,8 +126,8 @@ def test_solved_value_plays_greedily_down_to_the_threshold_then_solves() -> None
 
 def test_the_search_plays_the_forced_win_in_a_constructed_endgame() -> None:
     """Whatever the worlds, leading the 5 of spades wins both last tricks; the search must see it."""
-    match = new_match("twenty_five", _OPTIONS, decks=RecordedDecks([_endgame_deck()]))
-    for code in _TRICKS:
+    match = new_match("twenty_five", ENDGAME_OPTIONS, decks=RecordedDecks([endgame_deck()]))
+    for code in ENDGAME_TRICKS:
         seat = match.to_act
         assert seat is not None
         match = match.apply(Play(card=card(code)), seat)
