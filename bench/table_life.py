@@ -67,11 +67,15 @@ PARTS = ("open", "moves", "end")
 
 
 class _Context:
-    """What the servicer reads of a unary call's context: the peer, for the per-client limits."""
+    """What the servicer reads of a unary call's context: the peer and the metadata, for the per-client limits."""
 
     @staticmethod
     def peer() -> str:
         return "ipv4:127.0.0.1:40000"
+
+    @staticmethod
+    def invocation_metadata() -> tuple[tuple[str, str], ...]:
+        return ()  # a client's own call: nothing forwarded
 
 
 class _Clock:

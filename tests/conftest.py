@@ -1,4 +1,4 @@
-"""Shared test set-up: Hypothesis profiles, and a real PostgreSQL for the stores' suites.
+"""Shared test set-up: Hypothesis profiles, uncached loggers, and a real PostgreSQL for the stores' suites.
 
 ``ci`` (used by ``.ci/run``) is derandomised and bounded so CI is repeatable;
 ``dev`` (the default) explores more. Pick one with ``HYPOTHESIS_PROFILE``.
@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
+import structlog
 from hypothesis import HealthCheck, settings
 
 from bench.postgres_cluster import PostgresCluster, binaries, running_cluster
@@ -23,6 +24,19 @@ settings.register_profile(
     "dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+_configure_structlog = structlog.configure
+
+
+def _configure_uncached(*args: object, **kwargs: object) -> None:
+    """structlog's configure, never caching loggers: a test that runs a command in-process configures the
+    server's logging, and a logger cached then would escape every later test's ``capture_logs`` in that
+    worker, whichever tests the worker happened to run before."""
+    kwargs["cache_logger_on_first_use"] = False
+    _configure_structlog(*args, **kwargs)  # type: ignore[arg-type]
+
+
+structlog.configure = _configure_uncached
 
 
 def need_postgres() -> None:
