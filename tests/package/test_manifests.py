@@ -6,9 +6,9 @@ Every resource of a Kubernetes API is checked against that API's own schema
 is an error). The ServiceMonitor is the Prometheus Operator's, whose schema
 that package does not carry: it is checked against the fields of its API
 (monitoring.coreos.com/v1) the manifest uses. The Agones Fleet is checked
-against the schema of Agones' own CustomResourceDefinition (vendored in
-``schemas/agones-fleet-v1.json``, which says where it comes from), and its
-pod template, strictly, as a Kubernetes PodTemplate. Each container's
+likewise against the fields of agones.dev/v1 it uses, as Agones' reference
+documents them (agones.dev/site/docs/reference/fleet/ and gameserver/), and
+its pod template, strictly, as a Kubernetes PodTemplate. Each container's
 arguments, with the environment the pod gives them, are parsed by the real
 ``tricktable serve`` (``--print-config``), so a manifest can not name a flag
 that does not exist or a value it refuses.
@@ -48,15 +48,63 @@ def strict(schema: Any) -> Any:
     return found
 
 
-def crd_schema(name: str) -> Any:
-    """A vendored CustomResourceDefinition schema, strict, with the fields Kubernetes gives every object."""
-    schema = json.loads((Path(__file__).parent / "schemas" / name).read_text())
-    schema["properties"] = {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
-                            "metadata": {"type": "object"}, **schema["properties"]}
-    return strict(schema)
-
-
-FLEET_SCHEMA = crd_schema("agones-fleet-v1.json")
+_COUNT = {"type": "integer", "minimum": 0}
+_INT_OR_PERCENT = {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "pattern": "^[0-9]+%$"}]}
+_LABELS = {"type": "object", "additionalProperties": {"type": "string"}}
+#: The Fleet fields the manifest uses, as agones.dev/v1 defines them (the pod template is checked apart).
+FLEET_SCHEMA = strict({
+    "type": "object",
+    "required": ["apiVersion", "kind", "metadata", "spec"],
+    "properties": {
+        "apiVersion": {"const": "agones.dev/v1"},
+        "kind": {"const": "Fleet"},
+        "metadata": {"type": "object", "required": ["name"],
+                     "properties": {"name": {"type": "string"}, "namespace": {"type": "string"},
+                                    "labels": _LABELS, "annotations": _LABELS}},
+        "spec": {
+            "type": "object",
+            "required": ["template"],
+            "properties": {
+                "replicas": _COUNT,
+                "scheduling": {"enum": ["Packed", "Distributed"]},
+                "strategy": {"type": "object", "properties": {
+                    "type": {"enum": ["RollingUpdate", "Recreate"]},
+                    "rollingUpdate": {"type": "object", "properties": {"maxSurge": _INT_OR_PERCENT,
+                                                                       "maxUnavailable": _INT_OR_PERCENT}}}},
+                "template": {
+                    "type": "object",
+                    "required": ["spec"],
+                    "properties": {
+                        "metadata": {"type": "object", "properties": {"labels": _LABELS, "annotations": _LABELS}},
+                        "spec": {
+                            "type": "object",
+                            "required": ["template"],
+                            "properties": {
+                                "container": {"type": "string"},
+                                "ports": {"type": "array", "items": {
+                                    "type": "object",
+                                    "required": ["name"],
+                                    "properties": {
+                                        "name": {"type": "string"},
+                                        "portPolicy": {"enum": ["Dynamic", "Static", "Passthrough", "None"]},
+                                        "container": {"type": "string"},
+                                        "containerPort": {"type": "integer", "minimum": 1, "maximum": 65535},
+                                        "hostPort": {"type": "integer", "minimum": 1, "maximum": 65535},
+                                        "protocol": {"enum": ["UDP", "TCP", "TCPUDP"]},
+                                    }}},
+                                "health": {"type": "object", "properties": {
+                                    "disabled": {"type": "boolean"}, "initialDelaySeconds": _COUNT,
+                                    "periodSeconds": {"type": "integer", "minimum": 1},
+                                    "failureThreshold": {"type": "integer", "minimum": 1}}},
+                                "template": {"type": "object"},  # a PodTemplateSpec: validated as Kubernetes' own
+                            },
+                        },
+                    },
+                },
+            },
+        },
+    },
+})
 #: The Secret the processes read their forwarding secret from, as a mounted file.
 FORWARDING_SECRET = "tricktable-forwarding"
 #: The Kubernetes version the manifests are checked against (the pod-index label needs 1.28 or later).
