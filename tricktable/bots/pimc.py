@@ -47,6 +47,10 @@ class PimcBot(WorldSearcher):
         legal = self._start(view)
         if any(isinstance(a, Bid | Pass | Discard) for a in legal):
             return heuristic.choose_action(view)
+        return self._search(view)
+
+    def _search(self, view: SeatView) -> Action:
+        """The card-play search itself (a variant of PIMC changes only this)."""
         return self._decide(view, decision_rng(self.seed, view), (random_playout,), win_bonus(view.game))
 
 

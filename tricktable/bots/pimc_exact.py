@@ -32,11 +32,11 @@ measured figure), so it is a yardstick at a tenth of the search's default
 
 from __future__ import annotations
 
-from tricktable.bots import heuristic
 from tricktable.bots.bid_fit import bid_fit
-from tricktable.bots.fast_worlds import DEFAULT_BUDGET, WorldSearcher, decision_rng, win_bonus
+from tricktable.bots.fast_worlds import DEFAULT_BUDGET, decision_rng, win_bonus
+from tricktable.bots.pimc import PimcBot
 from tricktable.bots.playout import greedy_playout
-from tricktable.rules.actions import Action, Bid, Discard, Pass
+from tricktable.rules.actions import Action
 from tricktable.rules.game import SeatView
 
 #: Worlds a decision: the standard PIMC baseline's.
@@ -45,7 +45,7 @@ WORLDS = 40
 SOLVED_PER_HAND = 3
 
 
-class PimcExactBot(WorldSearcher):
+class PimcExactBot(PimcBot):
     """PIMC of greedy playouts and an exact three-card endgame (see the module docstring).
 
     Args:
@@ -62,18 +62,11 @@ class PimcExactBot(WorldSearcher):
                  budget: float = DEFAULT_BUDGET, clock: str = "wall", solved_per_hand: int = SOLVED_PER_HAND) -> None:
         if solved_per_hand < 1:
             raise ValueError("solved_per_hand must be at least 1 card")
-        super().__init__(seed, simulations, budget, clock)
+        super().__init__(seed, simulations=simulations, budget=budget, clock=clock)
         self.solved_per_hand = solved_per_hand
 
-    def choose_action(self, view: SeatView) -> Action:
-        """The candidate action of best mean value over the sampled worlds, each solved exactly at the end.
-
-        Raises:
-            ValueError: the view has no legal action.
-        """
-        legal = self._start(view)
-        if any(isinstance(a, Bid | Pass | Discard) for a in legal):
-            return heuristic.choose_action(view)
+    def _search(self, view: SeatView) -> Action:
+        """The candidate action of best mean value over the sampled worlds, each solved exactly at the end."""
         return self._decide(view, decision_rng(self.seed, view), (greedy_playout,), win_bonus(view.game),
                             fit=bid_fit(view), solve_at=self.solved_per_hand * view.players)
 
