@@ -95,12 +95,16 @@ types: venv
 
 check: lint types protos-check buf-lint buf-breaking test
 
-# Regenerate tricktable/protocol/generated from tricktable/v1/*.proto.
+# Write each registered game's entries into tricktable/v1/game.proto (tricktable/protocol/game_entries.py),
+# then regenerate tricktable/protocol/generated from tricktable/v1/*.proto.
 protos: venv
+	$(PY) -m tricktable.protocol.game_entries
 	$(PY) protos/generate.py
 
-# Fail when the committed generated code differs from a fresh generation.
+# Fail when game.proto lacks a registered game's entries or the committed generated code differs from a
+# fresh generation.
 protos-check: venv
+	@$(PY) -m tricktable.protocol.game_entries --check
 	@tmp=$$(mktemp -d) && $(PY) protos/generate.py $$tmp >/dev/null 2>&1 && \
 	  diff -r -x __pycache__ tricktable/protocol/generated $$tmp >/dev/null; \
 	  rc=$$?; rm -rf $$tmp; \

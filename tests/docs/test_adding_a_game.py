@@ -7,7 +7,8 @@ for it, so each test below is a place where Tricktable must find what it
 needs in the definition: the match, the default action, the SDK's ranking
 helpers, the determinizing sampler, the bots, the server's lobby (the
 server tests play it too) and the golden playthrough (``toy-3p``). The
-protocol step is the one it does not take, and the wire says so.
+protocol step is not taken here, and the wire says so; it is taken on a copy
+of the protos by ``tests/docs/test_adding_a_game_wire.py``.
 """
 
 from __future__ import annotations
