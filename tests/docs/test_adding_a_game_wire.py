@@ -105,7 +105,3 @@ def test_the_copy_with_the_toy_lints_clean_and_breaks_no_v1_contract(protos: Pat
                                 timeout=240)
         assert result.returncode == 0, f"buf {command[0]}: {result.stdout}{result.stderr}"
 
-
-def test_the_product_protos_hold_every_registered_games_entries() -> None:
-    text = game_entries.GAME_PROTO.read_text(encoding="utf-8")
-    assert game_entries.missing(text, game_entries.registered()) == [], "run make protos"

@@ -9,6 +9,7 @@ and a game.proto it can not place an entry in.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -44,6 +45,7 @@ def test_a_new_game_gets_each_kind_declared_as_the_real_games_declare_it() -> No
 
 
 def test_the_registered_games_need_nothing_added() -> None:
+    assert game_entries.missing(TEXT, game_entries.registered()) == [], "run make protos"
     assert game_entries.add_missing(TEXT, game_entries.registered()) == TEXT
 
 
@@ -51,3 +53,17 @@ def test_a_proto_without_the_game_enum_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="no 'enum Game' block"):
         game_entries.missing(TEXT.replace("enum Game {", "enum Games {"), game_entries.registered())
 
+
+
+def test_the_check_names_a_missing_entry_and_the_write_adds_it(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    proto = tmp_path / "game.proto"
+    value = "  // Cinq Cents quebecois (docs/games.md section 3), record name \"cinq_cents\".\n  GAME_CINQ_CENTS = 4;\n"
+    assert value in TEXT
+    proto.write_text(TEXT.replace(value, ""), encoding="utf-8")
+    assert game_entries.main(["--check", str(proto)]) == 1
+    assert "lacks cinq_cents: the Game value GAME_CINQ_CENTS: run make protos" in capsys.readouterr().err
+    assert proto.read_text(encoding="utf-8") == TEXT.replace(value, "")
+    assert game_entries.main([str(proto)]) == 0
+    assert "GAME_CINQ_CENTS = 4;" in proto.read_text(encoding="utf-8")
+    assert game_entries.main(["--check", str(proto)]) == 0
