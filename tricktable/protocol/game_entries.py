@@ -22,6 +22,7 @@ by default the package's own).
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from collections.abc import Iterable, Sequence
@@ -199,10 +200,14 @@ def registered() -> list[GameDefinition]:
 
 def main(argv: Sequence[str]) -> int:
     """Write the missing entries into game.proto (``--check``: only list them, and fail when there are any)."""
-    args = list(argv)
-    check = "--check" in args
-    paths = [a for a in args if a != "--check"]
-    proto = Path(paths[0]) if paths else GAME_PROTO
+    parser = argparse.ArgumentParser(prog="python -m tricktable.protocol.game_entries",
+                                     description="Write each registered game's entries into game.proto.")
+    parser.add_argument("--check", action="store_true", help="only list what is missing; exit 1 when anything is")
+    parser.add_argument("proto", nargs="?", type=Path, default=GAME_PROTO,
+                        help="the game.proto (default: the package's)")
+    args = parser.parse_args(argv)
+    proto: Path = args.proto
+    check: bool = args.check
     text = proto.read_text(encoding="utf-8")
     notes = missing(text, registered())
     if check:
