@@ -43,10 +43,11 @@ DEFAULT_SIMS = 100
 
 def ladder_command(
     files: Annotated[list[Path] | None, typer.Argument(
-        metavar="[FILE.jsonl]...", help="With --summarise: the results files to summarise.")] = None,
-    game: Annotated[str | None, typer.Option("--game", help=f"One of: {', '.join(GAMES)}, or 'all'.")] = None,
-    games: Annotated[int | None, typer.Option("--games", min=1, help="Duplicate pairs per step (2 matches each).")
-                     ] = None,
+        metavar="FILE.jsonl", help="With --summarise: the results files to summarise.")] = None,
+    game: Annotated[str | None, typer.Option(
+        "--game", help=f"One of: {', '.join(GAMES)}, or 'all' (needed to play).")] = None,
+    games: Annotated[int | None, typer.Option(
+        "--games", min=1, help="Duplicate pairs per step (2 matches each; needed to play).")] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Processes playing in parallel.")] = 1,
     sims: Annotated[int, typer.Option("--sims", min=0, help="PIMC and search: worlds per decision (0: time budget).")
                     ] = DEFAULT_SIMS,
@@ -83,7 +84,11 @@ def ladder_command(
     summarise: Annotated[bool, typer.Option(
         "--summarise", help="Play nothing: print the table of the results files given (FILE.jsonl...).")] = False,
 ) -> None:
-    """Measure the ladder random < heuristic < pimc < search on duplicate deals and print the table."""
+    """Measure the ladder random < heuristic < pimc < search on duplicate deals and print the table.
+
+    Long runs keep each pair in --results FILE.jsonl as it ends and resume from it when run again;
+    --summarise FILE.jsonl... prints the table of results files without playing.
+    """
     if summarise:
         _summarise(files or [], json_out)
         return
@@ -133,6 +138,11 @@ def ladder_command(
                     kept.stopped(stop_at, games)
     except (OptionsError, ResultsFileError, OSError) as exc:
         checks.fail(str(exc))
+    except KeyboardInterrupt:
+        if results is not None:
+            typer.echo(f"interrupted: every pair that ended is in {results}; the same command plays the rest",
+                       err=True)
+        raise typer.Exit(130) from None
     if any(r.stopped for r in rows):
         typer.echo(f"stopped at a time set beforehand: {sum(r.pairs for r in rows)} pairs of "
                    f"{games * len(rows)} played", err=True)
