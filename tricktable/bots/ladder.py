@@ -20,6 +20,12 @@ gave the same share, and one pair is too few for an interval.
 
 Matches run in-process (no server): a bot sees exactly the
 :class:`tricktable.rules.game.SeatView` it would get through the SDK.
+
+Pair ``i`` is played on the seed ``f"{seed}|{game}|{i}"``, so pairs are
+independent: :func:`run_pair` can skip the pairs a stopped run already
+played, hand each new one to its caller the moment it ends (to keep it in a
+results file, :mod:`tricktable.bots.ladder_results`) and start none after a
+time set beforehand.
 """
 
 from __future__ import annotations
