@@ -28,18 +28,26 @@ def _pairs_in(path: Path) -> int:
     return max(0, path.read_text().count("\n") - 1)
 
 
-def test_a_killed_run_resumes_to_the_outcomes_of_an_uninterrupted_one(tmp_path: Path) -> None:
-    killed = tmp_path / "killed.jsonl"
-    process = subprocess.Popen([sys.executable, "-m", "tricktable.cli.main", *RUN, "--results", str(killed)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def _signal_after_two_pairs(path: Path, sent: signal.Signals) -> subprocess.CompletedProcess[str]:
+    """Run the ladder as its own process, keeping its pairs in ``path``, and send it ``sent`` after two pairs."""
+    process = subprocess.Popen([sys.executable, "-m", "tricktable.cli.main", *RUN, "--results", str(path)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
-        while _pairs_in(killed) < 2 and process.poll() is None and time.monotonic() < deadline:
+        while _pairs_in(path) < 2 and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.005)
-        process.send_signal(signal.SIGKILL)
+        process.send_signal(sent)
+        out, err = process.communicate(timeout=120)
     finally:
+        process.kill()
         process.wait()
-    assert process.returncode == -signal.SIGKILL, "the run was killed before it ended"
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+def test_a_killed_run_resumes_to_the_outcomes_of_an_uninterrupted_one(tmp_path: Path) -> None:
+    killed = tmp_path / "killed.jsonl"
+    ended = _signal_after_two_pairs(killed, signal.SIGKILL)
+    assert ended.returncode == -signal.SIGKILL, "the run was killed before it ended"
     kept = read_results(killed)[0].pairs
     assert 2 <= kept < PAIRS
 
@@ -53,6 +61,17 @@ def test_a_killed_run_resumes_to_the_outcomes_of_an_uninterrupted_one(tmp_path: 
     assert after_kill.outcomes == uninterrupted.outcomes
     assert (after_kill.points, after_kill.games, after_kill.deals) == (uninterrupted.points, uninterrupted.games,
                                                                        uninterrupted.deals)
+
+
+def test_an_interrupted_run_says_where_its_pairs_are_and_resumes(tmp_path: Path) -> None:
+    path = tmp_path / "interrupted.jsonl"
+    ended = _signal_after_two_pairs(path, signal.SIGINT)
+    assert ended.returncode == 130, ended.stderr
+    assert ended.stderr.endswith(f"interrupted: every pair that ended is in {path}; the same command plays the rest\n")
+    kept = read_results(path)[0].pairs
+    assert 2 <= kept < PAIRS
+    resumed = runner.invoke(app, [*RUN, "--results", str(path)])
+    assert resumed.exit_code == 0 and read_results(path)[0].pairs == PAIRS
 
 
 def test_a_results_file_of_other_settings_is_refused(tmp_path: Path) -> None:
