@@ -20,14 +20,21 @@ gave the same share, and one pair is too few for an interval.
 
 Matches run in-process (no server): a bot sees exactly the
 :class:`tricktable.rules.game.SeatView` it would get through the SDK.
+
+Pair ``i`` is played on the seed ``f"{seed}|{game}|{i}"``, so pairs are
+independent: :func:`run_pair` can skip the pairs a stopped run already
+played, hand each new one to its caller the moment it ends (to keep it in a
+results file, :mod:`tricktable.bots.ladder_results`) and start none after a
+time set beforehand.
 """
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, cast
 
 from tricktable.bots.heuristic import HeuristicBot
@@ -164,13 +171,29 @@ class Timed:
 
 @dataclass(frozen=True, slots=True)
 class PairOutcome:
-    """One duplicate pair: A's share of points and of games, the deals played, and each bot's effort."""
+    """One duplicate pair: A's share of points and of games, the deals played, and each bot's effort.
+
+    ``index`` is the pair's place in its run (its decks' seed is
+    ``f"{seed}|{game}|{index}"``), so pairs that end out of order, or in
+    several runs of a stopped ladder, still add up to the same ladder. The
+    fields after it are measurements of the run, not outcomes: two runs of
+    the same ladder compare equal without them.
+    """
 
     points: float
     games: float
     deals: int
     a_effort: Effort = Effort()
     b_effort: Effort = Effort()
+    index: int = 0
+    #: CPU seconds of the process that played the pair (engine and both bots), and the pair's wall seconds.
+    cpu: float = field(default=0.0, compare=False)
+    wall: float = field(default=0.0, compare=False)
+    #: The machine's one-minute load average when the pair ended (None where the system has none).
+    load: float | None = field(default=None, compare=False)
+    #: Unix times: when the run that played the pair started, and when the pair ended.
+    started: float = field(default=0.0, compare=False)
+    ended: float = field(default=0.0, compare=False)
 
 
 def duplicate_pair(game: str, options: dict[str, Any], seed: str, a: BotSpec, b: BotSpec) -> PairOutcome:
@@ -270,6 +293,37 @@ class PairResult:
     games: Estimate
     seconds: float
     outcomes: tuple[PairOutcome, ...] = field(default=(), repr=False)
+    #: The run reached the stop time set before it started (``--until``) before all its pairs were played.
+    stopped: bool = False
+
+    @classmethod
+    def of(cls, game: str, weaker: str, stronger: str, outcomes: Sequence[PairOutcome], *,
+           stopped: bool = False) -> PairResult:
+        """The verdict on these pairs (in index order), however many runs played them.
+
+        ``seconds`` is the wall time of the runs that played them: for each
+        run, from its start to its last pair's end, summed over the runs.
+        """
+        ordered = tuple(sorted(outcomes, key=lambda o: o.index))
+        ends: dict[float, float] = {}
+        for o in ordered:
+            ends[o.started] = max(ends.get(o.started, o.started), o.ended)
+        return cls(
+            game=game, weaker=weaker, stronger=stronger, pairs=len(ordered), deals=sum(o.deals for o in ordered),
+            points=Estimate.of_points([o.points for o in ordered]), games=Estimate.of_games([o.games for o in ordered]),
+            seconds=sum(end - start for start, end in ends.items()), outcomes=ordered, stopped=stopped,
+        )
+
+    @property
+    def cpu_seconds(self) -> float:
+        """CPU seconds of the processes that played the pairs, engine and bots."""
+        return sum(o.cpu for o in self.outcomes)
+
+    @property
+    def load_range(self) -> tuple[float, float] | None:
+        """The lowest and highest one-minute load average at the pairs' ends (None without any)."""
+        loads = [o.load for o in self.outcomes if o.load is not None]
+        return (min(loads), max(loads)) if loads else None
 
     @property
     def stronger_effort(self) -> Effort:
@@ -287,37 +341,73 @@ class PairResult:
         return not self.points.too_few and self.points.low > 0.5 and self.games.low > 0.5
 
 
-def _one(task: tuple[str, dict[str, Any], str, BotSpec, BotSpec]) -> PairOutcome:
-    game, options, seed, a, b = task
-    return duplicate_pair(game, options, seed, a, b)
+def _one(task: tuple[str, dict[str, Any], str, BotSpec, BotSpec, int]) -> PairOutcome:
+    game, options, seed, a, b, index = task
+    cpu, wall = time.process_time(), time.perf_counter()
+    outcome = duplicate_pair(game, options, seed, a, b)
+    return replace(outcome, index=index, cpu=time.process_time() - cpu, wall=time.perf_counter() - wall)
+
+
+def load_average() -> float | None:
+    """The machine's one-minute load average, or None where the system keeps none."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
 
 
 def run_pair(game: str, weaker: BotSpec, stronger: BotSpec, pairs: int, *, options: dict[str, Any] | None = None,
              workers: int = 1, seed: str = "ladder",
-             progress: Callable[[int], None] | None = None) -> PairResult:
-    """Play ``pairs`` duplicate pairs of ``stronger`` against ``weaker``; shares are the stronger bot's."""
+             progress: Callable[[int], None] | None = None, done: Sequence[PairOutcome] = (),
+             on_outcome: Callable[[PairOutcome], None] | None = None, stop_at: float | None = None,
+             clock: Callable[[], float] = time.time) -> PairResult:
+    """Play ``pairs`` duplicate pairs of ``stronger`` against ``weaker``; shares are the stronger bot's.
+
+    Pairs already in ``done`` (by index) are not played again: their
+    outcomes join the new ones, so a stopped run resumes where it was.
+    ``on_outcome`` hears each new pair the moment it ends (with
+    ``workers`` > 1, out of index order), so a caller can keep it before the
+    next one. No pair starts once ``clock()`` reaches ``stop_at`` (Unix
+    time): the pairs under way finish, and the result says it was stopped.
+    """
     opts = dict(options or {})
-    tasks = [(game, opts, f"{seed}|{game}|{i}", stronger, weaker) for i in range(pairs)]
-    start = time.monotonic()
-    outcomes: list[PairOutcome] = []
+    have = {o.index for o in done}
+    todo: Iterator[int] = iter([i for i in range(pairs) if i not in have])
+    started = clock()
+    played: list[PairOutcome] = []
+
+    def next_task() -> tuple[str, dict[str, Any], str, BotSpec, BotSpec, int] | None:
+        if stop_at is not None and clock() >= stop_at:
+            return None
+        i = next(todo, None)
+        return None if i is None else (game, opts, f"{seed}|{game}|{i}", stronger, weaker, i)
+
+    def finished(outcome: PairOutcome) -> None:
+        outcome = replace(outcome, started=started, ended=clock(), load=load_average())
+        played.append(outcome)
+        if on_outcome:
+            on_outcome(outcome)
+        if progress:
+            progress(len(done) + len(played))
+
     if workers <= 1:
-        for task in tasks:
-            outcomes.append(_one(task))
-            if progress:
-                progress(len(outcomes))
+        while (task := next_task()) is not None:
+            finished(_one(task))
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for outcome in pool.map(_one, tasks):
-                outcomes.append(outcome)
-                if progress:
-                    progress(len(outcomes))
-    seconds = time.monotonic() - start
-    return PairResult(
-        game=game, weaker=weaker.name, stronger=stronger.name, pairs=pairs,
-        deals=sum(o.deals for o in outcomes),
-        points=Estimate.of_points([o.points for o in outcomes]), games=Estimate.of_games([o.games for o in outcomes]),
-        seconds=seconds, outcomes=tuple(outcomes),
-    )
+            running: set[Future[PairOutcome]] = set()
+            while True:
+                while len(running) < workers and (task := next_task()) is not None:
+                    running.add(pool.submit(_one, task))
+                if not running:
+                    break
+                ended, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in ended:
+                    finished(future.result())
+    outcomes = [*done, *played]
+    reached = {o.index for o in outcomes}
+    return PairResult.of(game, weaker.name, stronger.name, outcomes,
+                         stopped=any(i not in reached for i in range(pairs)))
 
 
 def table(results: Sequence[PairResult]) -> str:
@@ -325,16 +415,19 @@ def table(results: Sequence[PairResult]) -> str:
     lines = [
         "| game | pair (stronger vs weaker) | duplicate pairs | deals | points share [95% CI] "
         "| games won [95% CI] | step holds | per decision: CPU (decisions per CPU second), wall, worlds; "
-        "stronger / weaker | time |",
+        "stronger / weaker | CPU s (wall s), load |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in results:
+        pairs = f"{r.pairs}, stopped at a time set beforehand" if r.stopped else f"{r.pairs}"
+        load = "" if r.load_range is None else f", {r.load_range[0]:.1f}-{r.load_range[1]:.1f}"
         lines.append(
-            f"| {r.game} | {r.stronger} vs {r.weaker} | {r.pairs} | {r.deals} | {r.points} | {r.games} "
-            f"| {'yes' if r.holds else 'no'} | {r.stronger_effort} / {r.weaker_effort} | {r.seconds:.0f} s |"
+            f"| {r.game} | {r.stronger} vs {r.weaker} | {pairs} | {r.deals} | {r.points} | {r.games} "
+            f"| {'yes' if r.holds else 'no'} | {r.stronger_effort} / {r.weaker_effort} "
+            f"| {r.cpu_seconds:.0f} ({r.seconds:.0f}){load} |"
         )
     return "\n".join(lines)
 
 
 __all__ = ["STEPS", "BotSpec", "Effort", "Estimate", "PairOutcome", "PairResult", "duplicate_pair",
-           "play_match", "run_pair", "table"]
+           "load_average", "play_match", "run_pair", "table"]

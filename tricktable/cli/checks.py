@@ -8,6 +8,8 @@ milliseconds. Every command checks its flags here, before it starts anything.
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
 from typing import NoReturn, TypeVar
 
 import typer
@@ -44,6 +46,24 @@ def at_least(flag: str, value: Number, low: Number) -> Number:
     if value < low:
         fail(f"{flag} must be at least {low:g}, not {value:g}")
     return value
+
+
+#: A duration from now: days, hours, minutes and seconds, each optional, in that order (``1h30m``, ``90m``).
+_DURATION = re.compile(r"(?:(?P<d>\d+)d)?(?:(?P<h>\d+)h)?(?:(?P<m>\d+)m)?(?:(?P<s>\d+)s)?")
+_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+
+
+def stop_time(flag: str, value: str, now: float) -> float:
+    """A time to stop at, as Unix time: an ISO time (local unless it names a zone) or a duration from ``now``."""
+    text = value.strip()
+    duration = _DURATION.fullmatch(text)
+    if text and duration is not None:
+        return now + sum(int(n) * _SECONDS[unit] for unit, n in duration.groupdict().items() if n)
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        fail(f"{flag} must be an ISO time (2026-12-07T07:30, 2026-12-07T07:30Z) or a duration from now "
+             f"(90m, 2h, 1h30m, 45s), not {value!r}")
 
 
 def log_level(value: str) -> str:
