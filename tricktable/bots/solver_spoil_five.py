@@ -40,6 +40,21 @@ _LAST = _TRICKS - 1
 _INFINITY = float("inf")
 
 
+#: The greedy card of each trump suit by (legal cards; in a trick also the card led, the best bid, whether an
+#: opponent holds it): the same few thousand hands recur over a decision's worlds and a match's decisions.
+_ORDERINGS: dict[int, dict[tuple[int, ...], int]] = {}
+#: Entries a trump's orderings may hold before they are dropped (the memory of a long ladder run stays bounded).
+_ORDERINGS_KEPT = 200_000
+
+
+def _orderings(trump: int) -> dict[tuple[int, ...], int]:
+    """The greedy cards known for ``trump`` (emptied when they grow past :data:`_ORDERINGS_KEPT`)."""
+    known = _ORDERINGS.setdefault(trump, {})
+    if len(known) > _ORDERINGS_KEPT:
+        known.clear()
+    return known
+
+
 def can_solve(state: object) -> bool:
     """True when :func:`solve` searches ``state``: a Spoil Five deal in card play with no rob still open."""
     return isinstance(state, SpoilFiveFast) and state.position_key() is not None and state.rob_seat < 0
@@ -70,8 +85,7 @@ def solve(state: SpoilFiveFast, sides: Sequence[int], side: int, before: Sequenc
     #: Forty-Five's scores move only at the deal's end: (value, match over) by side tricks and highest trump's side.
     deal_ends: dict[tuple[int, ...], tuple[float, bool]] = {}
     counts = [0, 0]  # positions searched, deal ends reached
-    #: The greedy card by (legal cards, and in a trick: the card led, the best bid, whether an opponent has it).
-    orderings: dict[tuple[int, ...], int] = {}
+    orderings = _orderings(state.trump)
 
     def value_of(over: bool, winners: Sequence[int], totals: Sequence[int]) -> float:
         """:func:`tricktable.bots.solver.deal_value` of a finished line with side totals ``totals``."""
@@ -205,11 +219,19 @@ def solve(state: SpoilFiveFast, sides: Sequence[int], side: int, before: Sequenc
                     elif played == _TRICKS:
                         counts[1] += 1
                         value = value_of(False, (), scores)
+                    elif played == _LAST:  # the generic search's next position, whose plays are all forced
+                        if not forced:
+                            counts[0] += 1
+                        value = last_trick(next_seat, rank, holder)
                     else:
                         value = search(next_seat, 0, -1, -1, -1, rank, holder, played, alpha, beta, not forced)
                     scores[won] -= 5
                 elif played == _TRICKS:
                     value = end_of_deal(holder)
+                elif played == _LAST:
+                    if not forced:
+                        counts[0] += 1
+                    value = last_trick(next_seat, rank, holder)
                 else:
                     value = search(next_seat, 0, -1, -1, -1, rank, holder, played, alpha, beta, not forced)
                 side_tricks[won] -= 1
