@@ -14,6 +14,7 @@ from tests.live_server import running_server
 from tricktable.bots import BOTS, make_bot
 from tricktable.bots.fast_worlds import WorldStream, decision_rng, win_bonus
 from tricktable.bots.heuristic import HeuristicBot
+from tricktable.bots.ladder import play_match
 from tricktable.bots.pimc_exact import SOLVED_PER_HAND, WORLDS, PimcExactBot
 from tricktable.bots.solver import DealSolver
 from tricktable.client_sdk.bot import Bot
@@ -22,6 +23,7 @@ from tricktable.rules.actions import Play
 from tricktable.rules.cards import card
 from tricktable.rules.fast.codec import encode
 from tricktable.rules.game import SeatView
+from tricktable.rules.record import action_from_json
 from tricktable.rules.registry import new_match
 from tricktable.rules.shuffle import RecordedDecks
 from tricktable.server.app import GameServer
@@ -133,3 +135,35 @@ def test_with_few_cards_left_each_value_is_the_exact_solution_of_the_same_worlds
             expected[action] += solver.value(child)
     assert worlds.drawn == 12
     assert bot.last_values == {a: total / 12 for a, total in expected.items()}
+
+
+#: Every decision (fast-path action codes, in order) of whole matches of four ``PimcExactBot("<seed>|<seat>")``,
+#: as the bot played them when every world was solved by the generic search: a faster solver must not change one.
+MATCH_DECISIONS: dict[tuple[str, str], str] = {
+    ("twenty_five", "g1"): (
+        "7 10 58 24 2 16 31 5 21 25 46 4 38 35 27 29 41 26 50 32 9 8 33 3 0 49 16 42 7 27 18 31 34 "
+        "20 22 2 5"
+    ),
+    ("twenty_five", "g2"): (
+        "77 35 37 34 47 2 1 9 7 16 23 14 18 12 19 20 42 32 48 21 43 21 23 24 18 39 44 41 40 33 27 "
+        "30 8"
+    ),
+    ("forty_five", "g2"): (
+        "84 25 14 1 9 43 23 48 18 19 20 16 7 35 2 34 42 37 21 47 12 41 40 39 44 24 27 30 19 49 8 42 "
+        "32 18 21 22 33 13 5 46 23 50 67 34 37 29 12 5 32 33 22 14 23 26 38 8 1 24 40 9 17 48"
+    ),
+    ("forty_five", "g3"): (
+        "0 14 9 49 34 27 19 35 29 33 41 21 13 24 25 1 47 18 4 20 18 19 23 17 42 4 40 50 34 36 47 27 "
+        "16 20 46 14 31 9 7 30"
+    ),
+}
+
+
+@pytest.mark.parametrize(("game", "seed"), sorted(MATCH_DECISIONS))
+def test_pimc_exact_plays_whole_matches_as_it_always_has(game: str, seed: str) -> None:
+    bots = [PimcExactBot(f"{seed}|{s}") for s in range(4)]
+    match = play_match(game, {}, seed, bots)
+    record = match.to_record()
+    assert record["result"]["status"] == "finished"
+    played = [encode(game, action_from_json(entry)) for deal in record["deals"] for entry in deal["actions"]]
+    assert " ".join(map(str, played)) == MATCH_DECISIONS[game, seed]

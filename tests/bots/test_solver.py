@@ -25,6 +25,7 @@ from tricktable.rules.shuffle import RecordedDecks
 LAYOUTS: tuple[tuple[str, dict[str, Any]], ...] = (
     *((game, {}) for game in GAMES),
     ("twenty_five", {"players": 6, "sides": 3}),
+    ("forty_five", {"jink": True}),
     ("all_fives", {"players": 3}),
 )
 
@@ -58,17 +59,19 @@ def _minimax(state: FastState, deal: int, sides: Sequence[int], side: int, befor
     return max(values) if sides[state.to_act] == side else min(values)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(layout=st.sampled_from(LAYOUTS), seed=st.integers(0, 10**6), side=st.integers(0, 2),
-       bonus=st.sampled_from([0.0, 10.0]))
+       bonus=st.sampled_from([0.0, 10.0]), near_target=st.booleans())
 def test_the_solved_value_is_the_minimax_value_of_small_positions(layout: tuple[str, dict[str, Any]], seed: int,
-                                                                  side: int, bonus: float) -> None:
+                                                                  side: int, bonus: float, near_target: bool) -> None:
     game, options = layout
     players = new_match(game, options, seed=str(seed)).config.players
     left = 9 if players <= 3 else 8
     state = _position(game, options, seed, left)
     assume(state is not None)
     assert state is not None
+    if near_target and isinstance(state, SpoilFiveFast):  # lines that end the match
+        state.scores[:] = [random.Random(seed).randrange(state.target) for _ in state.scores]
     nsides = len(state.scores)
     sides = tuple(s % nsides for s in range(players))
     side %= nsides
@@ -78,6 +81,76 @@ def test_the_solved_value_is_the_minimax_value_of_small_positions(layout: tuple[
     assert solver.value(state) == _minimax(state.clone(), state.deal_index, sides, side, before, bonus)
     assert state.position_key() == key  # the state asked about is left as it was
     assert solver.nodes > 0
+
+
+#: Spoil Five tables the dedicated search must treat as the generic one does: sides, jinks, trumping at will.
+SPOIL_FIVE_LAYOUTS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("twenty_five", {}),
+    ("forty_five", {}),
+    ("forty_five", {"jink": True}),
+    ("twenty_five", {"trump_at_will": True}),
+    ("twenty_five", {"players": 6, "sides": 3}),
+    ("forty_five", {"players": 3, "sides": 3}),
+    ("forty_five", {"players": 2, "sides": 2}),
+)
+
+
+def _with_generator(state: FastState, rng: random.Random) -> FastState:
+    """A copy of ``state`` drawing its later deals from a copy of ``rng``."""
+    copy = state.clone()
+    copy.rng = random.Random()  # type: ignore[attr-defined]
+    copy.rng.setstate(rng.getstate())  # type: ignore[attr-defined]
+    return copy
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(layout=st.sampled_from(SPOIL_FIVE_LAYOUTS), seed=st.integers(0, 10**6), side=st.integers(0, 2),
+       bonus=st.sampled_from([0.0, 10.0]), per_hand=st.integers(1, 4), near_target=st.booleans())
+def test_the_dedicated_spoil_five_search_is_the_generic_search_position_for_position(
+        layout: tuple[str, dict[str, Any]], seed: int, side: int, bonus: float, per_hand: int,
+        near_target: bool) -> None:
+    """Every candidate of a position solved in turn by one solver, as a world's are: the two searches agree on
+    each value, on the positions searched, on the table they leave and on what they drew from the generator."""
+    game, options = layout
+    players = new_match(game, options, seed=str(seed)).config.players
+    state = _position(game, options, seed, per_hand * players)
+    assume(state is not None)
+    assert isinstance(state, SpoilFiveFast)
+    assume(state.rob_seat < 0)
+    rng = random.Random(seed)
+    if near_target:  # lines that end the match: a side reaching the target, a failed jink's end
+        state.scores[:] = [rng.randrange(state.target) for _ in state.scores]
+    nsides = len(state.scores)
+    sides = tuple(s % nsides for s in range(players))
+    side %= nsides
+    before = list(state.scores)
+    solvers = {kind: DealSolver(sides, side, before, bonus, dedicated=kind) for kind in (True, False)}
+    copies = {kind: _with_generator(state, rng) for kind in solvers}
+    for act in state.legal_actions():
+        values = {}
+        for kind, solver in solvers.items():
+            child = copies[kind].clone()
+            child.apply(act)
+            values[kind] = solver.value(child)
+        assert values[True] == values[False]
+        assert solvers[True].nodes == solvers[False].nodes
+        assert solvers[True].table == solvers[False].table
+        assert copies[True].rng.getstate() == copies[False].rng.getstate()  # type: ignore[attr-defined]
+
+
+def test_the_dedicated_search_draws_as_many_numbers_as_the_deals_the_generic_one_dealt() -> None:
+    """The generic search deals the next deal at every deal end it reaches; the dedicated one draws the same."""
+    state = _position("twenty_five", {}, 11, 8)
+    assert isinstance(state, SpoilFiveFast)
+    generator = state.rng
+    assert generator is not None
+    start = generator.getstate()
+    DealSolver((0, 1, 0, 1), 0, list(state.scores), 0.0, dedicated=False).value(state)
+    after_generic = generator.getstate()
+    assert after_generic != start, "the position's search reaches deal ends"
+    generator.setstate(start)
+    DealSolver((0, 1, 0, 1), 0, list(state.scores), 0.0).value(state)
+    assert generator.getstate() == after_generic
 
 
 def test_a_second_value_of_the_same_position_comes_from_the_table() -> None:
@@ -134,3 +207,19 @@ def test_the_search_plays_the_forced_win_in_a_constructed_endgame() -> None:
     view = match.view(1)
     bot = SearchBot("endgame", simulations=20, solve_at=8)
     assert action_of(bot.choose_action(view)) == Play(card=card("5S"))
+
+
+def test_drawing_as_dealt_leaves_the_generator_where_dealing_leaves_it() -> None:
+    """Three shuffled deals' draws, skipped in one call, leave the generator as dealing them does."""
+    resolved = new_match("forty_five", {"target": 200}, seed="draws").to_record()["options"]
+    dealt = new_fast("forty_five", resolved, rng=random.Random(9))
+    assert isinstance(dealt, SpoilFiveFast)
+    skipped = _with_generator(dealt, random.Random(9))
+    assert isinstance(skipped, SpoilFiveFast)
+    dealt.rng = random.Random(9)
+    while dealt.deal_index < 3:
+        dealt.apply(dealt.legal_actions()[0])  # dealing is the only draw
+    assert not dealt.over
+    skipped.draw_as_dealt(3)
+    assert skipped.rng is not None and dealt.rng is not None
+    assert skipped.rng.getstate() == dealt.rng.getstate()

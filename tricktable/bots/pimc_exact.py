@@ -24,10 +24,11 @@ bot's simulated auctions (:mod:`tricktable.bots.search_bids`) cost several
 times this bot's budget. Cinq Cents worlds are drawn, as the search bot's
 are, to fit the bids made (:mod:`tricktable.bots.bid_fit`).
 
-It takes about 15 ms of CPU a card decision (docs/strength.md gives the
-measured figure), so it is a yardstick at a tenth of the search's default
-100 ms; ``simulations`` changes the worlds, ``budget`` with
-``simulations=None`` gives it a time budget instead.
+Over whole matches it takes 16-20 ms of CPU a decision in Twenty-Five and
+Forty-Five (docs/strength.md gives the measured figures and conditions), so
+it is a yardstick at a fifth of the search's default 100 ms;
+``simulations`` changes the worlds, ``budget`` with ``simulations=None``
+gives it a time budget instead.
 """
 
 from __future__ import annotations

@@ -27,6 +27,11 @@ tested rules as every playout), with
   the greedy playout's card (:func:`tricktable.bots.playout.greedy_card`, usually the
   best or a cutoff); a forced move applied without a node of its own, and
   the last move tried on the position itself instead of a copy.
+
+Twenty-Five and Forty-Five card play, the ladder yardstick's every solve,
+goes through :mod:`tricktable.bots.solver_spoil_five`: the same search
+position for position (same values, table and cutoffs) on its own copy of
+the hands, several times cheaper than copying the state at every node.
 """
 
 from __future__ import annotations
@@ -35,8 +40,10 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from tricktable.bots import solver_spoil_five as spoil_five
 from tricktable.bots.playout import greedy_card, greedy_playout
 from tricktable.rules.fast import FastState
+from tricktable.rules.fast.spoil_five import SpoilFiveFast
 
 #: What the table keeps of a position: (lowest value proved, highest value proved, best move found).
 Bounds = tuple[float, float, int]
@@ -86,9 +93,27 @@ class DealSolver:
     bonus: float
     nodes: int = 0
     table: dict[tuple[int, ...], Bounds] = field(default_factory=dict)
+    #: False: every position through :meth:`generic_value` (what the dedicated search is measured and tested against).
+    dedicated: bool = True
 
     def value(self, state: FastState) -> float:
-        """The exact value of ``state`` (not changed) with best play by every seat to the end of the deal."""
+        """The exact value of ``state`` (not changed) with best play by every seat to the end of the deal.
+
+        Twenty-Five and Forty-Five card play is searched by
+        :mod:`tricktable.bots.solver_spoil_five` (the same search, several times
+        cheaper); everything else by :meth:`generic_value`.
+        """
+        if not (self.dedicated and spoil_five.can_solve(state)):
+            return self.generic_value(state)
+        assert isinstance(state, SpoilFiveFast)
+        value, nodes, dealt = spoil_five.solve(state, self.sides, self.side, self.before, self.bonus, self.table)
+        self.nodes += nodes
+        # The generic search's copies dealt a next deal at every deal end: the rest of the decision draws after them.
+        state.draw_as_dealt(dealt)
+        return value
+
+    def generic_value(self, state: FastState) -> float:
+        """:meth:`value` by the state's own API (``legal_actions``, ``apply``, ``clone``): any game, any phase."""
         return self._search(state.clone(), state.deal_index, -_INFINITY, _INFINITY)
 
     def _search(self, state: FastState, deal: int, alpha: float, beta: float) -> float:

@@ -201,9 +201,29 @@ class SpoilFiveFast(FastMatch):
             d[i], d[j] = d[j], d[i]
         return d
 
+    def draw_as_dealt(self, deals: int) -> None:
+        """Draw from the generator what dealing the next deal ``deals`` times draws, without dealing.
+
+        A search that plays a deal's ends without this state's copies (the
+        exact solver) keeps the generator where the copies would have left it:
+        each shuffled deal (:meth:`_next_deck`) draws one ``random()`` for each
+        card it uses, and ``getrandbits(64 * k)`` advances the Mersenne Twister
+        by exactly the two words each of ``k`` such calls takes (a test checks it).
+        Nothing is drawn when the next deal's deck is given.
+        """
+        if deals <= 0 or self.rng is None:
+            return
+        if self.decks is not None and self.decks(self.deal_index + 1) is not None:
+            return
+        self.rng.getrandbits(64 * deals * self._cards_dealt())
+
+    def _cards_dealt(self) -> int:
+        """Cards a deal uses: five a hand and the turn-up (a shuffled deal draws one number for each)."""
+        return 5 * self.n + 1
+
     def _start_deal(self) -> None:
         n = self.n
-        deck = self._next_deck(5 * n + 1)
+        deck = self._next_deck(self._cards_dealt())
         hands = [0] * n
         dealer = self.dealer
         pos = 0
@@ -358,32 +378,45 @@ class SpoilFiveFast(FastMatch):
 
     def _end_deal(self) -> None:
         if not self.score_as_won:
-            points = [5 * t for t in self.side_tricks]
-            if self.hi_seat >= 0:
-                points[self.side_of[self.hi_seat]] += self.bonus_points
-            jink_side = -1 if self.jinked_by < 0 else self.side_of[self.jinked_by]
-            if jink_side >= 0 and self.side_tricks[jink_side] == 5:
-                points[jink_side] *= 2
-            self.deal_points = points
-            scores = self.scores
-            for i in range(self.nsides):
-                scores[i] += points[i]
-            if jink_side >= 0 and self.side_tricks[jink_side] != 5:
-                # docs/games.md 1.7: a failed jink ends the game; the best of the other sides win.
-                best = max(scores[i] for i in range(self.nsides) if i != jink_side)
-                self._finish_match(tuple(i for i in range(self.nsides) if i != jink_side and scores[i] == best))
+            hi_side = self.side_of[self.hi_seat] if self.hi_seat >= 0 else -1
+            self.deal_points, winners = self.deal_result(self.side_tricks, hi_side, self.scores)
+            for i, p in enumerate(self.deal_points):
+                self.scores[i] += p
+            if winners:
+                self._finish_match(winners)
                 return
-            target = self.target
-            n = self.n
-            for i in range(1, n + 1):
-                side = self.side_of[(self.dealer + i) % n]
-                if scores[side] >= target:
-                    self._finish_match((side,))
-                    return
         self.last_deal = (tuple(self.deal_points), tuple(self.trick_winners), self.hi_seat)
         self.dealer = (self.dealer + 1) % self.n
         self.deal_index += 1
         self._start_deal()
+
+    def deal_result(self, side_tricks: Sequence[int], hi_side: int,
+                    scores: Sequence[int]) -> tuple[list[int], tuple[int, ...]]:
+        """Forty-Five's scoring of a played deal (docs/games.md 1.7): each side's points, and the winners if it ends
+        the match (empty if not).
+
+        ``side_tricks``: the tricks each side took; ``hi_side``: the side of the highest trump played (-1: none);
+        ``scores``: the side totals before the deal's points. The state is not changed, so an exact search can
+        score the deal ends it reaches without playing them on a copy.
+        """
+        points = [5 * t for t in side_tricks]
+        if hi_side >= 0:
+            points[hi_side] += self.bonus_points
+        jink_side = -1 if self.jinked_by < 0 else self.side_of[self.jinked_by]
+        if jink_side >= 0 and side_tricks[jink_side] == 5:
+            points[jink_side] *= 2
+        totals = [s + p for s, p in zip(scores, points, strict=True)]
+        nsides = self.nsides
+        if jink_side >= 0 and side_tricks[jink_side] != 5:
+            # A failed jink ends the game; the best of the other sides win.
+            best = max(totals[i] for i in range(nsides) if i != jink_side)
+            return points, tuple(i for i in range(nsides) if i != jink_side and totals[i] == best)
+        n = self.n
+        for i in range(1, n + 1):
+            side = self.side_of[(self.dealer + i) % n]
+            if totals[side] >= self.target:
+                return points, (side,)
+        return points, ()
 
     def _finish_match(self, winners: tuple[int, ...]) -> None:
         self.last_deal = (tuple(self.deal_points), tuple(self.trick_winners), self.hi_seat)
@@ -409,6 +442,16 @@ class SpoilFiveFast(FastMatch):
         hi_side = self.side_of[self.hi_seat] if self.hi_seat >= 0 else -1
         return (*self.hands, self.to_act, self.trick_len, *lead, self.hi_rank, hi_side, self.rob_seat,
                 *self.side_tricks, *self.scores)
+
+    def trick_tables(self) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...]]:
+        """The current trump's ``(strength, follow, allow)`` tables (:class:`TrumpTables`, the deal's options applied).
+
+        ``strength[led][c]``: how ``c`` bids for a trick led by ``led``; a hand
+        holding a card of ``follow[led]`` may play only ``hand & allow[led]``.
+        For a search that plays tricks on its own copy of the hands (the
+        exact solver), by the rules this state plays them by.
+        """
+        return self._strength, self._follow, self._allow
 
     def play_order(self, code: int) -> tuple[int, int]:
         """How playing ``code`` (a card) ranks now: (its strength in the current trick, 0 if it cannot win it;
