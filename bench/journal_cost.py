@@ -31,7 +31,8 @@ from typing import Any
 
 from tricktable.server.clocks import TimeControl
 from tricktable.server.journal import Journal
-from tricktable.server.lobby import Limits, Lobby
+from tricktable.server.limits import Limits
+from tricktable.server.lobby import Lobby
 from tricktable.server.logging import configure
 from tricktable.server.storage import Storage
 
