@@ -36,6 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench import cli
+
 RESULTS = Path(__file__).resolve().parent / "results" / "external_bots.json"
 KINDS = ("sdk", "exec", "webhook")
 
@@ -155,8 +157,6 @@ async def measure(game: str, games: int, seed: str) -> dict[str, Any]:
 
 def run(games: int = 20, game: str = "all_fives", seed: str = "external-bots") -> dict[str, Any]:
     """Measure, and the report: per kind its decisions, median and p90 in microseconds, and its overhead."""
-    from bench.run import machine
-
     measured = asyncio.run(measure(game, games, seed))
     rows: dict[str, dict[str, Any]] = {}
     for kind, values in measured.items():
@@ -167,7 +167,7 @@ def run(games: int = 20, game: str = "all_fives", seed: str = "external-bots") -
         rows[kind]["overhead_us_median"] = rows[kind]["us_per_decision_median"] - base["us_per_decision_median"]
         rows[kind]["overhead_us_p90"] = rows[kind]["us_per_decision_p90"] - base["us_per_decision_p90"]
     return {"benchmark": "external_bots", "game": game, "games_per_kind": games, "rows": rows,
-            "machine": machine()}
+            "machine": cli.machine()}
 
 
 def render(report: dict[str, Any]) -> str:

@@ -18,7 +18,6 @@ included; noisier), and each as a share of the server CPU per move that
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -29,9 +28,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench import cli
 from tricktable.server.clocks import TimeControl
 from tricktable.server.journal import Journal
-from tricktable.server.lobby import Limits, Lobby
+from tricktable.server.limits import Limits
+from tricktable.server.lobby import Lobby
 from tricktable.server.logging import configure
 from tricktable.server.storage import Storage
 
@@ -117,7 +118,7 @@ def measure(game: str = "all_fives", games: int = 20, rounds: int = 5, together:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.journal_cost", description=__doc__.split("\n")[0])
+    parser = cli.parser("bench.journal_cost", __doc__)
     parser.add_argument("--game", default="all_fives")
     parser.add_argument("--games", type=int, default=20, help="tables played per round")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds with and without the journal")

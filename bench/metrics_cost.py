@@ -24,9 +24,10 @@ from __future__ import annotations
 import os
 import statistics
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from bench import cli
 
 #: The two settings compared, with the flags ``tricktable serve`` gets for each.
 SETTINGS: dict[str, tuple[str, ...]] = {"metrics_on": (), "metrics_off": ("--no-metrics",)}
@@ -65,7 +66,7 @@ def measure(folder: Path, rounds: int, games: Sequence[str], load: Callable[[Pat
             "metrics_cpu_us_per_move": round(statistics.median(costs), 1),
             "metrics_cpu_us_per_move_by_round": [round(c, 1) for c in costs],
         }
-    return {"measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine, "rounds": rounds,
+    return {"measured_at": cli.measured_at(), "machine": machine, "rounds": rounds,
             "rows": rows, "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}
 
 

@@ -13,17 +13,15 @@ Run ``python -m bench.openspiel_ismcts`` (JSON to ``bench/results/openspiel_ismc
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import random
 import statistics
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.run import machine
+from bench import cli
 
 RESULTS = Path(__file__).resolve().parent / "results" / "openspiel_ismcts.json"
 GAME = "all_fives"
@@ -56,17 +54,16 @@ def main(argv: list[str] | None = None) -> int:
 
     from tricktable.envs.openspiel_game import load
 
-    parser = argparse.ArgumentParser(prog="python -m bench.openspiel_ismcts", description=__doc__.split("\n")[0])
+    parser = cli.parser("bench.openspiel_ismcts", __doc__, out=RESULTS)
     parser.add_argument("--pairs", type=int, default=20, help="duplicate deal pairs (default 20)")
     parser.add_argument("--sims", type=int, default=50, help="ISMCTS simulations a decision (default 50)")
-    parser.add_argument("--out", type=Path, default=RESULTS, help=f"JSON output (default {RESULTS})")
     args = parser.parse_args(argv)
 
     game = load(GAME)
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(0))
     bot = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=args.sims,
                            random_state=np.random.RandomState(1))
-    start_machine = machine()
+    start_machine = cli.machine()
     cpu0, wall0 = time.process_time(), time.perf_counter()
     returns: list[float] = []
     mine = total = 0
@@ -79,9 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     mean = statistics.fmean(returns)
     half = 1.96 * statistics.stdev(returns) / math.sqrt(len(returns)) if len(returns) > 1 else math.inf
     report = {
-        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "measured_at": cli.measured_at(),
         "machine": start_machine,
-        "machine_at_end": machine(),
+        "machine_at_end": cli.machine(),
         "game": GAME, "sims": args.sims, "pairs": args.pairs, "deals": len(returns),
         "mean_return": round(mean, 4), "interval_95": [round(mean - half, 4), round(mean + half, 4)],
         "share_of_points": round(mine / total, 4) if total else None,

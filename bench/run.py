@@ -23,18 +23,14 @@ Results go to ``bench/results/latest.json`` and a table on stdout.
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import platform
 import random
-import sys
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
+
+from bench import cli
 
 #: One complete game from ``rng``: returns (decisions, chance events).
 Workload = Callable[[random.Random], tuple[int, int]]
@@ -160,29 +156,6 @@ def measure(workload: Workload, seconds: float, rounds: int, seed: int) -> dict[
     }
 
 
-def machine() -> dict[str, Any]:
-    """What the figures were measured on."""
-    return {
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "processor": platform.processor() or _cpu_model(),
-        "cpu_count": os.cpu_count(),
-        "python": sys.version.split()[0],
-        "implementation": platform.python_implementation(),
-        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
-    }
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return ""
-
-
 def _openspiel_version() -> str | None:
     try:
         from importlib.metadata import version
@@ -220,9 +193,7 @@ def ratios(results: dict[str, dict[str, Any]]) -> dict[str, float]:
     """Decision-rate ratios between entries measured in this run."""
 
     def rate(key: str) -> float | None:
-        entry = results.get(key, {})
-        value = entry.get("decisions_per_second")
-        return float(value) if value else None
+        return cli.rate(results, key)
 
     out: dict[str, float] = {}
     yard = rate("euchre/4/openspiel")
@@ -244,14 +215,11 @@ def ratios(results: dict[str, dict[str, Any]]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per entry (default 3)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds per entry; the median is reported")
-    parser.add_argument("--only", default="", help="run only entries whose key contains this text")
-    parser.add_argument("--out", type=Path, default=RESULTS, help=f"JSON output (default {RESULTS})")
+    parser = cli.parser("bench.run", __doc__, out=RESULTS)
+    cli.add_workload_options(parser)
     args = parser.parse_args(argv)
 
-    load_at_start = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
+    load_at_start = cli.load_average()
     results: dict[str, dict[str, Any]] = {}
     print(f"{'entry':<26} {'games/s':>10} {'decisions/s':>12} {'dec/game':>9}  note")
     for seed, (key, engine, description, factory) in enumerate(plan()):
@@ -281,8 +249,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{entry['decisions_per_game']:>9}  {note}")
 
     report: dict[str, Any] = {
-        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": {**machine(), "load_average_at_start": load_at_start},
+        "measured_at": cli.measured_at(),
+        "machine": {**cli.machine(), "load_average_at_start": load_at_start},
         "method": {
             "seconds_per_entry": args.seconds,
             "rounds": args.rounds,
@@ -297,12 +265,8 @@ def main(argv: list[str] | None = None) -> int:
         "results": results,
         "ratios": ratios(results),
     }
-    print()
-    for name, value in report["ratios"].items():
-        print(f"{name:<60} {value:>8.2f}x")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\nwrote {args.out}")
+    cli.print_ratios(report["ratios"], width=60)
+    cli.write_report(args.out, report)
     return 0
 
 

@@ -177,7 +177,7 @@ def _measure(tree: Path, messages: Path) -> dict[str, Any]:
 def run(refs: Sequence[str], *, game: str = GAME, games: int = 16, warmup: int = 8, rounds: int = 5,
         seed: str = "sdk-decode") -> dict[str, Any]:
     """CPU us per decision of each ref and of the working tree in ``rounds`` alternating rounds; ratios to the first."""
-    from bench.run import machine
+    from bench.cli import machine
     from bench.trees import commit_titles, trees
 
     tables = asyncio.run(record(game, warmup + games, seed))

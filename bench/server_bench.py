@@ -46,13 +46,11 @@ smoke-sized run); :func:`run` returns the same dict for ``bench.run``.
 
 from __future__ import annotations
 
-import argparse
 import bisect
 import importlib.util
 import itertools
 import json
 import os
-import platform
 import signal
 import statistics
 import subprocess
@@ -63,14 +61,13 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, replace
-from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
 from typing import IO, Any
 
 import grpc
 
-from bench import journal_cost, native_load
+from bench import cli, journal_cost, native_load
 from tricktable.server.shard_ids import shard_of_table
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -586,7 +583,7 @@ def measure_throughput(folder: Path, sizes: Sizes, rounds: int, refs: Sequence[s
                 for game, entry in load.items():
                     runs[name][game].append(entry)
                 ratios[name].append(play_many_over_play(load))
-    report = {"measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": at_start, "rounds": rounds,
+    report = {"measured_at": cli.measured_at(), "machine": at_start, "rounds": rounds,
               "tables": sizes.load_tables, "client_processes": sizes.load_clients,
               "window_seconds": sizes.load_seconds, **_throughput_rows(runs["tree"], ratios["tree"]),
               "skipped": skipped, "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}
@@ -842,9 +839,7 @@ def measure_hold(data_dir: Path, sizes: Sizes) -> dict[str, Any]:
 
 def machine() -> dict[str, Any]:
     """What the figures were measured on."""
-    return {"platform": platform.platform(), "cpu_count": os.cpu_count(), "python": sys.version.split()[0],
-            "grpcio": version("grpcio"), "protobuf": version("protobuf"),
-            "load_average": [round(x, 2) for x in os.getloadavg()]}
+    return {**cli.machine(), "grpcio": version("grpcio"), "protobuf": version("protobuf")}
 
 
 def run(*, quick: bool = False, sizes: Sizes | None = None, out: Path | None = RESULTS,
@@ -858,7 +853,7 @@ def run(*, quick: bool = False, sizes: Sizes | None = None, out: Path | None = R
     for game, why in skipped.items():
         say(f"skipping {game}: {why}", flush=True)
     sizes = replace(sizes, load_games=games)
-    report: dict[str, Any] = {"measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    report: dict[str, Any] = {"measured_at": cli.measured_at(),
                               "machine": machine(), "sizes": asdict(sizes), "load_skipped": skipped}
     with tempfile.TemporaryDirectory(prefix="tricktable-bench-") as tmp:
         folder = Path(tmp)
@@ -1052,9 +1047,8 @@ def _metrics_cost(sizes: Sizes, rounds: int, out: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.server_bench", description=__doc__.split("\n")[0])
+    parser = cli.parser("bench.server_bench", __doc__, out=RESULTS)
     parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke run of a few seconds)")
-    parser.add_argument("--out", type=Path, default=RESULTS, help=f"JSON output (default {RESULTS})")
     parser.add_argument("--load-tables", type=int, help="concurrent tables in the throughput run")
     parser.add_argument("--load-clients", type=int, help="client processes in the throughput run")
     parser.add_argument("--load-seconds", type=float, help="measured seconds of the throughput run")

@@ -29,7 +29,6 @@ Modes (JSON on stdout):
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import itertools
 import json
@@ -40,6 +39,7 @@ from typing import Any
 
 import grpc
 
+from bench import cli
 from bench.server_echo import LOOPS, run_on
 from tricktable.client_sdk.errors import SdkError
 from tricktable.client_sdk.mux import SeatMultiplexer, status_error
@@ -421,7 +421,7 @@ async def hold_mode(address: str, game: str, streams_per_channel: int = 200) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.server_clients", description=__doc__.split("\n")[0])
+    parser = cli.parser("bench.server_clients", __doc__)
     sub = parser.add_subparsers(dest="mode", required=True)
     s = sub.add_parser("seat")
     s.add_argument("address")

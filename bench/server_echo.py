@@ -14,7 +14,6 @@ Run as two processes (what :mod:`bench.server_bench` does)::
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import json
@@ -24,6 +23,8 @@ from collections.abc import AsyncIterator, Coroutine
 from typing import Any, TypeVar
 
 import grpc
+
+from bench import cli
 
 METHOD = "/bench.Echo/PingPong"
 
@@ -90,7 +91,7 @@ async def ping(address: str, *, count: int, size: int, warmup: int = 200) -> dic
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.server_echo", description=__doc__.split("\n")[0])
+    parser = cli.parser("bench.server_echo", __doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     s = sub.add_parser("serve", help="run the echo server")
     s.add_argument("--host", default="127.0.0.1")

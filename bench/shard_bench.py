@@ -33,7 +33,6 @@ Run ``python -m bench.shard_bench`` (``--rounds``, ``--quick``); results go to
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -41,10 +40,10 @@ import sys
 import tempfile
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bench import cli
 from bench.server_bench import (
     FULL,
     GOAL_GAME,
@@ -238,7 +237,7 @@ def run(sizes: ShardSizes = FULL_SHARDS, out: Path | None = RESULTS) -> dict[str
     runnable, skipped = runnable_load_games([GOAL_GAME + t for t in sizes.transports])
     sizes = replace(sizes, transports=tuple(t for t in sizes.transports if GOAL_GAME + t in runnable))
     report: dict[str, Any] = {
-        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine(), "sizes": asdict(sizes),
+        "measured_at": cli.measured_at(), "machine": machine(), "sizes": asdict(sizes),
         "bots_skipped": {_BOTS_NAMES[game.removeprefix(GOAL_GAME)]: why for game, why in skipped.items()}}
     with tempfile.TemporaryDirectory(prefix="tricktable-shards-") as tmp:
         report.update(measure(Path(tmp), sizes))
@@ -292,13 +291,12 @@ def _verdict(report: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.shard_bench", description=__doc__.split("\n")[0])
+    parser = cli.parser("bench.shard_bench", __doc__, out=RESULTS)
     parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke run of a few seconds)")
     parser.add_argument("--rounds", type=int, help="alternating rounds (each measures every shard count once)")
     parser.add_argument("--seconds", type=float, help="measured seconds of each throughput run")
     parser.add_argument("--tables", type=int, help="concurrent tables of each throughput run")
     parser.add_argument("--bots", help=f"comma separated bots' kinds of {', '.join(BOTS)} (default: all)")
-    parser.add_argument("--out", type=Path, default=RESULTS, help=f"JSON output (default {RESULTS})")
     args = parser.parse_args(argv)
     sizes = QUICK_SHARDS if args.quick else FULL_SHARDS
     if args.rounds:

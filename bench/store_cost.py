@@ -29,7 +29,6 @@ batch). Results: ``bench/results/store_cost.json`` and a table on stdout.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -41,6 +40,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from bench import cli
 from bench.postgres_cluster import PostgresCluster, running_cluster
 from tricktable.server.clocks import TimeControl
 from tricktable.server.lobby import Lobby, meta_of
@@ -200,10 +200,9 @@ def render(report: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.store_cost", description=__doc__.split("\n")[0])
+    parser = cli.parser("bench.store_cost", __doc__, out=RESULTS)
     parser.add_argument("--records", type=int, default=200, help="ended tables per game (default 200)")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
-    parser.add_argument("--out", type=Path, default=RESULTS, help=f"JSON output (default {RESULTS})")
     args = parser.parse_args(argv)
     report = measure(args.records, args.rounds)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -24,17 +24,14 @@ and a table on stdout); ``make bench`` runs it after :mod:`bench.run`.
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import random
 from collections.abc import Callable
-from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from bench.run import Workload, machine, measure
+from bench import cli
+from bench.run import Workload, measure
 
 RESULTS = Path(__file__).resolve().parent / "results" / "training_throughput.json"
 GAMES = ("twenty_five", "forty_five", "all_fives", "cinq_cents")
@@ -124,8 +121,7 @@ def plan() -> list[tuple[str, Callable[[], Workload]]]:
 def ratios(results: dict[str, dict[str, Any]]) -> dict[str, float]:
     """Each entry's decision rate against euchre's loop of the same kind (the plain loop for PettingZoo's)."""
     def rate(key: str) -> float | None:
-        value = results.get(key, {}).get("decisions_per_second")
-        return float(value) if value else None
+        return cli.rate(results, key)
 
     out: dict[str, float] = {}
     for key in results:
@@ -138,14 +134,11 @@ def ratios(results: dict[str, dict[str, Any]]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.training_throughput", description=__doc__.split("\n")[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per entry (default 3)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds per entry; the median is reported")
-    parser.add_argument("--only", default="", help="run only entries whose key contains this text")
-    parser.add_argument("--out", type=Path, default=RESULTS, help=f"JSON output (default {RESULTS})")
+    parser = cli.parser("bench.training_throughput", __doc__, out=RESULTS)
+    cli.add_workload_options(parser)
     args = parser.parse_args(argv)
 
-    load_at_start = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
+    load_at_start = cli.load_average()
     results: dict[str, dict[str, Any]] = {}
     print(f"{'entry':<28} {'steps/s':>10} {'wall steps/s':>13} {'steps/episode':>14} {'chance/episode':>15}")
     for seed, (key, factory) in enumerate(plan()):
@@ -166,8 +159,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{entry['decisions_per_game']:>14} {entry['chance_events_per_game']:>15}")
 
     report: dict[str, Any] = {
-        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": {**machine(), "load_average_at_start": load_at_start},
+        "measured_at": cli.measured_at(),
+        "machine": {**cli.machine(), "load_average_at_start": load_at_start},
         "method": {
             "seconds_per_entry": args.seconds,
             "rounds": args.rounds,
@@ -179,12 +172,8 @@ def main(argv: list[str] | None = None) -> int:
         "results": results,
         "ratios": ratios(results),
     }
-    print()
-    for name, value in report["ratios"].items():
-        print(f"{name:<40} {value:>8.4f}x")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\nwrote {args.out}")
+    cli.print_ratios(report["ratios"], width=40, digits=4)
+    cli.write_report(args.out, report)
     return 0
 
 

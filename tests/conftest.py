@@ -11,10 +11,10 @@ import os
 from collections.abc import Iterator
 
 import pytest
-import structlog
 from hypothesis import HealthCheck, settings
 
 from bench.postgres_cluster import PostgresCluster, binaries, running_cluster
+from tricktable.server.logging import cache_loggers
 
 settings.register_profile(
     "ci", max_examples=40, derandomize=True, deadline=None,
@@ -25,18 +25,9 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
-_configure_structlog = structlog.configure
-
-
-def _configure_uncached(*args: object, **kwargs: object) -> None:
-    """structlog's configure, never caching loggers: a test that runs a command in-process configures the
-    server's logging, and a logger cached then would escape every later test's ``capture_logs`` in that
-    worker, whichever tests the worker happened to run before."""
-    kwargs["cache_logger_on_first_use"] = False
-    _configure_structlog(*args, **kwargs)  # type: ignore[arg-type]
-
-
-structlog.configure = _configure_uncached
+# A test that runs a command in-process configures the server's logging; a logger cached then would
+# escape every later test's ``capture_logs`` in that worker, whichever tests the worker ran before.
+cache_loggers(False)
 
 
 def need_postgres() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tricktable.server.app import GameServer, ServerConfig
 from tricktable.server.clocks import TimeControl
-from tricktable.server.lobby import Limits
+from tricktable.server.limits import Limits
 
 
 @asynccontextmanager

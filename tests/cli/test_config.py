@@ -81,7 +81,7 @@ def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
 def test_the_clock_and_limit_flags_default_to_the_servers_own_values() -> None:
     """The flags speak milliseconds and MiB; their defaults are the server's TimeControl and Limits, not copies."""
     from tricktable.server.clocks import TimeControl
-    from tricktable.server.lobby import Limits
+    from tricktable.server.limits import Limits
 
     clocks, limits = TimeControl(), Limits()
     result = runner.invoke(app, ["serve", "--print-config"])

@@ -26,7 +26,7 @@ from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.server.app import GameServer, ServerConfig
 from tricktable.server.call_rate import PUSHBACK_KEY, RATE_LIMITED, RETRY_AFTER_KEY
 from tricktable.server.errors import REASON_KEY
-from tricktable.server.lobby import Limits
+from tricktable.server.limits import Limits
 
 OPTIONS = {"target": 11}  # All Fives to 11: a game of a few seconds
 #: A channel with a connection of its own (channels of one process share one by default).

@@ -32,7 +32,7 @@ from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from tricktable.rules.verify import verify_record
 from tricktable.server.errors import StorageUnavailableError
-from tricktable.server.lobby import Limits
+from tricktable.server.limits import Limits
 from tricktable.server.record_store import record_store
 
 #: Tables playing when the database goes away (All Fives, two seats: 130-310 moves each).

@@ -24,7 +24,7 @@ from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from tricktable.server.app import GameServer
 from tricktable.server.errors import REASON_KEY, ForwardingRefusedError
 from tricktable.server.forwarding import HOP_KEY, MAX_SKEW_SECONDS, Forwarding, read_secret
-from tricktable.server.lobby import Limits
+from tricktable.server.limits import Limits
 from tricktable.server.shard_ids import shard_of_table
 
 CREATE = "/tricktable.v1.TableService/CreateTable"

@@ -40,7 +40,7 @@ from tricktable.server.app import GameServer
 from tricktable.server.clocks import TimeControl
 from tricktable.server.errors import REASON_KEY, StorageUnavailableError
 from tricktable.server.journal import JOURNAL_NAME, Opening
-from tricktable.server.lobby import Limits
+from tricktable.server.limits import Limits
 from tricktable.server.storage import DB_NAME
 
 #: The file system's size: room for the databases and their WALs, small enough to fill in a moment.

@@ -29,7 +29,7 @@ from tricktable.rules.match import Match
 from tricktable.rules.shuffle import SeededDecks
 from tricktable.server.app import GameServer
 from tricktable.server.clocks import TimeControl
-from tricktable.server.lobby import Limits
+from tricktable.server.limits import Limits
 from tricktable.server.logging import configure
 from tricktable.server.tables import Table
 

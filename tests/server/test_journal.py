@@ -20,7 +20,8 @@ from tricktable.server.clocks import TimeControl
 from tricktable.server.errors import ShuttingDownError
 from tricktable.server.events import DecisionRequested, Event
 from tricktable.server.journal import JOURNAL_NAME, Journal, Opening
-from tricktable.server.lobby import Limits, Lobby
+from tricktable.server.limits import Limits
+from tricktable.server.lobby import Lobby
 from tricktable.server.seats import token_digest
 from tricktable.server.storage import DB_NAME, Storage
 from tricktable.server.tables import Table, TableStatus

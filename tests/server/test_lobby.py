@@ -18,7 +18,8 @@ from tricktable.server.errors import (
     TableNotOverError,
     TooManyTablesError,
 )
-from tricktable.server.lobby import Limits, Lobby
+from tricktable.server.limits import Limits
+from tricktable.server.lobby import Lobby
 from tricktable.server.storage import Storage, TableMeta
 from tricktable.server.tables import TableStatus
 

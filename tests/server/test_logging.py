@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import subprocess
+import sys
 
 import structlog
 from structlog.testing import capture_logs
@@ -45,3 +47,28 @@ def test_json_lines_when_not_on_a_terminal() -> None:
         configure(json=True, level="WARNING")
     line = json.loads(out.getvalue().strip())
     assert line["event"] == "hello" and line["table"] == "t-1" and line["seat"] == 2 and line["level"] == "info"
+
+
+def test_a_logger_used_before_a_capture_is_still_captured_in_the_suite() -> None:
+    """The suite turns logger caching off (tests/conftest.py): a logger first used under one configuration
+    (a command run in-process) still reports to a ``capture_logs`` under the next one."""
+    configure(json=True, level="INFO")
+    logger = structlog.get_logger("early")
+    logger.info("under the first configuration")
+    configure(json=True, level="INFO")
+    with capture_logs() as lines:
+        logger.info("inside the capture")
+    configure(json=True, level="WARNING")
+    assert [line["event"] for line in lines] == ["inside the capture"]
+
+
+def test_a_server_process_caches_its_loggers_and_the_switch_turns_it_off() -> None:
+    probe = ("import json, structlog\n"
+             "from tricktable.server.logging import cache_loggers, configure\n"
+             "configure(json=True)\n"
+             "cached = structlog.get_config()['cache_logger_on_first_use']\n"
+             "cache_loggers(False)\n"
+             "configure(json=True)\n"
+             "print(json.dumps([cached, structlog.get_config()['cache_logger_on_first_use']]))\n")
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(run.stdout) == [True, False]

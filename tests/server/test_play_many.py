@@ -26,7 +26,7 @@ from tricktable.server import play_many, service
 from tricktable.server.app import GameServer
 from tricktable.server.conformance_relay import start_relay
 from tricktable.server.events import DecisionRequested
-from tricktable.server.lobby import Limits
+from tricktable.server.limits import Limits
 
 PLAY_MANY = "/tricktable.v1.TableService/PlayMany"
 OPTIONS = {"target": 21}

@@ -14,7 +14,7 @@ import pytest
 from tricktable.protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.server.app import MAX_RECEIVE_BYTES, GameServer, ServerConfig
-from tricktable.server.lobby import Limits
+from tricktable.server.limits import Limits
 
 
 def test_the_server_binds_127_0_0_1_by_default() -> None:

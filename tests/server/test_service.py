@@ -19,7 +19,7 @@ from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.rules.verify import verify_record
 from tricktable.server.app import GameServer, ServerConfig
 from tricktable.server.clocks import AWAY_AFTER_TIMEOUTS, TimeControl
-from tricktable.server.lobby import Limits
+from tricktable.server.limits import Limits
 from tricktable.server.shards import SERVICE_NAME
 
 #: Options that keep the long games short in tests.

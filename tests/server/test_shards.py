@@ -30,7 +30,7 @@ from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.server.app import GameServer, ServerConfig
-from tricktable.server.lobby import Limits
+from tricktable.server.limits import Limits
 from tricktable.server.shard_ids import shard_of_table, shard_of_token, table_id_for, token_prefix
 from tricktable.server.sharded import shard_count
 from tricktable.server.storage import DB_NAME

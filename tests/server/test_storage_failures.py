@@ -18,7 +18,7 @@ from tests.server.test_journal import Server, play_moves, started_table
 from tricktable.server.errors import StorageUnavailableError, TableNotOverError
 from tricktable.server.events import Event, TableEnded
 from tricktable.server.journal import JOURNAL_NAME
-from tricktable.server.lobby import Limits
+from tricktable.server.limits import Limits
 from tricktable.server.storage import DB_NAME
 from tricktable.server.store_health import JOURNAL, RECORDS
 from tricktable.server.tables import Table

@@ -6,6 +6,9 @@ anything starts) as a separate process (``tricktable bot NAME
 --server ADDR --token T``), follows the table's public events with the
 Spectate stream, then prints the result and writes the record where
 ``tricktable verify`` can read it.
+
+The server, the viewer and the gRPC client are imported by the functions that start them, so
+``--help`` and a flag refused before the match begins cost only the command line's own start-up.
 """
 
 from __future__ import annotations
@@ -19,33 +22,24 @@ import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import grpc
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from tricktable.bots import EXEC_PREFIX, SPEC_HELP, WEBHOOK_PREFIX, BotSpecError, bot_factory
-from tricktable.bots.stderr import OutputTail
 from tricktable.cli import checks
 from tricktable.cli.selfplay import parse_options
 from tricktable.cli.tls import TlsCa, root_certificates
-from tricktable.client_sdk.handoff import token_descriptor
-from tricktable.client_sdk.runner import open_channel, play_target
-from tricktable.protocol import convert
-from tricktable.protocol.generated.tricktable.v1 import events_pb2, table_service_pb2_grpc
-from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.rules.errors import TricktableError
 from tricktable.rules.registry import GAMES, game_rules
-from tricktable.server.app import GameServer, ServerConfig
-from tricktable.server.clocks import LIMITS
-from tricktable.server.logging import configure
-from tricktable.server.storage import resolve_data_dir
-from tricktable.tournament.bot_output import StderrTail
-from tricktable.tournament.sandbox import trusted_environment
-from tricktable.web.catalog import ServerCatalog
-from tricktable.web.viewer import WebViewer
+
+if TYPE_CHECKING:
+    from tricktable.protocol.generated.tricktable.v1 import events_pb2
+    from tricktable.server.app import GameServer
+    from tricktable.tournament.bot_output import StderrTail
+    from tricktable.web.viewer import WebViewer
 
 #: Seconds the bots get to exit after the game's end before they are stopped.
 BOT_EXIT_SECONDS = 10.0
@@ -76,6 +70,8 @@ def match_command(
     tls_ca: TlsCa = None,
 ) -> None:
     """Play one table of bots over gRPC and show it."""
+    from tricktable.server.clocks import LIMITS
+
     console = Console(highlight=False)
     if decision_ms is not None:
         checks.ms_in_range("--decision-ms", decision_ms, *LIMITS["decision_seconds"])
@@ -99,6 +95,10 @@ def match_command(
     if len(names) != expected:
         console.print(f"[red]error:[/red] {game} seats {expected} players here; --bots names {len(names)}")
         raise typer.Exit(2)
+    import grpc
+
+    from tricktable.server.storage import resolve_data_dir
+
     folder = resolve_data_dir(data_dir)
     try:
         status = asyncio.run(_match(console, game, options, names, server, seed, folder, decision_ms, quiet,
@@ -138,6 +138,15 @@ async def _match(console: Console, game: str, options: dict[str, Any], bots: lis
                  seed: str | None, folder: Path, decision_ms: int | None, quiet: bool, watch: Watch, *,
                  tls_ca: Path | None = None) -> str:
     """Create the table, start its bots, show it to its end; ``tls_ca``: reach ``address`` over TLS."""
+    from tricktable.client_sdk.runner import open_channel, play_target
+    from tricktable.protocol import convert
+    from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+    from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
+    from tricktable.server.app import GameServer, ServerConfig
+    from tricktable.server.logging import configure
+    from tricktable.web.catalog import ServerCatalog
+    from tricktable.web.viewer import WebViewer
+
     local: GameServer | None = None
     viewer: WebViewer | None = None
     main = asyncio.current_task()
@@ -232,6 +241,11 @@ async def _launch(console: Console, bot: str, address: str, token: str, name: st
     Its stderr is read from the start (:class:`StderrTail`): a bot's warnings show as they come, and a noisy
     bot never blocks on a full pipe.
     """
+    from tricktable.bots.stderr import OutputTail
+    from tricktable.client_sdk.handoff import token_descriptor
+    from tricktable.tournament.bot_output import StderrTail
+    from tricktable.tournament.sandbox import trusted_environment
+
     fd = token_descriptor(token)
     # The server is up (this command started it or reached it): a slow first connection is waited for.
     args = [sys.executable, "-m", "tricktable.cli.main", "bot", bot, "--server", address,
@@ -303,6 +317,8 @@ async def show_table(console: Console, stub: Any, table_id: str, quiet: bool, *,
 
     ``owner_token`` (CreateTable's) lets the table's creator follow a table whose spectating is withheld.
     """
+    from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+
     names: list[str] = []
     result = None
     # From sequence 0: every event of the table, however late this stream connects.
@@ -325,6 +341,8 @@ async def show_table(console: Console, stub: Any, table_id: str, quiet: bool, *,
 
 def describe_event(event: events_pb2.Event, names: list[str], quiet: bool = False) -> str | None:
     """A one-line, human description of a public event (None for events not worth a line)."""
+    from tricktable.protocol import convert
+
     kind = event.WhichOneof("kind")
 
     def who(seat: int) -> str:

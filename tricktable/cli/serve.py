@@ -27,29 +27,28 @@ the ended tables in PostgreSQL instead of the data directory's SQLite file
 
 ``--config FILE`` reads the same settings from a TOML file (:mod:`tricktable.cli.config_file`);
 ``--print-config`` shows what is in effect.
+
+The server and the web viewer are imported once the flags are checked, so ``--help``, a refused
+flag and ``--print-config`` cost only the command line's own start-up.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from tricktable.cli import checks
 from tricktable.cli.config_file import load_defaults, to_toml
-from tricktable.server import runtime
-from tricktable.server.app import GameServer, ServerConfig, serve
 from tricktable.server.clocks import LIMITS, TimeControl
-from tricktable.server.directory import ROLES
-from tricktable.server.errors import StorageUnavailableError
 from tricktable.server.forwarding import ENV_SECRET_FILE, read_secret
-from tricktable.server.lobby import Limits
-from tricktable.server.logging import configure
+from tricktable.server.limits import Limits
 from tricktable.server.record_store import ENV_DATABASE_URL, POSTGRES_SCHEMES, redacted
-from tricktable.server.sharded import Shard, serve_sharded, shard_count
-from tricktable.server.storage import resolve_data_dir
-from tricktable.web.viewer import beside_server
+
+if TYPE_CHECKING:
+    from tricktable.server.app import GameServer
+    from tricktable.server.sharded import Shard
 
 #: The server's own defaults, which the flags show in the user's units (milliseconds, MiB): one definition each.
 CLOCKS = TimeControl()
@@ -188,6 +187,14 @@ def serve_command(
         shown = {**ctx.params, "database_url": database_url and redacted(database_url)}
         typer.echo(to_toml(shown), nl=False)
         raise typer.Exit(0)
+    from tricktable.server import runtime
+    from tricktable.server.app import ServerConfig, serve
+    from tricktable.server.errors import StorageUnavailableError
+    from tricktable.server.logging import configure
+    from tricktable.server.sharded import serve_sharded, shard_count
+    from tricktable.server.storage import resolve_data_dir
+    from tricktable.web.viewer import beside_server
+
     configure(json=json_logs, level=checks.log_level(log_level))
     try:
         count = shard_count(shards)
@@ -230,6 +237,8 @@ def serve_command(
 def _check_role(role: str, game_index: int | None, games: int, database_url: str | None, shards: int,
                 claimed: bool) -> None:
     """The flags of ``--role`` agree with each other (else one line and exit 2)."""
+    from tricktable.server.directory import ROLES
+
     if role not in ROLES:
         checks.fail(f"--role must be one of {', '.join(ROLES)}, not {role!r}")
     if not database_url:

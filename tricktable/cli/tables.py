@@ -10,6 +10,9 @@ All three are plain clients of the server (ListTables, Spectate, GetRecord);
 an unreachable server or an unknown table is one line and exit status 2.
 ``watch`` and ``record`` take ``--token-file``: the owner token of a table
 the server withholds (a tournament's organiser token follows all its tables).
+
+The gRPC client, the protocol and the terminal renderer are imported by the command that
+uses them, so ``--help`` and a mistyped flag cost only the command line's own start-up.
 """
 
 from __future__ import annotations
@@ -17,28 +20,26 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import grpc
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from tricktable.cli import checks
-from tricktable.cli.match import show_table
 from tricktable.cli.owner import TokenFile, read_owner_token
 from tricktable.cli.tls import TlsCa, root_certificates
-from tricktable.client_sdk.errors import SdkError, error_from_rpc
-from tricktable.client_sdk.runner import connect, get_record, list_tables, open_channel
-from tricktable.protocol import convert
-from tricktable.protocol.generated.tricktable.v1 import table_service_pb2, table_service_pb2_grpc
 from tricktable.rules.errors import TricktableError
-from tricktable.rules.game import Result
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from tricktable.rules.game import Result
 
 ServerOption = Annotated[str, typer.Option("--server", help="Server address, host:port.")]
 
 
 def _status(value: int) -> str:
+    from tricktable.protocol.generated.tricktable.v1 import table_service_pb2
+
     name = table_service_pb2.TableStatus.Name(value)  # type: ignore[arg-type]
     return name.removeprefix("TABLE_STATUS_").lower()
 
@@ -49,6 +50,10 @@ def tables_command(
     tls_ca: TlsCa = None,
 ) -> None:
     """List the server's tables: id, game, status, deal, scores and seats."""
+    from tricktable.client_sdk.errors import SdkError
+    from tricktable.client_sdk.runner import list_tables
+    from tricktable.protocol import convert
+
     try:
         found = asyncio.run(list_tables(server, game=game, root_certificates=root_certificates(tls_ca)))
     except (SdkError, TricktableError) as exc:
@@ -70,6 +75,11 @@ def watch_command(
     tls_ca: TlsCa = None,
 ) -> None:
     """Follow a table's public events in the terminal until its game ends."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    from tricktable.client_sdk.errors import SdkError
+
     console = Console(highlight=False)
     try:
         owner_token = read_owner_token(token_file)
@@ -86,6 +96,14 @@ def watch_command(
 
 async def _watch(console: Console, server: str, table_id: str, quiet: bool, owner_token: str = "",
                  certificates: bytes | None = None) -> Result | None:
+    import grpc
+
+    from tricktable.cli.match import show_table
+    from tricktable.client_sdk.errors import error_from_rpc
+    from tricktable.client_sdk.runner import connect, open_channel
+    from tricktable.protocol import convert
+    from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
+
     channel = open_channel(server, root_certificates=certificates)
     try:
         await connect(channel, server)
@@ -107,6 +125,9 @@ def record_command(
     tls_ca: TlsCa = None,
 ) -> None:
     """Fetch an ended table's game record (JSON) from the server."""
+    from tricktable.client_sdk.errors import SdkError
+    from tricktable.client_sdk.runner import get_record
+
     try:
         text = asyncio.run(get_record(server, table_id, owner_token=read_owner_token(token_file),
                                       root_certificates=root_certificates(tls_ca)))

@@ -6,6 +6,9 @@ input, a tournament's ``records.jsonl``), a tournament's export folder
 (``.sqlite3``: its tournaments, read as they are stored, so one being played
 shows up as it plays). Prints the address of the page and serves until
 Ctrl-C or SIGTERM.
+
+The viewer is imported when the command runs, so ``--help`` and a mistyped flag cost only the
+command line's own start-up.
 """
 
 from __future__ import annotations
@@ -14,14 +17,13 @@ import asyncio
 import contextlib
 import signal
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tricktable.server.logging import configure
-from tricktable.web.catalog import DatabaseCatalog, FileCatalog, open_catalog, replay_path
-from tricktable.web.standings import tournament_path
-from tricktable.web.viewer import WebViewer
+if TYPE_CHECKING:
+    from tricktable.web.catalog import DatabaseCatalog, FileCatalog
+    from tricktable.web.viewer import WebViewer
 
 
 def view_command(
@@ -31,6 +33,10 @@ def view_command(
     port: Annotated[int, typer.Option("--port", help="Port to bind; 0 picks a free one.")] = 8080,
 ) -> None:
     """Open replays and standings from files in the browser."""
+    from tricktable.server.logging import configure
+    from tricktable.web.catalog import open_catalog
+    from tricktable.web.viewer import WebViewer
+
     configure(json=None, level="WARNING")
     try:
         catalog = open_catalog(path)
@@ -46,6 +52,9 @@ def view_command(
 
 def _first_page(catalog: FileCatalog | DatabaseCatalog) -> str:
     """The page to open first: the tournament, the only record's replay, else the list."""
+    from tricktable.web.catalog import DatabaseCatalog, replay_path
+    from tricktable.web.standings import tournament_path
+
     if isinstance(catalog, DatabaseCatalog):
         return ""
     if catalog.export is not None:

@@ -43,7 +43,8 @@ from tricktable.server.interceptors import (
     StreamLimitInterceptor,
 )
 from tricktable.server.journal import Journal
-from tricktable.server.lobby import Limits, Lobby
+from tricktable.server.limits import Limits
+from tricktable.server.lobby import Lobby
 from tricktable.server.record_store import record_store
 from tricktable.server.reflection import SERVICE_NAMES as REFLECTION_SERVICES
 from tricktable.server.reflection import enable_reflection

@@ -49,7 +49,6 @@ from typing import Any
 import structlog
 
 from tricktable.rules.game import Seat
-from tricktable.rules.match import MAX_DEALS
 from tricktable.rules.registry import game_rules, new_match
 from tricktable.server import withholding
 from tricktable.server.clocks import TimeControl
@@ -65,6 +64,7 @@ from tricktable.server.errors import (
     WithheldError,
 )
 from tricktable.server.journal import Journal, Opening, TableJournal
+from tricktable.server.limits import Limits
 from tricktable.server.metrics import Metrics
 from tricktable.server.record_store import RecordStore
 from tricktable.server.seats import TokenBook, clean_name, new_token, token_digest
@@ -85,44 +85,6 @@ STORE_SECONDS = 0.5
 #: How long a shutdown keeps trying to store records that fail to be stored (a full disk) before it gives up on
 #: them: the journal still holds those tables, and the next start stores their records.
 STORE_PATIENCE_SECONDS = 10.0
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Limits:
-    """How much one server, and one client, may hold open."""
-
-    max_tables: int = 2000
-    max_tables_per_client: int = 500
-    max_streams_per_client: int = 2000
-    #: Open streams per connection (below the address's, so one connection can not lock its address out).
-    max_streams_per_connection: int = 500
-    max_seekers: int = 2000
-    #: Open streams at once per seat token (Play and Watch): a client reconnecting in a loop can not pile them up.
-    max_streams_per_seat: int = 4
-    #: Seats' conversations open at once on one PlayMany call (each also counts as a stream of its client).
-    max_conversations_per_call: int = 1000
-    #: Spectators at once per table.
-    max_spectators_per_table: int = 200
-    #: Seconds a Play stream has to send its join; then it ends with DEADLINE_EXCEEDED.
-    join_deadline_seconds: float = 10.0
-    #: Refused messages a stream may send at once, then per second, before it ends with RESOURCE_EXHAUSTED.
-    max_rejections_burst: int = 100
-    max_rejections_per_second: float = 10.0
-    #: Unary calls (:mod:`tricktable.server.call_rate`) per seat token (SubmitAction) and per connection: a burst
-    #: at once, then a rate a second (0: no limit). A move the table asked for is not counted, so these bound only
-    #: refused and repeated answers, polls and tables created.
-    call_burst_per_token: int = 100
-    call_rate_per_token: float = 10.0
-    call_burst_per_connection: int = 1000
-    call_rate_per_connection: float = 100.0
-    #: How long an ended table stays in memory so late or resuming streams get its last events.
-    retain_seconds: float = 30.0
-    #: A table is aborted after this many deals without a result (no table runs for ever).
-    max_deals: int = MAX_DEALS
-    #: Ended tables whose records wait to be stored (kept in memory, retried): at this many, no new table.
-    max_unstored_records: int = 2000
-    #: Free bytes the data directory's file system keeps: below, no new tables or seats (0: not checked).
-    min_free_bytes: int = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -13,11 +13,28 @@ from typing import Any
 
 import structlog
 
+#: Whether :func:`configure` lets structlog cache each logger on its first use (:func:`cache_loggers`).
+_cache_loggers = True
+
+
+def cache_loggers(on: bool) -> None:
+    """Choose whether later :func:`configure` calls let structlog cache each logger on its first use.
+
+    On by default, as a server wants it: a cached logger resolves its configuration once instead of at
+    every call. A process that configures logging more than once and then reads what its loggers log
+    (a test suite running commands in-process, then ``structlog.testing.capture_logs``) turns it off
+    before the first :func:`configure`: a cached logger keeps the configuration it first saw and
+    escapes every later capture.
+    """
+    global _cache_loggers
+    _cache_loggers = on
+
 
 def configure(*, json: bool | None = None, level: str = "INFO") -> None:
     """Configure structlog once for the process.
 
-    ``json`` None picks JSON lines unless stderr is a terminal.
+    ``json`` None picks JSON lines unless stderr is a terminal; loggers are cached on first use
+    unless :func:`cache_loggers` turned that off.
     """
     use_json = (not sys.stderr.isatty()) if json is None else json
     renderer: Any = structlog.processors.JSONRenderer() if use_json else structlog.dev.ConsoleRenderer()
@@ -32,5 +49,5 @@ def configure(*, json: bool | None = None, level: str = "INFO") -> None:
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
-        cache_logger_on_first_use=True,
+        cache_logger_on_first_use=_cache_loggers,
     )

@@ -50,7 +50,7 @@ from tricktable.server.errors import (
     status_for,
 )
 from tricktable.server.interceptors import connection_of
-from tricktable.server.lobby import Limits
+from tricktable.server.limits import Limits
 from tricktable.server.stream_guard import ClientStreams, Inbox, TokenBucket, decoded
 
 log = structlog.get_logger("tricktable.play_many")

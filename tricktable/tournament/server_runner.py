@@ -403,7 +403,7 @@ async def _start_server(config: TournamentConfig, data_dir: Path, *, unix_socket
     """
     from tricktable.server.app import GameServer, ServerConfig
     from tricktable.server.clocks import TimeControl
-    from tricktable.server.lobby import Limits
+    from tricktable.server.limits import Limits
 
     bank = 60.0 if config.bank_ms is None else config.bank_ms / 1000.0
     control = TimeControl(decision_seconds=(config.decision_ms or 10_000) / 1000.0, bank_seconds=bank,
