@@ -85,16 +85,21 @@ async def test_bad_token_is_join_rejected(server: GameServer) -> None:
 class _Proxy:
     """A TCP proxy that can cut every open connection at once (a dropped network, not a polite close).
 
+    ``hold_first_reply``: seconds each connection's first bytes from the server (its HTTP/2 settings) are held
+    back, as a loaded machine or a relay in between delays them; :attr:`held` counts the connections held.
+
     Note: cutting a live stream once made the server segfault now and then in
     ``context.peer()`` called after the call was cancelled (server/interceptors.py
     ``client_of`` in the access log's ``finally``; gRPC core use-after-free of the
     peer string, grpc/grpc#29069). Reading the peer at the start of the call avoids it.
     """
 
-    def __init__(self, upstream_port: int) -> None:
+    def __init__(self, upstream_port: int, *, hold_first_reply: float = 0.0) -> None:
         self.upstream_port = upstream_port
+        self.hold_first_reply = hold_first_reply
         self.writers: list[asyncio.StreamWriter] = []
         self.connections = 0
+        self.held = 0
         self.server: asyncio.Server | None = None
 
     async def start(self) -> str:
@@ -107,9 +112,13 @@ class _Proxy:
         up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream_port)
         self.writers += [writer, up_writer]
 
-        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, hold: float = 0.0) -> None:
             try:
                 while data := await src.read(65536):
+                    if hold:
+                        await asyncio.sleep(hold)
+                        self.held += 1
+                        hold = 0.0
                     dst.write(data)
                     await dst.drain()
             except (ConnectionError, OSError):
@@ -117,7 +126,7 @@ class _Proxy:
             finally:
                 dst.close()
 
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer, self.hold_first_reply))
 
     def cut(self) -> None:
         for writer in self.writers:
@@ -164,6 +173,24 @@ async def test_dropped_connection_is_resumed_and_the_game_finishes(server: GameS
     record = json.loads(await get_record(server.address, table.table_id))
     assert record["result"]["status"] == "finished"
     assert record["seats"][0]["disconnects"] >= 1
+
+
+async def test_a_server_slow_to_answer_the_handshake_is_waited_for_not_taken_for_absent(server: GameServer) -> None:
+    """Every connection's first bytes from the server held for a second (a busy machine's handshake): the first
+    connection waits for them (it fails only when refused, or silent past the connect timeout), and so does
+    each later one; the game is played through."""
+    proxy = _Proxy(server.port, hold_first_reply=1.0)
+    address = await proxy.start()
+    try:
+        table = await create_table(address, game="all_fives", seed="sdk-slow-handshake")
+        runs = [run_bot_async(FirstLegalBot(), address, token=token, backoff=FAST, seed=i)
+                for i, token in enumerate(table.tokens)]
+        results = await asyncio.wait_for(asyncio.gather(*runs), timeout=90)
+    finally:
+        await proxy.stop()
+    assert results[0] == results[1]
+    assert results[0].status == "finished"
+    assert proxy.held >= 3  # the table's creation and both seats' first connections were held
 
 
 async def test_watch_and_submit_path_plays_a_whole_game(server: GameServer) -> None:

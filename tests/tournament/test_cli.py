@@ -12,8 +12,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from tricktable.client_sdk.runner import Backoff
 from tricktable.tournament.config import load_config
-from tricktable.tournament.seat import PARENT_ENV
+from tricktable.tournament.seat import PARENT_ENV, SERVER_WAIT_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "tricktable.cli.main", "tournament"]
@@ -29,8 +32,8 @@ entrants = ["random", "first-legal", { name = "random-2", bot = "random" }]
 """
 
 
-def tournament(*args: str, **kwargs) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], cwd=ROOT, capture_output=True, text=True, timeout=120, **kwargs)
+def tournament(*args: str, timeout: float = 120, **kwargs) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout, **kwargs)
 
 
 def bots_of(tournament_pid: int) -> list[int]:
@@ -138,18 +141,26 @@ entrants = ["random", "first-legal"]
 """
 
 
+#: Seconds a tournament of this module's kill test may take (a few, idle): bounds only, under the test's own timeout.
+RUN_BOUND = 240
+#: Seconds a bot left without its tournament keeps trying on its own before it gives up (its first connection's
+#: patience, or its reconnects'): a bot gone sooner noticed its parent's death; one gone later merely gave up.
+ORPHAN_GIVES_UP = min(SERVER_WAIT_SECONDS, Backoff().patience())
+
+
+@pytest.mark.timeout(3 * RUN_BOUND + 60)
 def test_killed_tournament_over_the_server_resumes_to_the_same_final_table(tmp_path):
     config = tmp_path / "server.toml"
     config.write_text(SERVER_CONFIG)
     whole = tournament(str(config), "--db", str(tmp_path / "whole" / "tricktable.sqlite3"),
-                       "--out", str(tmp_path / "whole-out"), "--no-progress")
+                       "--out", str(tmp_path / "whole-out"), "--no-progress", timeout=RUN_BOUND)
     assert whole.returncode == 0, whole.stderr
     db = tmp_path / "killed" / "tricktable.sqlite3"
     args = [*CLI, str(config), "--db", str(db), "--out", str(tmp_path / "killed-out"), "--no-progress"]
     proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + RUN_BOUND
         while stored(db) < 2 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)
         os.kill(proc.pid, signal.SIGKILL)  # the tournament only: its bots must notice and go
@@ -158,12 +169,13 @@ def test_killed_tournament_over_the_server_resumes_to_the_same_final_table(tmp_p
     at_kill = stored(db)
     assert 2 <= at_kill < 8
     resumed = tournament(str(config), "--db", str(db), "--out", str(tmp_path / "killed-out"), "--no-progress",
-                         "--resume")
+                         "--resume", timeout=RUN_BOUND)
     assert resumed.returncode == 0, resumed.stderr
     assert stored(db) == 8
     assert tables(tmp_path / "killed-out" / "summary.json") == tables(tmp_path / "whole-out" / "summary.json")
-    # The killed run's bots (in sessions of their own) noticed their parent's death and exited.
-    deadline = time.monotonic() + 10
+    # The killed run's bots (in sessions of their own) noticed their parent's death and exited: before they would
+    # have given up on their own (a bot still starting when the kill came notices it once it has started).
+    deadline = time.monotonic() + ORPHAN_GIVES_UP
     while time.monotonic() < deadline:
         survivors = bots_of(proc.pid)
         if not survivors:

@@ -76,10 +76,10 @@ def conformance_command(
         except BotSpecError as error:
             typer.echo(f"error: {error}", err=True)
             raise typer.Exit(2) from None
-        # The check's server is up before a client starts, so a first connection attempt that fails (its
-        # handshake late on a loaded machine) is retried, not a verdict on the bot.
+        # No --wait-for-server: the check's relay listens before a client starts, and a first connection that
+        # fails is part of the verdict, as it is for a client given as a command.
         command = [sys.executable, "-m", "tricktable.cli.main", "bot", bot, "--server", "{address}",
-                   "--token", "{token}", "--wait-for-server", "30"]
+                   "--token", "{token}"]
     known = [s.name for s in situations()]
     for name in [*(only or []), *(skip or [])]:
         if name not in known:

@@ -55,6 +55,7 @@ from tricktable.client_sdk.errors import (
 )
 from tricktable.client_sdk.lazy_view import KeptHistory, view_on_read
 from tricktable.protocol import convert
+from tricktable.protocol.channel_options import CONNECT_ATTEMPT_SECONDS, RECONNECT_OPTIONS
 from tricktable.protocol.generated.tricktable.v1 import events_pb2, table_service_pb2, table_service_pb2_grpc
 from tricktable.protocol.stream import next_reply
 from tricktable.rules.actions import Action, describe
@@ -68,8 +69,9 @@ log = logging.getLogger("tricktable.sdk")
 #: Default limit on gRPC message size (both ways); views are a few kilobytes.
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 
-#: Seconds the first connection to a server may take before the SDK gives up on it.
-CONNECT_TIMEOUT_SECONDS = 10.0
+#: Seconds the first connection to a server may take before the SDK gives up on it (as long as gRPC gives
+#: one connection attempt: a slow handshake is an answer, only a failed one is "no server there").
+CONNECT_TIMEOUT_SECONDS = CONNECT_ATTEMPT_SECONDS
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -212,18 +214,15 @@ async def connect(channel: grpc.aio.Channel, address: str, *, wait_for_server: f
 def open_channel(address: str, *, root_certificates: bytes | None = None) -> grpc.aio.Channel:
     """An asyncio gRPC channel to ``address`` (``host:port``): TLS when root certificates are given.
 
-    Why a helper: every entry point uses the same message size limits, keepalive and reconnect backoff.
+    Why a helper: every entry point uses the same message size limits, keepalive and connection attempts
+    (:mod:`tricktable.protocol.channel_options`).
     """
     options = [
         ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
         ("grpc.keepalive_time_ms", 20_000),
-        # gRPC's own reconnect backoff grows to two minutes and answers attempts in between from a cached
-        # "connection refused": a server back after a restart would be seen only long after the SDK's
-        # patience ran out. Capped at a second, the channel notices a returning server within one.
-        ("grpc.initial_reconnect_backoff_ms", 100),
-        ("grpc.min_reconnect_backoff_ms", 100),
-        ("grpc.max_reconnect_backoff_ms", 1_000),
+        # A returning server is seen within a second; a slow handshake is waited for (the module's text).
+        *RECONNECT_OPTIONS,
         # A channel of its own subchannels: a fresh channel made to reconnect does not inherit another
         # channel's failed connection (the global pool shares them, with their backoff).
         ("grpc.use_local_subchannel_pool", 1),

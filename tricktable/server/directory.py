@@ -61,6 +61,7 @@ from pathlib import Path
 import grpc
 import structlog
 
+from tricktable.protocol.channel_options import RECONNECT_OPTIONS
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
 from tricktable.server.errors import ShardUnavailableError
 from tricktable.server.forwarding import Forwarding
@@ -78,10 +79,6 @@ REFRESH_SECONDS = 1.0
 HEARTBEAT_SECONDS = 1.0
 #: A process not heard from for this long is taken for gone: no table is placed on it, no seeker relayed to it.
 STALE_SECONDS = 5.0
-#: The channels to other processes retry a lost connection at least every second: gRPC's own backoff grows to two
-#: minutes, and a process restarted after a crash should be reached as soon as it listens.
-CHANNEL_OPTIONS = (("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
-                   ("grpc.max_reconnect_backoff_ms", 1_000))
 
 #: What a game process says of its load: its tables not over yet, and whether it takes new ones.
 Load = Callable[[], tuple[int, bool]]
@@ -184,10 +181,14 @@ class DirectoryShards(Shards):
         return self._stub_at(address)
 
     def _stub_at(self, address: str) -> pb_grpc.TableServiceAsyncStub:
-        """The stub of the channel to ``address`` (opened on first use, kept for the process's life)."""
+        """The stub of the channel to ``address`` (opened on first use, kept for the process's life).
+
+        The channel retries a lost connection at least every second (a process restarted after a crash is reached
+        as soon as it listens) and gives a slow handshake its time (:mod:`tricktable.protocol.channel_options`).
+        """
         stub = self._by_address.get(address)
         if stub is None:
-            channel = grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
+            channel = grpc.aio.insecure_channel(address, options=RECONNECT_OPTIONS)
             self._channels.append(channel)
             stub = self._by_address[address] = pb_grpc.TableServiceStub(channel)
         return stub

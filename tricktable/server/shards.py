@@ -34,6 +34,7 @@ import grpc
 import structlog
 
 from tricktable.protocol import convert
+from tricktable.protocol.channel_options import RECONNECT_OPTIONS
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc as pb_grpc
 from tricktable.protocol.stream import forwarded as relayed_stream
@@ -107,7 +108,7 @@ class Shards:
                 raise ShardUnavailableError("the server's shards are still starting") from None
         stub = self._stubs.get(shard)
         if stub is None:
-            channel = grpc.aio.insecure_channel(self.addresses[shard])
+            channel = grpc.aio.insecure_channel(self.addresses[shard], options=RECONNECT_OPTIONS)
             self._channels.append(channel)
             stub = self._stubs[shard] = pb_grpc.TableServiceStub(channel)
         return stub
