@@ -21,18 +21,16 @@ run is the figure to compare). Run ``python -m bench.pimc_exact_cost``
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from bench.run import machine
+from bench import cli
 from tricktable.bots import solver_spoil_five
 from tricktable.bots.ladder import play_match
 from tricktable.bots.pimc_exact import PimcExactBot
@@ -109,17 +107,16 @@ def measure(run: Callable[[], tuple[int, list[str]]], rounds: int) -> dict[str, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.pimc_exact_cost", description=__doc__.split("\n")[0])
+    parser = cli.parser("bench.pimc_exact_cost", __doc__, out=RESULTS)
     parser.add_argument("--points", type=int, default=20, help="first tricks' card decisions a game (default 20)")
     parser.add_argument("--matches", type=int, default=4, help="whole matches a game and round (default 4)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of each path (default 3)")
     parser.add_argument("--games", default=",".join(GAMES), help=f"games (default {','.join(GAMES)})")
-    parser.add_argument("--out", type=Path, default=RESULTS, help=f"JSON output (default {RESULTS})")
     args = parser.parse_args(argv)
-    start_machine = machine()
+    start_machine = cli.machine()
     wall = time.perf_counter()
     report: dict[str, Any] = {
-        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "measured_at": cli.measured_at(),
         "machine": start_machine,
         "worlds": PimcExactBot().simulations,
         "rounds": args.rounds,
@@ -130,11 +127,10 @@ def main(argv: list[str] | None = None) -> int:
             "first_tricks": measure(first_tricks(game, args.points), args.rounds),
             "whole_matches": measure(whole_matches(game, args.matches), args.rounds),
         }
-    report["machine_at_end"] = machine()
+    report["machine_at_end"] = cli.machine()
     report["wall_seconds"] = round(time.perf_counter() - wall, 1)
     print(json.dumps(report, indent=2))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    cli.write_report(args.out, report)
     return 0
 
 
