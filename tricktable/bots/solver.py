@@ -43,7 +43,6 @@ from dataclasses import dataclass, field
 from tricktable.bots import solver_spoil_five as spoil_five
 from tricktable.bots.playout import greedy_card, greedy_playout
 from tricktable.rules.fast import FastState
-from tricktable.rules.fast.spoil_five import SpoilFiveFast
 
 #: What the table keeps of a position: (lowest value proved, highest value proved, best move found).
 Bounds = tuple[float, float, int]
@@ -103,14 +102,14 @@ class DealSolver:
         :mod:`tricktable.bots.solver_spoil_five` (the same search, several times
         cheaper); everything else by :meth:`generic_value`.
         """
-        if not (self.dedicated and spoil_five.can_solve(state)):
-            return self.generic_value(state)
-        assert isinstance(state, SpoilFiveFast)
-        value, nodes, dealt = spoil_five.solve(state, self.sides, self.side, self.before, self.bonus, self.table)
-        self.nodes += nodes
-        # The generic search's copies dealt a next deal at every deal end: the rest of the decision draws after them.
-        state.draw_as_dealt(dealt)
-        return value
+        if self.dedicated and spoil_five.can_solve(state):
+            value, nodes, dealt = spoil_five.solve(state, self.sides, self.side, self.before, self.bonus, self.table)
+            self.nodes += nodes
+            # The generic search's copies dealt a next deal at every deal end: the rest of the decision draws after
+            # them.
+            state.draw_as_dealt(dealt)
+            return value
+        return self.generic_value(state)
 
     def generic_value(self, state: FastState) -> float:
         """:meth:`value` by the state's own API (``legal_actions``, ``apply``, ``clone``): any game, any phase."""

@@ -25,7 +25,7 @@ depend on which search solved its worlds.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from tricktable.rules.fast.spoil_five import SpoilFiveFast
 from tricktable.rules.spoil_five import TRICKS_PER_DEAL
@@ -55,7 +55,7 @@ def _orderings(trump: int) -> dict[tuple[int, ...], int]:
     return known
 
 
-def can_solve(state: object) -> bool:
+def can_solve(state: object) -> TypeGuard[SpoilFiveFast]:
     """True when :func:`solve` searches ``state``: a Spoil Five deal in card play with no rob still open."""
     return isinstance(state, SpoilFiveFast) and state.position_key() is not None and state.rob_seat < 0
 
