@@ -1,5 +1,6 @@
 """The learned bot: its shipped weights load, it plays every game legally and the same way twice, and it
-plays through the real server; its training command runs on a tiny budget and writes weights it can play."""
+plays through the real server; its labels are the search's values less the heuristic's choice's, with no
+margin reached it is the heuristic, and its training command runs on a tiny budget and writes weights it can play."""
 
 from __future__ import annotations
 
@@ -12,14 +13,15 @@ import pytest
 
 from tests.bots.support import GAMES
 from tests.bots.test_sdk_play import FAST, server
-from tricktable.bots import make_bot
-from tricktable.bots.learned import train
+from tricktable.bots import heuristic, make_bot
+from tricktable.bots.learned import labels, train
 from tricktable.bots.learned.bot import LearnedBot
 from tricktable.bots.learned.features import INPUT_SIZE
-from tricktable.bots.learned.network import WEIGHTS, load
+from tricktable.bots.learned.network import WEIGHTS, Network, load
 from tricktable.bots.search import SearchBot
 from tricktable.client_sdk.bot import Bot
 from tricktable.client_sdk.runner import create_table, get_record, run_bot_async
+from tricktable.envs.encoding import ACTION_COUNT
 from tricktable.rules.actions import Action, Discard
 from tricktable.rules.match import Match, play_out
 from tricktable.rules.registry import new_match
@@ -78,21 +80,53 @@ async def test_the_learned_bot_finishes_a_game_through_the_server(server: GameSe
 
 def test_training_on_a_tiny_budget_writes_weights_the_bot_plays(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    out, data = tmp_path / "tiny.npz", tmp_path / "decisions.npz"
+    out, data = tmp_path / "tiny.npz", tmp_path / "decisions"
     argv = ["--seed", "tiny", "--sims", "2", "--matches", "twenty_five=1,cinq_cents=1", "--epochs", "1",
-            "--hidden", "8", "--holdout", "0.2", "--data", str(data), "--out", str(out)]
+            "--hidden", "8", "--holdout", "0.3", "--data", str(data), "--out", str(out)]
     train.main(argv)
-    assert "decisions from 2 matches" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "decisions from 2 matches" in printed and "cinq_cents:" in printed
     net = load(out)
     assert net.w1.shape == (INPUT_SIZE, 8)
-    with np.load(data) as rows:
-        assert rows["x"].shape[1] == INPUT_SIZE and rows["target"].sum(axis=1) == pytest.approx(1.0)
-        assert rows["target"][~rows["mask"]].sum() == 0, "every target is a legal action"
+    rows = train.Rows.join([train.Rows.load(shard) for shard in sorted(data.iterdir())])
+    assert len(rows) > 0 and rows.x.shape[1] == INPUT_SIZE
+    assert not rows.target[~rows.mask].any(), "only the valued actions have an advantage"
+    suggested = rows.x[:, INPUT_SIZE - ACTION_COUNT:] > 0
+    assert (rows.mask & suggested).any(axis=1).all(), "the heuristic's choice is valued in every row"
+    assert not rows.target[suggested & rows.mask].any(), "advantages are over the heuristic's choice"
     again = tmp_path / "again.npz"
-    train.main([*argv[:-4], "--data", str(data), "--out", str(again)])  # the same decisions, read back
-    assert np.array_equal(load(again).w2, net.w2), "the same arguments give the same weights"
+    train.main([*argv[:-2], "--out", str(again)])  # the same decisions, read back from their files
+    assert np.array_equal(load(again).w2, net.w2) and np.array_equal(load(again).trust, net.trust), \
+        "the same arguments give the same weights"
     _, chosen = _play("cinq_cents", "learned-tiny", [LearnedBot(out) for _ in range(4)])
     assert any(isinstance(a, Discard) for a in chosen)
+
+
+def test_labels_are_the_searchs_values_less_the_heuristics() -> None:
+    labelled = labels.match_decisions("forty_five", {}, "labels", 3, max_deals=1)
+    assert labelled, "a deal of Forty-Five has decisions with a choice"
+    for row in labelled[:5]:
+        view = row.view
+        valued = SearchBot("labels|teacher", simulations=3).action_values(view)
+        assert valued is not None
+        assert row.heuristic == heuristic.choose_action(view) and row.advantage[row.heuristic] == 0
+        assert row.advantage == pytest.approx({a: v - valued[row.heuristic] for a, v in valued.items()})
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_network_that_never_departs_plays_the_heuristic(game: str, tmp_path: Path) -> None:
+    net = load(WEIGHTS)
+    stubborn = tmp_path / "stubborn.npz"
+    Network(net.w1, net.b1, net.w2, net.b2, np.full_like(net.trust, train.NEVER)).save(stubborn)
+    bot = LearnedBot(stubborn)
+
+    def choose(state: Match, seat: int) -> Action:
+        view = state.view(seat)
+        action = bot.choose_action(view)
+        assert action == heuristic.choose_action(view), view.legal_actions
+        return action
+
+    play_out(new_match(game, train.TRAIN_OPTIONS.get(game, {}), seed=f"stubborn-{game}"), choose, max_deals=3)
 
 
 def test_weights_for_another_encoding_are_refused(tmp_path: Path) -> None:

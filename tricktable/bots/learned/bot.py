@@ -1,4 +1,4 @@
-"""The learned bot as an SDK bot: the network's masked argmax at every decision, six picks for a discard."""
+"""The learned bot as an SDK bot: the heuristic's choice unless the network predicts a better action by a margin."""
 
 from __future__ import annotations
 
@@ -6,16 +6,22 @@ from pathlib import Path
 
 import numpy as np
 
+from tricktable.bots import heuristic
 from tricktable.bots.learned.features import features
+from tricktable.bots.learned.labels import valued_actions
 from tricktable.bots.learned.network import WEIGHTS, Network, load
-from tricktable.envs.encoding import DISCARD_SIZE, decode, is_discard
-from tricktable.rules.actions import Action, Discard
+from tricktable.envs.encoding import ACTION_COUNT, action_index, decode
+from tricktable.rules.actions import Action
 from tricktable.rules.cards import Card
 from tricktable.rules.game import SeatView
 
 
 class LearnedBot:
     """Plays the learned network (see :mod:`tricktable.bots.learned`); deterministic: it has no generator.
+
+    Where the search leaves the decision to the heuristic, or values it otherwise (a Cinq Cents
+    discard), it plays the heuristic's choice; elsewhere the action with the highest predicted advantage over the
+    heuristic's choice, the heuristic's own raised by the game's margin (``trust``).
 
     Args:
         weights: the network's ``.npz`` file (the one shipped with the package by default).
@@ -26,12 +32,8 @@ class LearnedBot:
     def __init__(self, weights: Path = WEIGHTS) -> None:
         self.network: Network = load(weights)
 
-    def _pick(self, view: SeatView, picked: list[Card]) -> Action | Card:
-        x, mask = features(view, picked)
-        return decode(self.network.choose(np.asarray(x, dtype=np.float32), np.asarray(mask, dtype=np.bool_)))
-
     def choose_action(self, view: SeatView) -> Action:
-        """The network's choice; a Cinq Cents discard is its six picks, one card at a time.
+        """The network's choice among the actions the search would compare, else the heuristic's.
 
         Raises:
             ValueError: the view has no legal action, or is of a game the network does not know.
@@ -41,15 +43,14 @@ class LearnedBot:
             raise ValueError("no legal action")
         if len(legal) == 1:
             return legal[0]
-        if is_discard(view):
-            picked: list[Card] = []
-            while len(picked) < DISCARD_SIZE:
-                card = self._pick(view, picked)
-                if not isinstance(card, Card):  # the mask allows only the hand's unpicked cards
-                    raise ValueError(f"the network chose {card} while picking a discard")
-                picked.append(card)
-            return Discard(cards=tuple(c for c in view.hand if c in picked))  # the rules' order: the hand's
-        choice = self._pick(view, [])
+        allowed = valued_actions(view)
+        if allowed is None:
+            return heuristic.choose_action(view)
+        x, _ = features(view)
+        mask = np.zeros(ACTION_COUNT, np.bool_)
+        mask[[action_index(a) for a in allowed]] = True
+        mask |= np.asarray(x[-ACTION_COUNT:], dtype=np.float32) > 0  # the heuristic's choice, always allowed
+        choice = decode(self.network.choose(np.asarray(x, dtype=np.float32), mask))
         if isinstance(choice, Card):  # the mask allows no pick outside a discard
             raise ValueError(f"the network picked {choice} outside a discard")
         return choice

@@ -1,24 +1,27 @@
-"""Train the learned bot: imitate the search on self-play deals, then fit the network with Adam in NumPy.
+"""Train the learned bot: value heuristic play's decisions by the search, fit the advantages in NumPy.
 
-    python -m tricktable.bots.learned.train --seed learned1 --sims 20 --workers 2 \\
-        --matches twenty_five=320,forty_five=50,all_fives=90,cinq_cents=6 \\
-        --trust twenty_five=1,forty_five=1,all_fives=2,cinq_cents=2 --data decisions.npz
+    python -m tricktable.bots.learned.train --seed learned2 --sims 60 --workers 2 --epochs 20 \\
+        --matches twenty_five=560,forty_five=223,all_fives=110,cinq_cents=14 \\
+        --margin twenty_five=0.8,all_fives=1.2 --data decisions/
 
-(seed, sims, matches and trust are the defaults: they reproduce the shipped weights; docs/strength.md
+(seed, sims, matches, epochs and margins are the defaults: they reproduce the shipped weights; docs/strength.md
 says in what time)
 
-1. **Decisions.** Each game's matches are played by the search bot at a fixed number of worlds a
-   decision (``--sims``, reproducible), seeded from ``--seed``; every decision with more than one
-   legal action becomes a row: the network's input (:func:`~tricktable.bots.learned.features.features`),
-   the action mask, and the search's choice as the target. A Cinq Cents discard is six rows, one a
-   pick, each with the discard's cards not yet picked as equally good targets.
-2. **Fit.** A one-hidden-layer network (:mod:`~tricktable.bots.learned.network`) is fitted by
-   masked softmax cross-entropy with Adam on minibatches, a share of the rows held out to report how
-   often it agrees with the search (and how often the heuristic alone does). ``--trust`` is the
-   margin a game by which the bot prefers the heuristic's choice when it plays
-   (:class:`~tricktable.bots.learned.network.Network`).
+1. **Decisions.** Each game's matches are played by the heuristic at every seat, seeded from
+   ``--seed``; every decision the search values (:mod:`tricktable.bots.learned.labels`) is valued
+   over ``--sims`` worlds and becomes a row: the network's input
+   (:func:`~tricktable.bots.learned.features.features`), which actions were valued, and each one's
+   advantage over the heuristic's choice. With ``--data DIR`` each match's rows are kept in its own
+   file there and read back instead of played again, so a stopped run resumes where it stopped.
+2. **Fit.** A one-hidden-layer network (:mod:`~tricktable.bots.learned.network`) regresses the
+   advantages (each game's scaled to unit spread) by masked squared error with Adam on minibatches.
+3. **Margin.** On a held-out share of the decisions, each game's margin (``trust``) is the one whose
+   choices gain the most over the heuristic's by the held-out decisions' own values: the bot departs
+   from the heuristic only where the predicted advantage exceeds it. Held-out values are independent
+   of the fit, so the gain it prints is an honest estimate (slightly flattered by choosing the best margin).
+   ``--margin`` sets a game's margin instead (the shipped weights' were chosen so on ladder pairs).
 
-The same arguments give the same weights (the search's worlds and the fit's generator are seeded).
+The same arguments give the same weights (the deals, the search's worlds and the fit are seeded).
 Needs NumPy (``pip install 'tricktable[train]'``).
 """
 
@@ -36,31 +39,33 @@ import numpy as np
 import numpy.typing as npt
 
 from tricktable.bots.learned.features import GAMES, INPUT_SIZE, features
+from tricktable.bots.learned.labels import match_decisions
 from tricktable.bots.learned.network import WEIGHTS, Floats, Network
-from tricktable.bots.search import SearchBot
-from tricktable.client_sdk.bot import action_of
-from tricktable.envs.encoding import ACTION_COUNT, ACTIONS, PICK, action_index
-from tricktable.rules.actions import Action, Discard
-from tricktable.rules.match import Match, play_out
-from tricktable.rules.registry import new_match
+from tricktable.envs.encoding import ACTION_COUNT, action_index
 
 #: The options the matches are played with: each game's defaults, Cinq Cents to 500 as the ladder plays it.
 TRAIN_OPTIONS: dict[str, dict[str, Any]] = {"cinq_cents": {"target": 500}}
-#: The shipped weights' matches a game (Twenty-Five's matches are short, Cinq Cents' long and slow to search).
-DEFAULT_MATCHES = {"twenty_five": 320, "forty_five": 50, "all_fives": 90, "cinq_cents": 6}
-#: The shipped weights' margin a game for the heuristic's choice (measured on the ladder: docs/strength.md).
-DEFAULT_TRUST = {"twenty_five": 1.0, "forty_five": 1.0, "all_fives": 2.0, "cinq_cents": 2.0}
-_PICK_INDEX = {text.removeprefix(PICK + "-"): i for i, text in enumerate(ACTIONS) if text.startswith(PICK + "-")}
+#: The shipped weights' matches a game (Cinq Cents' bids are the dearest decisions to value).
+DEFAULT_MATCHES = {"twenty_five": 560, "forty_five": 223, "all_fives": 110, "cinq_cents": 14}
+#: The shipped weights' margins set rather than tuned on held-out decisions: the tuned ones lost points on
+#: the ladder's pairs of another seed (``tune``, docs/strength.md), these were the best there.
+DEFAULT_MARGINS = {"twenty_five": 0.8, "all_fives": 1.2}
+#: Deals a training match plays at most (a match that never ends still yields decisions).
+MAX_DEALS = 60
+#: The margins tried on the held-out decisions, in units of the game's spread of advantages.
+MARGINS = tuple(float(m) for m in np.round(np.arange(0.0, 3.01, 0.05), 2))
+#: A margin no prediction reaches: the heuristic's choice always (the held-out gain said no margin paid).
+NEVER = 1e6
 
 
 @dataclass(frozen=True, slots=True)
 class Rows:
-    """Decisions: inputs, masks and target distributions over the catalog, one row each."""
+    """Decisions: inputs, the valued actions, each one's advantage over the heuristic's choice, and the game."""
 
     x: Floats
     mask: npt.NDArray[np.bool_]
     target: Floats
-    #: The game of each row (an index into :data:`GAMES`), for the per-game agreement.
+    #: The game of each row (an index into :data:`GAMES`).
     game: npt.NDArray[np.int8]
 
     @classmethod
@@ -68,78 +73,86 @@ class Rows:
         """All the rows of ``parts``, in order."""
         return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("x", "mask", "target", "game")))
 
+    def take(self, keep: npt.NDArray[np.bool_]) -> Rows:
+        """The rows where ``keep`` is true."""
+        return Rows(self.x[keep], self.mask[keep], self.target[keep], self.game[keep])
+
+    def save(self, path: Path) -> None:
+        """Write the rows (compressed)."""
+        np.savez_compressed(path, x=self.x, mask=self.mask, target=self.target, game=self.game)
+
+    @classmethod
+    def load(cls, path: Path) -> Rows:
+        """The rows :meth:`save` wrote."""
+        with np.load(path) as saved:
+            return cls(saved["x"], saved["mask"], saved["target"], saved["game"])
+
     def __len__(self) -> int:
         return len(self.x)
 
 
 def match_rows(game: str, seed: str, sims: int) -> Rows:
-    """Play one match of ``game`` by the search at ``sims`` worlds a decision and return its decisions."""
-    options = TRAIN_OPTIONS.get(game, {})
-    match = new_match(game, options, seed=seed)
-    bots = [SearchBot(f"{seed}|{seat}", simulations=sims) for seat in range(match.config.players)]
-    xs: list[list[float]] = []
-    masks: list[list[int]] = []
-    targets: list[list[float]] = []
-
-    def add(row: tuple[list[float], list[int]], target: list[float]) -> None:
-        xs.append(row[0])
-        masks.append(row[1])
-        targets.append(target)
-
-    def choose(state: Match, seat: int) -> Action:
-        view = state.view(seat)
-        action = action_of(bots[seat].choose_action(view))
-        if len(view.legal_actions) > 1:
-            if isinstance(action, Discard):
-                order = sorted(action.cards, key=lambda c: _PICK_INDEX[c.code])
-                for k in range(len(order)):
-                    target = [0.0] * ACTION_COUNT
-                    for card in order[k:]:
-                        target[_PICK_INDEX[card.code]] = 1.0 / (len(order) - k)
-                    add(features(view, order[:k]), target)
-            else:
-                target = [0.0] * ACTION_COUNT
-                target[action_index(action)] = 1.0
-                add(features(view), target)
-        return action
-
-    play_out(match, choose)
-    n = len(xs)
-    return Rows(np.asarray(xs, dtype=np.float32).reshape(n, INPUT_SIZE),
-                np.asarray(masks, dtype=np.bool_).reshape(n, ACTION_COUNT),
-                np.asarray(targets, dtype=np.float32).reshape(n, ACTION_COUNT),
-                np.full(n, GAMES.index(game), dtype=np.int8))
+    """One heuristic match of ``game``, its decisions valued by the search at ``sims`` worlds each, as rows."""
+    labelled = match_decisions(game, TRAIN_OPTIONS.get(game, {}), seed, sims, MAX_DEALS)
+    n = len(labelled)
+    x = np.zeros((n, INPUT_SIZE), np.float32)
+    mask = np.zeros((n, ACTION_COUNT), np.bool_)
+    target = np.zeros((n, ACTION_COUNT), np.float32)
+    for i, row in enumerate(labelled):
+        x[i] = features(row.view)[0]
+        for action, advantage in row.advantage.items():
+            mask[i, action_index(action)] = True
+            target[i, action_index(action)] = advantage
+    return Rows(x, mask, target, np.full(n, GAMES.index(game), dtype=np.int8))
 
 
-def _task(task: tuple[str, str, int]) -> Rows:
-    return match_rows(*task)
+def _task(task: tuple[str, str, int, Path | None]) -> Rows:
+    game, seed, sims, shard = task
+    if shard is not None and shard.exists():
+        return Rows.load(shard)
+    rows = match_rows(game, seed, sims)
+    if shard is not None:
+        rows.save(shard)
+    return rows
 
 
-def decisions(matches: dict[str, int], seed: str, sims: int, workers: int) -> Rows:
-    """Every game's self-play decisions (``matches[game]`` matches each), in a fixed order whatever ``workers``."""
-    tasks = [(game, f"{seed}|{game}|{i}", sims) for game in GAMES for i in range(matches.get(game, 0))]
+def decisions(matches: dict[str, int], seed: str, sims: int, workers: int, data: Path | None = None) -> Rows:
+    """Every game's valued decisions (``matches[game]`` matches each), in a fixed order whatever ``workers``.
+
+    With ``data`` (a directory), each match's rows are read from its file there, or played and written.
+    """
+    if data is not None:
+        data.mkdir(parents=True, exist_ok=True)
+    order = sorted(((i + 1) / n, g, i) for g, game in enumerate(GAMES) if (n := matches.get(game, 0))
+                   for i in range(n))  # the games interleaved: a run stopped early has some of every game
+    tasks = [(GAMES[g], f"{seed}|{GAMES[g]}|{i}", sims, None if data is None else data / f"{GAMES[g]}-{i}-{sims}.npz")
+             for _, g, i in order]
     if workers <= 1:
         return Rows.join([_task(t) for t in tasks])
     with ProcessPoolExecutor(max_workers=workers) as pool:
         return Rows.join(list(pool.map(_task, tasks)))
 
 
-def _masked_softmax(logits: Floats, mask: npt.NDArray[np.bool_]) -> Floats:
-    z = np.where(mask, logits, -np.inf)
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    out: Floats = e / e.sum(axis=1, keepdims=True)
+def scales(rows: Rows) -> Floats:
+    """Each game's spread of advantages (the root mean square of the non-zero ones; 1 for a game with none)."""
+    out = np.ones(len(GAMES), np.float32)
+    for g in range(len(GAMES)):
+        values = rows.target[(rows.game == g)[:, None] & rows.mask]
+        values = values[values != 0]
+        if values.size:
+            out[g] = float(np.sqrt(np.mean(values ** 2)))
     return out
 
 
 def fit(rows: Rows, *, hidden: int = 128, epochs: int = 10, batch: int = 256, lr: float = 1e-3,
-        decay: float = 1e-5, seed: int = 0, trust: Sequence[float] = (0.0,) * len(GAMES)) -> Network:
-    """A network fitted to ``rows`` by masked softmax cross-entropy with Adam (He initialisation, L2 ``decay``)."""
+        decay: float = 1e-5, seed: int = 0) -> Network:
+    """A network fitted to ``rows``' scaled advantages by masked squared error with Adam (He initialisation, L2)."""
     rng = np.random.default_rng(seed)
+    scaled = rows.target / scales(rows)[rows.game.astype(np.int64)][:, None]
     params = [
         (rng.standard_normal((INPUT_SIZE, hidden)) * np.sqrt(2 / INPUT_SIZE)).astype(np.float32),
         np.zeros(hidden, np.float32),
-        (rng.standard_normal((hidden, ACTION_COUNT)) * np.sqrt(1 / hidden)).astype(np.float32),
+        (rng.standard_normal((hidden, ACTION_COUNT)) * np.sqrt(1 / hidden)).astype(np.float32) * 0.1,
         np.zeros(ACTION_COUNT, np.float32),
     ]
     first = [np.zeros_like(p) for p in params]
@@ -149,13 +162,13 @@ def fit(rows: Rows, *, hidden: int = 128, epochs: int = 10, batch: int = 256, lr
         order = rng.permutation(len(rows))
         for start in range(0, len(order), batch):
             idx = order[start:start + batch]
-            x, mask, target = rows.x[idx], rows.mask[idx], rows.target[idx]
+            x, mask, target = rows.x[idx], rows.mask[idx], scaled[idx]
             w1, b1, w2, b2 = params
             pre = x @ w1 + b1
             h = np.maximum(pre, 0.0)
-            grad_logits = (_masked_softmax(h @ w2 + b2, mask) - target) / len(idx)
-            grad_h = (grad_logits @ w2.T) * (pre > 0)
-            grads = [x.T @ grad_h + decay * w1, grad_h.sum(0), h.T @ grad_logits + decay * w2, grad_logits.sum(0)]
+            grad_out = np.where(mask, (h @ w2 + b2) - target, 0.0).astype(np.float32) * (2 / max(1, int(mask.sum())))
+            grad_h = (grad_out @ w2.T) * (pre > 0)
+            grads = [x.T @ grad_h + decay * w1, grad_h.sum(0), h.T @ grad_out + decay * w2, grad_out.sum(0)]
             step += 1
             for p, g, m, v in zip(params, grads, first, second, strict=True):
                 m *= beta1
@@ -164,21 +177,39 @@ def fit(rows: Rows, *, hidden: int = 128, epochs: int = 10, batch: int = 256, lr
                 v += (1 - beta2) * g * g
                 p -= lr * (m / (1 - beta1 ** step)) / (np.sqrt(v / (1 - beta2 ** step)) + eps)
     w1, b1, w2, b2 = params
-    return Network(w1, b1, w2, b2, np.asarray(trust, dtype=np.float32))
+    return Network(w1, b1, w2, b2, np.zeros(len(GAMES), np.float32))
 
 
-def agreement(net: Network, rows: Rows) -> dict[str, tuple[float, float]]:
-    """Per game: how often the network's choice, and the heuristic's, is one the search chose (held-out rows)."""
-    chosen = np.argmax(np.where(rows.mask, net.scores(rows.x), -np.inf), axis=1)
-    suggested = rows.x[:, INPUT_SIZE - ACTION_COUNT:]
-    hits = np.asarray(rows.target[np.arange(len(rows)), chosen] > 0, dtype=np.bool_)
-    heuristic_hits = np.asarray(((suggested > 0) & (rows.target > 0)).any(axis=1), dtype=np.bool_)
-    out: dict[str, tuple[float, float]] = {}
+def gains(net: Network, rows: Rows, margin: float) -> tuple[Floats, npt.NDArray[np.bool_]]:
+    """Per row: the held-out advantage of the action the bot plays at ``margin``, and whether it departed."""
+    suggested = rows.x[:, INPUT_SIZE - ACTION_COUNT:] > 0
+    scores = np.where(rows.mask, net.logits(rows.x) + margin * suggested, -np.inf)
+    chosen = np.argmax(scores, axis=1)
+    gain: Floats = rows.target[np.arange(len(rows)), chosen]
+    return gain, ~suggested[np.arange(len(rows)), chosen]
+
+
+def tune(net: Network, rows: Rows) -> tuple[Network, dict[str, tuple[float, float, float]]]:
+    """``net`` with each game's margin the one of :data:`MARGINS` that gains most on ``rows`` (held out).
+
+    Returns the tuned network and, per game, (margin, mean gain a decision in the game's points,
+    share of decisions where the bot departs from the heuristic); a game where no margin gains
+    keeps the heuristic's choice always (:data:`NEVER`).
+    """
+    trust = np.full(len(GAMES), NEVER, np.float32)
+    report: dict[str, tuple[float, float, float]] = {}
     for g, game in enumerate(GAMES):
-        mine = np.asarray(rows.game == g, dtype=np.bool_)
-        if mine.any():
-            out[game] = (float(hits[mine].mean()), float(heuristic_hits[mine].mean()))
-    return out
+        mine = rows.take(rows.game == g)
+        if not len(mine):
+            continue
+        best = (0.0, NEVER, 0.0)
+        for margin in MARGINS:
+            gain, departed = gains(net, mine, margin)
+            if float(gain.mean()) > best[0]:
+                best = (float(gain.mean()), margin, float(departed.mean()))
+        trust[g] = best[1]
+        report[game] = (best[1], best[0], best[2])
+    return Network(net.w1, net.b1, net.w2, net.b2, trust), report
 
 
 def _per_game(text: str) -> dict[str, float]:
@@ -199,43 +230,47 @@ def _matches(text: str) -> dict[str, int]:
     return {game: int(n) for game, n in _per_game(text).items()}
 
 
+def with_margins(net: Network, margins: dict[str, float]) -> Network:
+    """``net`` with the named games' margins set (in units of the game's spread of advantages)."""
+    trust = net.trust.copy()
+    for game, margin in margins.items():
+        trust[GAMES.index(game)] = margin
+    return Network(net.w1, net.b1, net.w2, net.b2, trust)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="python -m tricktable.bots.learned.train", description=__doc__.split("\n")[0])
-    parser.add_argument("--seed", default="learned1", help="seeds the matches' deals, the search and the fit")
-    parser.add_argument("--sims", type=int, default=20, help="worlds the search teacher draws a decision")
+    parser.add_argument("--seed", default="learned2", help="seeds the matches' deals, the search and the fit")
+    parser.add_argument("--sims", type=int, default=60, help="worlds the search values a decision over")
     parser.add_argument("--matches", type=_matches, default=DEFAULT_MATCHES,
                         help="matches a game, as GAME=N,GAME=N (default: %(default)s)")
     parser.add_argument("--workers", type=int, default=1, help="processes playing the matches")
     parser.add_argument("--hidden", type=int, default=128, help="units of the hidden layer")
-    parser.add_argument("--epochs", type=int, default=10, help="passes over the decisions")
-    parser.add_argument("--trust", type=_per_game, default=DEFAULT_TRUST,
-                        help="the heuristic's choice's margin a game, as GAME=X,... (default: %(default)s)")
-    parser.add_argument("--holdout", type=float, default=0.05, help="share of decisions held out to report agreement")
-    parser.add_argument("--data", type=Path, help="an .npz of decisions: read if it exists, else written")
+    parser.add_argument("--epochs", type=int, default=20, help="passes over the decisions")
+    parser.add_argument("--holdout", type=float, default=0.2, help="share of decisions held out to tune the margins")
+    parser.add_argument("--margin", type=_per_game, default=DEFAULT_MARGINS,
+                        help="margins set rather than tuned on the held-out decisions, as GAME=X,... "
+                             "(default: %(default)s)")
+    parser.add_argument("--data", type=Path, help="a directory keeping each match's decisions (read back if there)")
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="the weights file to write")
     args = parser.parse_args(argv)
     start = time.monotonic()
-    if args.data is not None and args.data.exists():
-        with np.load(args.data) as saved:
-            rows = Rows(saved["x"], saved["mask"], saved["target"], saved["game"])
-        print(f"{len(rows)} decisions read from {args.data}")
-    else:
-        rows = decisions(args.matches, args.seed, args.sims, args.workers)
-        print(f"{len(rows)} decisions from {sum(args.matches.values())} matches in {time.monotonic() - start:.0f} s")
-        if args.data is not None:
-            np.savez_compressed(args.data, x=rows.x, mask=rows.mask, target=rows.target, game=rows.game)
+    rows = decisions(args.matches, args.seed, args.sims, args.workers, args.data)
+    print(f"{len(rows)} decisions from {sum(args.matches.values())} matches in {time.monotonic() - start:.0f} s")
     fit_seed = int.from_bytes(args.seed.encode()[:8].ljust(8, b"\0"), "little")
     held = np.random.default_rng(fit_seed).random(len(rows)) < args.holdout
-    train = Rows(rows.x[~held], rows.mask[~held], rows.target[~held], rows.game[~held])
-    test = Rows(rows.x[held], rows.mask[held], rows.target[held], rows.game[held])
     fitted = time.monotonic()
-    net = fit(train, hidden=args.hidden, epochs=args.epochs, seed=fit_seed,
-              trust=[args.trust.get(game, 0.0) for game in GAMES])
+    net = fit(rows.take(~held), hidden=args.hidden, epochs=args.epochs, seed=fit_seed)
     print(f"fitted in {time.monotonic() - fitted:.0f} s")
-    for game, (mine, heuristic) in agreement(net, test).items():
-        print(f"{game}: agrees with the search on {100 * mine:.1f}% of held-out decisions "
-              f"(the heuristic alone: {100 * heuristic:.1f}%)")
+    net, report = tune(net, rows.take(held))
+    for game, (margin, gain, departed) in report.items():
+        said = "never departs" if margin == NEVER else f"margin {margin:.2f}"
+        print(f"{game}: {said}; held out, it gains {gain:+.3f} points a decision over the heuristic, "
+              f"departing from it on {100 * departed:.1f}% of decisions")
+    if args.margin:
+        net = with_margins(net, args.margin)
+        print(f"margins set: {', '.join(f'{g} {m:.2f}' for g, m in args.margin.items())}")
     net.save(args.out)
     print(f"wrote {args.out} in {time.monotonic() - start:.0f} s")
 
