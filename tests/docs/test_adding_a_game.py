@@ -25,6 +25,7 @@ from tests.server import toy_game
 from tricktable.bots.heuristic import HeuristicBot
 from tricktable.bots.pimc import PimcBot
 from tricktable.bots.search import SearchBot
+from tricktable.cli.selfplay import play_random
 from tricktable.client_sdk import cards
 from tricktable.protocol import convert
 from tricktable.rules import registry
@@ -33,7 +34,9 @@ from tricktable.rules.determinize import resample, shown_voids
 from tricktable.rules.errors import OptionsError
 from tricktable.rules.game import SeatView
 from tricktable.rules.match import Match
-from tricktable.rules.registry import game_definition, new_match
+from tricktable.rules.record import parse_record
+from tricktable.rules.registry import game_definition, games, new_match
+from tricktable.tournament.config import config_from_mapping
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "adding-a-game.md"
@@ -127,7 +130,7 @@ def test_a_game_without_a_fast_path_is_refused_by_the_searching_bots_by_name(bot
 
 
 def test_the_wire_refuses_the_toy_until_the_proto_has_it() -> None:
-    with pytest.raises(OptionsError, match="unknown game 'toy'"):
+    with pytest.raises(OptionsError, match=r"game 'toy' has no Game value .* \(make protos writes them\)"):
         convert.game_to_proto("toy")
     with pytest.raises(OptionsError, match=r"no Game value and options message in tricktable/v1/game\.proto"):
         convert.options_to_proto("toy", {"players": 2})
@@ -135,3 +138,12 @@ def test_the_wire_refuses_the_toy_until_the_proto_has_it() -> None:
 
 def test_the_toy_has_a_golden_playthrough() -> None:
     assert [p.name for p in PLAYTHROUGHS if p.game == "toy"] == ["toy-3p"]
+
+
+def test_the_registry_line_alone_makes_the_toy_known_to_every_reader_of_the_games() -> None:
+    assert games()[-1] == "toy"
+    record = play_random("toy", {"players": 3}, "known").to_record(seed="known")
+    assert parse_record(record).game == "toy"
+    config = config_from_mapping({"name": "t", "game": "toy", "entrants": ["random", "heuristic"]})
+    assert config.game == "toy"
+

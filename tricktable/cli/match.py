@@ -37,7 +37,7 @@ from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import events_pb2, table_service_pb2_grpc
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.rules.errors import TricktableError
-from tricktable.rules.registry import GAMES, game_rules
+from tricktable.rules.registry import game_rules, games
 from tricktable.server.app import GameServer, ServerConfig
 from tricktable.server.clocks import LIMITS
 from tricktable.server.logging import configure
@@ -54,7 +54,7 @@ LINES_SHOWN = 20
 
 
 def match_command(
-    game: Annotated[str, typer.Option("--game", help=f"One of: {', '.join(GAMES)}.")],
+    game: Annotated[str, typer.Option("--game", help=f"One of: {', '.join(games())}.")],
     bots: Annotated[str, typer.Option("--bots", help=f"One bot per seat, comma separated: {SPEC_HELP}.")],
     players: Annotated[int | None, typer.Option("--players", help="Players (default: the number of bots).")] = None,
     option: Annotated[list[str] | None, typer.Option("--option", help="A table option, KEY=VALUE (repeatable).")]
