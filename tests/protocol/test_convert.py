@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from tricktable.protocol import convert, wire_cache
 from tricktable.protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
 from tricktable.protocol.reasons import RejectReason, reason_for
+from tricktable.rules import registry
 from tricktable.rules.actions import (
     Action,
     Beg,
@@ -195,6 +196,18 @@ def test_action_ids_are_unique_and_stable() -> None:
     assert [convert.action_id(a) for a in (PassRob(), Run(), Pass())] == ["pass_rob", "run", "pass"]
     assert convert.action_id(Discard(cards=cards("JKB TD 4C"))) == "discard-4C-TD-JKB"
     assert convert.action_id(Discard(cards=cards("5C 4C"))) == convert.action_id(Discard(cards=cards("4C 5C")))
+
+
+def test_the_game_conversion_asks_the_registry_at_each_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    value = convert.game_to_proto("cinq_cents")
+    assert convert.game_from_proto(value) == "cinq_cents"
+    monkeypatch.delitem(registry.GAME_MODULES, "cinq_cents")
+    with pytest.raises(OptionsError, match="unknown game 'cinq_cents'"):
+        convert.game_to_proto("cinq_cents")
+    with pytest.raises(OptionsError, match=f"game must be one of GAME_TWENTY_FIVE, .*, not {int(value)}"):
+        convert.game_from_proto(value)
+    monkeypatch.undo()
+    assert convert.game_from_proto(value) == "cinq_cents"
 
 
 def test_enums_cover_the_rules() -> None:

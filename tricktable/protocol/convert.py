@@ -97,7 +97,7 @@ from tricktable.rules.events import (
 from tricktable.rules.events import Event as RulesEvent
 from tricktable.rules.game import Contract, Result, Seat, SeatView, Trick
 from tricktable.rules.notation import notation
-from tricktable.rules.registry import game_definition, games
+from tricktable.rules.registry import game_definition, games, is_registered
 from tricktable.rules.spoil_five_config import DEAL_PATTERNS, DealPattern
 
 #: The seat number of a spectator's view (no seat on the wire).
@@ -131,6 +131,12 @@ _SUITS, _SUIT_OF = by_name(Suit, game_pb2.Suit, "SUIT")
 _DENOMINATIONS, _DENOMINATION_OF = by_name(Denomination, game_pb2.Denomination, "DENOMINATION")
 
 
+#: ``Game`` values met so far, both ways (name -> value, value -> name), filled on first use of each game: a
+#: game registered after import is found, and the registry is still asked at each call (a hit is two lookups).
+_GAME_VALUES: dict[str, game_pb2.Game.ValueType] = {}
+_GAME_NAMES: dict[game_pb2.Game.ValueType, str] = {}
+
+
 def game_to_proto(game: str) -> game_pb2.Game.ValueType:
     """The ``Game`` enum value of a registered game's name (``"twenty_five"``, ...).
 
@@ -140,13 +146,17 @@ def game_to_proto(game: str) -> game_pb2.Game.ValueType:
     Raises:
         OptionsError: for a name the registry does not know, or a registered game game.proto has no value for.
     """
-    if game not in games():
+    if not is_registered(game):
         raise OptionsError(f"unknown game {game!r} (games: {', '.join(games())})")
-    try:
-        return game_pb2.Game.Value(enum_value(game))
-    except ValueError:
-        raise OptionsError(f"game {game!r} has no Game value and options message in tricktable/v1/game.proto"
-                           " (make protos writes them)") from None
+    value = _GAME_VALUES.get(game)
+    if value is None:
+        try:
+            value = game_pb2.Game.Value(enum_value(game))
+        except ValueError:
+            raise OptionsError(f"game {game!r} has no Game value and options message in tricktable/v1/game.proto"
+                               " (make protos writes them)") from None
+        _GAME_VALUES[game], _GAME_NAMES[value] = value, game
+    return value
 
 
 def game_from_proto(game: game_pb2.Game.ValueType) -> str:
@@ -155,12 +165,14 @@ def game_from_proto(game: game_pb2.Game.ValueType) -> str:
     Raises:
         OptionsError: for ``GAME_UNSPECIFIED``, an unknown number, or the value of a game not registered.
     """
-    known = {enum_value(name): name for name in games()}
-    try:
-        return known[game_pb2.Game.Name(game)]
-    except (KeyError, ValueError):
-        values = ", ".join(value for value in known if value in game_pb2.Game.DESCRIPTOR.values_by_name)
-        raise OptionsError(f"game must be one of {values}, not {int(game)}") from None
+    name = _GAME_NAMES.get(game)
+    if name is not None and is_registered(name):
+        return name
+    for registered in games():
+        if enum_value(registered) in game_pb2.Game.DESCRIPTOR.values_by_name and game_to_proto(registered) == game:
+            return registered
+    values = ", ".join(value for value in map(enum_value, games()) if value in game_pb2.Game.DESCRIPTOR.values_by_name)
+    raise OptionsError(f"game must be one of {values}, not {int(game)}")
 
 
 def suit_to_proto(suit: Suit | None) -> game_pb2.Suit.ValueType:

@@ -41,6 +41,11 @@ def games() -> tuple[str, ...]:
     """
     return tuple(GAME_MODULES)
 
+
+def is_registered(game: str) -> bool:
+    """Whether ``game`` is a registered game's name now (what :func:`games` would list, without the tuple)."""
+    return game in GAME_MODULES
+
 #: Definitions loaded and checked so far: game name -> (its entry, its definition). An entry replaced in
 #: :data:`GAME_MODULES` is loaded and checked afresh. Looked up per call of the SDK's ranking helpers, so the
 #: hit is one lookup in each table.
