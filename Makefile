@@ -11,7 +11,7 @@ DEMO_STAMP := $(VENV)/.demo-stamp
 export PYTHONDONTWRITEBYTECODE := 1
 
 
-.PHONY: venv demo test browser check lint types golden bench clean protos protos-check buf-lint buf-breaking go-toolchain ladder ladder-timed sandbox-tools postgres-server
+.PHONY: venv demo test browser check lint types golden bench clean protos protos-check buf-lint buf-breaking schemas schemas-check go-toolchain ladder ladder-timed sandbox-tools postgres-server
 
 # buf (protobuf lint), pinned, run from the npm registry.
 BUF := npx --yes @bufbuild/buf@1.75.0
@@ -93,7 +93,7 @@ lint: venv
 types: venv
 	$(BIN)/mypy tricktable bench tests examples/python
 
-check: lint types protos-check buf-lint buf-breaking test
+check: lint types protos-check schemas-check buf-lint buf-breaking test
 
 # Write each registered game's entries into tricktable/v1/game.proto (tricktable/protocol/game_entries.py),
 # then regenerate tricktable/protocol/generated from tricktable/v1/*.proto.
@@ -110,6 +110,15 @@ protos-check: venv
 	  rc=$$?; rm -rf $$tmp; \
 	  if [ $$rc -ne 0 ]; then echo "tricktable/protocol/generated is stale: run make protos"; exit 1; fi; \
 	  echo "generated protos are up to date"
+
+# Write the registered games into the published JSON Schemas (docs/record.schema.json's game enum, and
+# docs/tournament.schema.json whole, from the tournament model): tricktable/cli/doc_schemas.py.
+schemas: venv
+	$(PY) -m tricktable.cli.doc_schemas
+
+# Fail, naming each game a schema lacks, when docs/*.schema.json are not what `make schemas` writes.
+schemas-check: venv
+	@$(PY) -m tricktable.cli.doc_schemas --check && echo "the schemas name every registered game"
 
 buf-lint:
 	cd protos && $(BUF) lint

@@ -7,10 +7,10 @@ import pytest
 from tricktable.bots import heuristic
 from tricktable.bots.fast_worlds import win_bonus
 from tricktable.bots.search import POLICIES, SearchBot
-from tricktable.rules.registry import GAMES, game_definition, new_match
+from tricktable.rules.registry import game_definition, games, new_match
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", games())
 def test_every_game_names_a_heuristic_and_a_playout_the_bots_have(game: str) -> None:
     tuning = game_definition(game).bots
     assert callable(heuristic.strategy(game))
@@ -18,7 +18,7 @@ def test_every_game_names_a_heuristic_and_a_playout_the_bots_have(game: str) -> 
     assert win_bonus(game) == tuning.win_bonus > 0
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", games())
 def test_the_heuristic_of_each_game_plays_its_first_decision(game: str) -> None:
     match = new_match(game, seed=f"tuning-{game}")
     seat = match.to_act

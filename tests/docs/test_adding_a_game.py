@@ -13,8 +13,10 @@ of the protos by ``tests/docs/test_adding_a_game_wire.py``.
 
 from __future__ import annotations
 
+import json
 import random
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +27,8 @@ from tests.server import toy_game
 from tricktable.bots.heuristic import HeuristicBot
 from tricktable.bots.pimc import PimcBot
 from tricktable.bots.search import SearchBot
+from tricktable.cli import doc_schemas
+from tricktable.cli.selfplay import play_random
 from tricktable.client_sdk import cards
 from tricktable.protocol import convert
 from tricktable.rules import registry
@@ -33,7 +37,9 @@ from tricktable.rules.determinize import resample, shown_voids
 from tricktable.rules.errors import OptionsError
 from tricktable.rules.game import SeatView
 from tricktable.rules.match import Match
-from tricktable.rules.registry import game_definition, new_match
+from tricktable.rules.record import parse_record
+from tricktable.rules.registry import game_definition, games, new_match
+from tricktable.tournament.config import config_from_mapping
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "adding-a-game.md"
@@ -127,7 +133,7 @@ def test_a_game_without_a_fast_path_is_refused_by_the_searching_bots_by_name(bot
 
 
 def test_the_wire_refuses_the_toy_until_the_proto_has_it() -> None:
-    with pytest.raises(OptionsError, match="unknown game 'toy'"):
+    with pytest.raises(OptionsError, match=r"game 'toy' has no Game value .* \(make protos writes them\)"):
         convert.game_to_proto("toy")
     with pytest.raises(OptionsError, match=r"no Game value and options message in tricktable/v1/game\.proto"):
         convert.options_to_proto("toy", {"players": 2})
@@ -135,3 +141,39 @@ def test_the_wire_refuses_the_toy_until_the_proto_has_it() -> None:
 
 def test_the_toy_has_a_golden_playthrough() -> None:
     assert [p.name for p in PLAYTHROUGHS if p.game == "toy"] == ["toy-3p"]
+
+
+def test_the_registry_line_alone_makes_the_toy_known_to_every_reader_of_the_games() -> None:
+    assert games()[-1] == "toy"
+    record = play_random("toy", {"players": 3}, "known").to_record(seed="known")
+    assert parse_record(record).game == "toy"
+    config = config_from_mapping({"name": "t", "game": "toy", "entrants": ["random", "heuristic"]})
+    assert config.game == "toy"
+
+
+def test_the_schemas_step_names_the_toy_in_every_published_schema(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    schemas = (*doc_schemas.HAND_WRITTEN, doc_schemas.TOURNAMENT_SCHEMA)
+    for name in schemas:
+        shutil.copy(ROOT / "docs" / name, docs / name)
+    before = {name: (docs / name).read_text(encoding="utf-8") for name in schemas}
+    assert doc_schemas.main(["--check", str(docs)]) == 1
+    told = capsys.readouterr().err.splitlines()
+    assert sorted(told) == sorted(f"{docs / name} lacks the game 'toy': run make schemas" for name in schemas)
+
+    assert doc_schemas.main([str(docs)]) == 0  # the step: make schemas, on the copy
+    assert doc_schemas.main(["--check", str(docs)]) == 0
+    for name in schemas:
+        assert doc_schemas.schema_games((docs / name).read_text(encoding="utf-8")) == list(games())
+    for name in doc_schemas.HAND_WRITTEN:  # only the game line of a hand-written schema changes
+        changed = set((docs / name).read_text(encoding="utf-8").splitlines()) ^ set(before[name].splitlines())
+        assert len(changed) == 2 and all('"game": {"enum": [' in line for line in changed)
+
+    jsonschema = pytest.importorskip("jsonschema")
+    record = play_random("toy", {"players": 3}, "schema").to_record(seed="schema")
+    schema = json.loads((docs / doc_schemas.RECORD_SCHEMA).read_text(encoding="utf-8"))
+    assert [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(record)] == []
+    original = json.loads(before[doc_schemas.RECORD_SCHEMA])
+    assert list(jsonschema.Draft202012Validator(original).iter_errors(record))  # before the step: refused

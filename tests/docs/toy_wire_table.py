@@ -3,7 +3,7 @@
 Run by ``tests/docs/test_adding_a_game_wire.py`` in a process of its own:
 ``python -m tests.docs.toy_wire_table GENERATED_DIR DATA_DIR``. The process
 takes the steps of docs/adding-a-game.md as a real game would have them at
-import: the registry line (steps 3) and the protocol code generated after
+import: the registry line (step 3) and the protocol code generated after
 ``make protos`` wrote the game's entries (step 4, done by the test in its
 copy of the protos). It then serves on 127.0.0.1 port 0, creates a
 three-player table with typed options, seats three random bots of the SDK,
@@ -28,12 +28,23 @@ def _use_generated(generated: Path) -> None:
 
 
 def _register_toy() -> None:
-    """Step 3: the toy's registry line, as registry.py holds a real game's before anything reads the games."""
+    """Step 3: the toy's registry line, the one step that makes a game known (every module asks the registry)."""
     from tests.server.toy_game import REGISTRY_ENTRY
     from tricktable.rules import registry
 
     registry.GAME_MODULES["toy"] = REGISTRY_ENTRY
-    registry.GAMES = tuple(registry.GAME_MODULES)
+
+
+def _import_the_house() -> None:
+    """The protocol, the server, the SDK, the records and the tournament's configuration, loaded before step 3.
+
+    A plugin registers its game after these are imported; none of them may have kept a list of the games.
+    """
+    import tricktable.client_sdk.runner
+    import tricktable.protocol.convert
+    import tricktable.rules.record
+    import tricktable.server.app
+    import tricktable.tournament.config  # noqa: F401
 
 
 async def _play(data_dir: Path) -> dict[str, Any]:
@@ -63,6 +74,7 @@ async def _play(data_dir: Path) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     """Play the table and print the outcome (JSON on stdout)."""
     _use_generated(Path(argv[0]))
+    _import_the_house()
     _register_toy()
     print(json.dumps(asyncio.run(_play(Path(argv[1])))))
     return 0

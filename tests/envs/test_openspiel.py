@@ -20,7 +20,7 @@ from tricktable.envs.encoding import ACTION_COUNT, ACTIONS, OBSERVATION_SIZE  # 
 from tricktable.envs.openspiel_game import TricktableState, load  # noqa: E402
 from tricktable.rules.cards import Card  # noqa: E402
 from tricktable.rules.game import SeatView  # noqa: E402
-from tricktable.rules.registry import GAMES, game_definition  # noqa: E402
+from tricktable.rules.registry import game_definition, games  # noqa: E402
 
 LAYOUTS: list[tuple[str, dict[str, Any]]] = [
     ("twenty_five", {}), ("twenty_five", {"players": 6, "sides": 3}), ("forty_five", {"players": 5, "jink": True}),
@@ -56,7 +56,7 @@ def test_each_layout_passes_openspiels_random_simulation_test(game: str, params:
 
 def test_every_game_is_registered_with_every_engine_option_as_a_parameter() -> None:
     names = set(pyspiel.registered_names())
-    for game in GAMES:
+    for game in games():
         assert openspiel_game.PREFIX + game in names
         spec = pyspiel.load_game(openspiel_game.PREFIX + game).get_type().parameter_specification
         assert set(spec) == {o.name for o in game_definition(game).options} | {openspiel_game.WHOLE_GAME}

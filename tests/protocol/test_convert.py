@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from tricktable.protocol import convert, wire_cache
 from tricktable.protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
 from tricktable.protocol.reasons import RejectReason, reason_for
+from tricktable.rules import registry
 from tricktable.rules.actions import (
     Action,
     Beg,
@@ -56,7 +57,7 @@ from tricktable.rules.events import (
 )
 from tricktable.rules.events import Event as RulesEvent
 from tricktable.rules.game import Contract, Result, SeatView, Trick
-from tricktable.rules.registry import GAMES, game_rules, new_match
+from tricktable.rules.registry import game_rules, games, new_match
 from tricktable.rules.spoil_five_config import DealPattern
 
 
@@ -197,9 +198,21 @@ def test_action_ids_are_unique_and_stable() -> None:
     assert convert.action_id(Discard(cards=cards("5C 4C"))) == convert.action_id(Discard(cards=cards("4C 5C")))
 
 
+def test_the_game_conversion_asks_the_registry_at_each_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    value = convert.game_to_proto("cinq_cents")
+    assert convert.game_from_proto(value) == "cinq_cents"
+    monkeypatch.delitem(registry.GAME_MODULES, "cinq_cents")
+    with pytest.raises(OptionsError, match="unknown game 'cinq_cents'"):
+        convert.game_to_proto("cinq_cents")
+    with pytest.raises(OptionsError, match=f"game must be one of GAME_TWENTY_FIVE, .*, not {int(value)}"):
+        convert.game_from_proto(value)
+    monkeypatch.undo()
+    assert convert.game_from_proto(value) == "cinq_cents"
+
+
 def test_enums_cover_the_rules() -> None:
-    assert {convert.game_from_proto(convert.game_to_proto(g)) for g in GAMES} == set(GAMES)
-    assert len(game_pb2.Game.keys()) == len(GAMES) + 1
+    assert {convert.game_from_proto(convert.game_to_proto(g)) for g in games()} == set(games())
+    assert len(game_pb2.Game.keys()) == len(games()) + 1
     for suit in Suit:
         assert convert.suit_from_proto(convert.suit_to_proto(suit)) is suit
     assert len(game_pb2.Suit.keys()) == len(Suit) + 1
@@ -230,7 +243,7 @@ def _non_none(options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if v is not None}
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", games())
 def test_default_options_of_every_game_round_trip(game: str) -> None:
     options = game_rules(game).config({}).to_options()
     message = convert.options_to_proto(game, options)
@@ -328,7 +341,7 @@ def _play_and_check(game: str, seed: int, max_steps: int, options: dict[str, Any
         match = match.apply(rng.choice(match.legal_actions()))
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", games())
 def test_views_of_a_whole_game_round_trip(game: str) -> None:
     # Long enough for several deals of every game (Cinq Cents to 1000 would take thousands of steps).
     _play_and_check(game, seed=7, max_steps=300)
@@ -345,7 +358,7 @@ def test_views_of_option_variants_round_trip(game: str, options: dict[str, Any])
 
 
 @settings(max_examples=20)
-@given(game=st.sampled_from(GAMES), seed=st.integers(0, 10_000))
+@given(game=st.sampled_from(games()), seed=st.integers(0, 10_000))
 def test_views_of_random_games_round_trip(game: str, seed: int) -> None:
     _play_and_check(game, seed, max_steps=30)
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import game_pb2
 from tricktable.rules.errors import NotationError, OptionsError
-from tricktable.rules.registry import GAMES
+from tricktable.rules.registry import games
 
 _TEXT = st.one_of(st.sampled_from(["5H", "JKB", "JKF", "TS", "", "10H", "5h", "ZZ"]), st.text(max_size=5))
 _ENUM = st.integers(-3, 12)
@@ -88,4 +88,4 @@ def test_decoding_any_options_gives_a_dict_or_an_options_error(game: str, messag
 @given(_ENUM)
 def test_decoding_any_game_number_gives_a_game_or_an_options_error(number: int) -> None:
     with contextlib.suppress(OptionsError):
-        assert convert.game_from_proto(game_pb2.Game.ValueType(number)) in GAMES
+        assert convert.game_from_proto(game_pb2.Game.ValueType(number)) in games()

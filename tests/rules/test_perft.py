@@ -16,7 +16,7 @@ from tests.golden.perft import PERFT_CASES, PerftCase, counts, markdown_table, p
 from tricktable.cli.main import app
 from tricktable.rules.errors import RuleError
 from tricktable.rules.perft import ENGINES, Engine, count, divide, first_deck, start_match
-from tricktable.rules.registry import GAMES
+from tricktable.rules.registry import games
 
 PINNED = pinned()
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,7 +41,7 @@ def test_the_file_states_each_case_as_defined(case: PerftCase) -> None:
 
 
 def test_every_game_has_perft_cases() -> None:
-    assert {case.game for case in PERFT_CASES} == set(GAMES)
+    assert {case.game for case in PERFT_CASES} == set(games())
 
 
 def test_the_guide_lists_the_pinned_counts() -> None:

@@ -10,10 +10,10 @@ import pytest
 from tricktable.rules import registry
 from tricktable.rules.definition import BotTuning, GameDefinition, OptionSpec
 from tricktable.rules.errors import OptionsError
-from tricktable.rules.registry import GAMES, game_definition, game_rules
+from tricktable.rules.registry import game_definition, game_rules, games
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", games())
 def test_every_game_loads_as_a_definition_of_its_own_name(game: str) -> None:
     definition = game_definition(game)
     assert isinstance(definition, GameDefinition)
@@ -21,7 +21,7 @@ def test_every_game_loads_as_a_definition_of_its_own_name(game: str) -> None:
     assert game_rules(game) is definition.rules
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", games())
 def test_the_option_schema_names_every_option_the_config_writes(game: str) -> None:
     definition = game_definition(game)
     for options in ({}, definition.short_options, definition.demo_options):

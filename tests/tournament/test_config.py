@@ -85,8 +85,7 @@ def test_fingerprints_are_those_of_the_hand_written_validator_so_stored_tourname
 
 def test_the_published_json_schema_is_the_models() -> None:
     assert SCHEMA_FILE.read_text(encoding="utf-8") == schema_text(), (
-        "docs/tournament.schema.json is stale: regenerate it with "
-        ".venv/bin/python -m tricktable.tournament.config > docs/tournament.schema.json")
+        "docs/tournament.schema.json is stale: regenerate it with make schemas")
 
 
 def test_the_schema_accepts_the_example_and_rejects_what_the_loader_rejects() -> None:

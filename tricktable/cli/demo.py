@@ -21,7 +21,7 @@ from tricktable.bots.ladder import BotSpec, play_match
 from tricktable.cli import checks
 from tricktable.cli.selfplay import parse_options, play_random
 from tricktable.rules.errors import OptionsError
-from tricktable.rules.registry import GAMES, game_definition, game_rules
+from tricktable.rules.registry import game_definition, game_rules, games
 
 
 def _cards(items: Sequence[str]) -> str:
@@ -79,7 +79,7 @@ def describe_record(record: Mapping[str, Any]) -> list[str]:
 
 
 def demo_command(
-    game: Annotated[str, typer.Option("--game", help=f"One of: {', '.join(GAMES)}.")] = "twenty_five",
+    game: Annotated[str, typer.Option("--game", help=f"One of: {', '.join(games())}.")] = "twenty_five",
     seed: Annotated[str, typer.Option("--seed", help="Seed for the decks and the players.")] = "demo",
     players: Annotated[int | None, typer.Option("--players", help="Number of players.")] = None,
     option: Annotated[list[str] | None, typer.Option("--option", help="Table option KEY=VALUE; repeatable.")] = None,

@@ -34,7 +34,7 @@ from tricktable.envs.dataset import FORMATS, DatasetError, format_of, write_rows
 from tricktable.envs.decisions import RecordRefused, decision_rows
 from tricktable.rules.errors import OptionsError
 from tricktable.rules.match import MAX_DEALS
-from tricktable.rules.registry import GAMES, game_rules
+from tricktable.rules.registry import game_rules, games
 
 
 class SourceRecord(NamedTuple):
@@ -138,7 +138,7 @@ def export_decisions_command(
     fmt: Annotated[str | None, typer.Option(
         "--format", help=f"One of: {', '.join(FORMATS)} (default: by the suffix of --out).")] = None,
     selfplay: Annotated[str | None, typer.Option(
-        "--selfplay", help=f"Also play games of this game here: {', '.join(GAMES)}.")] = None,
+        "--selfplay", help=f"Also play games of this game here: {', '.join(games())}.")] = None,
     games: Annotated[int, typer.Option("--games", min=1, help="Self-play: how many games.")] = 1,
     bots: Annotated[str, typer.Option(
         "--bots", help=f"Self-play: the bots around the table, comma separated: {SPEC_HELP}.")] = "random",

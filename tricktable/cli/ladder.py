@@ -34,8 +34,8 @@ from tricktable.bots.ladder import STEPS, BotSpec, Estimate, PairOutcome, PairRe
 from tricktable.bots.ladder_results import ResultsFile, ResultsFileError, read_results, results_file, settings
 from tricktable.cli import checks
 from tricktable.cli.selfplay import parse_options
+from tricktable.rules import registry
 from tricktable.rules.errors import OptionsError
-from tricktable.rules.registry import GAMES
 
 #: Worlds per PIMC and search decision in the ladder (reproducible; on the fast path, about 15-30 CPU ms).
 DEFAULT_SIMS = 100
@@ -45,7 +45,7 @@ def ladder_command(
     files: Annotated[list[Path] | None, typer.Argument(
         metavar="FILE.jsonl", help="With --summarise: the results files to summarise.")] = None,
     game: Annotated[str | None, typer.Option(
-        "--game", help=f"One of: {', '.join(GAMES)}, or 'all' (needed to play).")] = None,
+        "--game", help=f"One of: {', '.join(registry.games())}, or 'all' (needed to play).")] = None,
     games: Annotated[int | None, typer.Option(
         "--games", min=1, help="Duplicate pairs per step (2 matches each; needed to play).")] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Processes playing in parallel.")] = 1,
@@ -97,9 +97,9 @@ def ladder_command(
     if game is None or games is None:
         checks.fail("give --game and --games (or --summarise FILE.jsonl...)")
     stop_at = None if until is None else checks.stop_time("--until", until, time.time())
-    chosen = list(GAMES) if game == "all" else [game]
-    if any(g not in GAMES for g in chosen):
-        typer.echo(f"error: unknown game {game!r} (games: {', '.join(GAMES)}, all)", err=True)
+    chosen = list(registry.games()) if game == "all" else [game]
+    if any(g not in registry.games() for g in chosen):
+        typer.echo(f"error: unknown game {game!r} (games: {', '.join(registry.games())}, all)", err=True)
         raise typer.Exit(2)
     if budget <= 0:
         checks.fail(f"--budget must be a positive number of seconds, not {budget:g}")

@@ -33,7 +33,7 @@ from tricktable.cli import checks
 from tricktable.cli.selfplay import parse_options
 from tricktable.cli.tls import TlsCa, root_certificates
 from tricktable.rules.errors import TricktableError
-from tricktable.rules.registry import GAMES, game_rules
+from tricktable.rules.registry import game_rules, games
 
 if TYPE_CHECKING:
     from tricktable.protocol.generated.tricktable.v1 import events_pb2
@@ -48,7 +48,7 @@ LINES_SHOWN = 20
 
 
 def match_command(
-    game: Annotated[str, typer.Option("--game", help=f"One of: {', '.join(GAMES)}.")],
+    game: Annotated[str, typer.Option("--game", help=f"One of: {', '.join(games())}.")],
     bots: Annotated[str, typer.Option("--bots", help=f"One bot per seat, comma separated: {SPEC_HELP}.")],
     players: Annotated[int | None, typer.Option("--players", help="Players (default: the number of bots).")] = None,
     option: Annotated[list[str] | None, typer.Option("--option", help="A table option, KEY=VALUE (repeatable).")]

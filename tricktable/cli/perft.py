@@ -17,11 +17,11 @@ import typer
 from tricktable.cli.selfplay import parse_options
 from tricktable.rules.errors import NotationError, OptionsError, RuleError
 from tricktable.rules.perft import ENGINES, count, divide, first_deck, start_match
-from tricktable.rules.registry import GAMES
+from tricktable.rules.registry import games
 
 
 def perft_command(
-    game: Annotated[str, typer.Option("--game", help=f"One of: {', '.join(GAMES)}.")],
+    game: Annotated[str, typer.Option("--game", help=f"One of: {', '.join(games())}.")],
     seed: Annotated[str, typer.Option("--seed", help="Seed of the decks (the first deal is dealt from it).")],
     depth: Annotated[int, typer.Option("--depth", min=0, help="Count sequences of up to this many actions.")],
     players: Annotated[int | None, typer.Option("--players", help="Number of players.")] = None,

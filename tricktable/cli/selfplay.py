@@ -20,7 +20,7 @@ import typer
 
 from tricktable.rules.errors import OptionsError
 from tricktable.rules.match import MAX_DEALS, Match, play_out
-from tricktable.rules.registry import GAMES, new_match
+from tricktable.rules.registry import games, new_match
 
 
 def parse_options(pairs: Sequence[str], players: int | None = None) -> dict[str, Any]:
@@ -65,7 +65,7 @@ def record_text(record: Mapping[str, Any]) -> str:
 
 
 def selfplay_command(
-    game: Annotated[str, typer.Option("--game", help=f"One of: {', '.join(GAMES)}.")],
+    game: Annotated[str, typer.Option("--game", help=f"One of: {', '.join(games())}.")],
     games: Annotated[int, typer.Option("--games", min=1, help="How many games to play.")],
     seed: Annotated[str, typer.Option("--seed", help="Seed; game i uses '<seed>-<i>'.")],
     out: Annotated[Path, typer.Option("--out", help="Directory for the records (<game>-<i>.json).")],

@@ -64,7 +64,7 @@ from tricktable.rules.frozen import evolve
 from tricktable.rules.game import GameConfig, Seat, SeatView
 from tricktable.rules.match import MAX_DEALS, Match
 from tricktable.rules.notation import notation
-from tricktable.rules.registry import GAMES, game_definition
+from tricktable.rules.registry import game_definition, games
 from tricktable.rules.spoil_five import TRICKS_PER_DEAL as SPOIL_FIVE_TRICKS
 from tricktable.rules.spoil_five_config import DealPattern
 
@@ -625,7 +625,7 @@ def _game_class(game: str) -> type[TricktableGame]:
 
 
 #: The class registered for each game (kept here: OpenSpiel holds them until the interpreter exits).
-GAME_CLASSES: dict[str, type[TricktableGame]] = {name: _game_class(name) for name in GAMES}
+GAME_CLASSES: dict[str, type[TricktableGame]] = {name: _game_class(name) for name in games()}
 
 
 def _register() -> None:

@@ -43,6 +43,7 @@ from typing import Any, Protocol, TypeVar
 
 from google.protobuf.message import Message
 
+from tricktable.protocol.game_entries import enum_value
 from tricktable.protocol.generated.tricktable.v1 import events_pb2, game_pb2, table_service_pb2
 from tricktable.protocol.wire_cache import (
     ACTIONS_DECODED,
@@ -96,7 +97,7 @@ from tricktable.rules.events import (
 from tricktable.rules.events import Event as RulesEvent
 from tricktable.rules.game import Contract, Result, Seat, SeatView, Trick
 from tricktable.rules.notation import notation
-from tricktable.rules.registry import GAMES, game_definition
+from tricktable.rules.registry import game_definition, games, is_registered
 from tricktable.rules.spoil_five_config import DEAL_PATTERNS, DealPattern
 
 #: The seat number of a spectator's view (no seat on the wire).
@@ -118,7 +119,7 @@ def by_name(keys: Iterable[K], enum: _ProtoEnum[V], prefix: str) -> tuple[dict[K
     """The mapping both ways between ``keys`` and a proto enum whose values are named ``PREFIX_<KEY NAME>``.
 
     A key's name is its enum member name (``Suit.CLUBS`` -> ``SUIT_CLUBS``) or,
-    for a string, the string upper-cased (``"all_fives"`` -> ``GAME_ALL_FIVES``).
+    for a string, the string upper-cased (``"finished"`` -> ``RESULT_STATUS_FINISHED``).
     The name is the only link, so a value added on one side and not the other
     fails at import.
     """
@@ -126,34 +127,52 @@ def by_name(keys: Iterable[K], enum: _ProtoEnum[V], prefix: str) -> tuple[dict[K
     return to, {v: k for k, v in to.items()}
 
 
-_GAMES, _GAME_NAMES = by_name(GAMES, game_pb2.Game, "GAME")
 _SUITS, _SUIT_OF = by_name(Suit, game_pb2.Suit, "SUIT")
 _DENOMINATIONS, _DENOMINATION_OF = by_name(Denomination, game_pb2.Denomination, "DENOMINATION")
 
 
+#: ``Game`` values met so far, both ways (name -> value, value -> name), filled on first use of each game: a
+#: game registered after import is found, and the registry is still asked at each call (a hit is two lookups).
+_GAME_VALUES: dict[str, game_pb2.Game.ValueType] = {}
+_GAME_NAMES: dict[game_pb2.Game.ValueType, str] = {}
+
+
 def game_to_proto(game: str) -> game_pb2.Game.ValueType:
-    """The ``Game`` enum value of a record game name (``"twenty_five"``, ...).
+    """The ``Game`` enum value of a registered game's name (``"twenty_five"``, ...).
+
+    The registry is asked at each call, so a game registered after this module was imported is found
+    (its value is ``GAME_`` and its name upper-cased, :func:`tricktable.protocol.game_entries.enum_value`).
 
     Raises:
-        OptionsError: for an unknown game name.
+        OptionsError: for a name the registry does not know, or a registered game game.proto has no value for.
     """
-    try:
-        return _GAMES[game]
-    except KeyError:
-        raise OptionsError(f"unknown game {game!r} (games: {', '.join(_GAMES)})") from None
+    if not is_registered(game):
+        raise OptionsError(f"unknown game {game!r} (games: {', '.join(games())})")
+    value = _GAME_VALUES.get(game)
+    if value is None:
+        try:
+            value = game_pb2.Game.Value(enum_value(game))
+        except ValueError:
+            raise OptionsError(f"game {game!r} has no Game value and options message in tricktable/v1/game.proto"
+                               " (make protos writes them)") from None
+        _GAME_VALUES[game], _GAME_NAMES[value] = value, game
+    return value
 
 
 def game_from_proto(game: game_pb2.Game.ValueType) -> str:
-    """The record game name of a ``Game`` enum value.
+    """The registered game's name of a ``Game`` enum value.
 
     Raises:
-        OptionsError: for ``GAME_UNSPECIFIED`` or an unknown number.
+        OptionsError: for ``GAME_UNSPECIFIED``, an unknown number, or the value of a game not registered.
     """
-    try:
-        return _GAME_NAMES[game]
-    except KeyError:
-        known = ", ".join(game_pb2.Game.Name(v) for v in _GAME_NAMES)
-        raise OptionsError(f"game must be one of {known}, not {int(game)}") from None
+    name = _GAME_NAMES.get(game)
+    if name is not None and is_registered(name):
+        return name
+    for registered in games():
+        if enum_value(registered) in game_pb2.Game.DESCRIPTOR.values_by_name and game_to_proto(registered) == game:
+            return registered
+    values = ", ".join(value for value in map(enum_value, games()) if value in game_pb2.Game.DESCRIPTOR.values_by_name)
+    raise OptionsError(f"game must be one of {values}, not {int(game)}")
 
 
 def suit_to_proto(suit: Suit | None) -> game_pb2.Suit.ValueType:
@@ -501,8 +520,7 @@ def _option_fields(game: str) -> dict[str, str]:
     fields = _OPTION_FIELDS.get(game)
     if fields is None:
         kinds = game_definition(game).option_kinds()
-        if game not in _GAMES:
-            raise OptionsError(f"game {game!r} has no Game value and options message in tricktable/v1/game.proto")
+        game_to_proto(game)  # the game has a Game value and options message in game.proto
         fields = _OPTION_FIELDS[game] = kinds
     return fields
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tricktable.rules.definition import GameDefinition
-from tricktable.rules.registry import GAMES, game_definition
+from tricktable.rules.registry import game_definition, games
 
 #: The package's game.proto.
 GAME_PROTO = Path(__file__).resolve().parent.parent / "v1" / "game.proto"
@@ -195,7 +195,7 @@ def _add_message(text: str, name: str) -> str:
 
 def registered() -> list[GameDefinition]:
     """The definitions of the registry's games, in its order (the order new entries are added in)."""
-    return [game_definition(game) for game in GAMES]
+    return [game_definition(game) for game in games()]
 
 
 def main(argv: Sequence[str]) -> int:

@@ -37,7 +37,7 @@ from tricktable.rules.annotation import Annotation, AnnotationError
 from tricktable.rules.cards import Card, Suit, codes
 from tricktable.rules.errors import NotationError, RecordError
 from tricktable.rules.match import RECORD_FORMAT
-from tricktable.rules.registry import GAMES
+from tricktable.rules.registry import games
 
 TRUMP_VALUES: tuple[str, ...] = ("C", "D", "H", "S", "NT")
 RESULT_STATUSES: tuple[str, ...] = ("finished", "aborted")
@@ -433,8 +433,8 @@ def parse_record(data: object) -> GameRecord:
     if fmt != RECORD_FORMAT:
         raise RecordFieldError("format", f"expected {RECORD_FORMAT!r}, got {_show(fmt)}")
     game = _str(_require(obj, "game", ""), "game")
-    if game not in GAMES:
-        raise RecordFieldError("game", f"unknown game {game!r} (games: {', '.join(GAMES)})")
+    if game not in games():
+        raise RecordFieldError("game", f"unknown game {game!r} (games: {', '.join(games())})")
     options = _object(_require(obj, "options", ""), "options")
     seed_value = _require(obj, "seed", "")
     seed = None if seed_value is None else _str(seed_value, "seed")

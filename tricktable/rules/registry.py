@@ -6,6 +6,9 @@ everything about that game (``"module:ATTRIBUTE"``). The registry imports a
 game on first use, so that a game module still in progress never breaks the
 others, and checks what it finds, so a wrong entry fails on first use with a
 message naming it (``tests/rules/test_registry.py`` loads every game).
+Every other module asks :func:`games` or :func:`game_definition` when it
+needs a game, never keeps a copy of the names, so a line added to
+:data:`GAME_MODULES` is the whole of registering a game.
 """
 
 from __future__ import annotations
@@ -28,7 +31,20 @@ GAME_MODULES: dict[str, str] = {
     "cinq_cents": "tricktable.rules.cinq_cents_game:CINQ_CENTS",
 }
 
-GAMES: tuple[str, ...] = tuple(GAME_MODULES)
+
+
+def games() -> tuple[str, ...]:
+    """The registered games' names, in the registry's order, read from :data:`GAME_MODULES` at each call.
+
+    A function rather than a tuple made at import, so that a game registered later (a plugin's line in
+    :data:`GAME_MODULES`, or a test's) is known to every user at once: registering a game is one step.
+    """
+    return tuple(GAME_MODULES)
+
+
+def is_registered(game: str) -> bool:
+    """Whether ``game`` is a registered game's name now (what :func:`games` would list, without the tuple)."""
+    return game in GAME_MODULES
 
 #: Definitions loaded and checked so far: game name -> (its entry, its definition). An entry replaced in
 #: :data:`GAME_MODULES` is loaded and checked afresh. Looked up per call of the SDK's ranking helpers, so the
@@ -49,7 +65,7 @@ def game_definition(game: str) -> GameDefinition:
     if found is not None and found[0] is entry:
         return found[1]
     if entry is None:
-        raise OptionsError(f"unknown game {game!r} (games: {', '.join(GAMES)})")
+        raise OptionsError(f"unknown game {game!r} (games: {', '.join(games())})")
     module_name, _, attribute = entry.partition(":")
     if not attribute:
         raise ValueError(f"game {game!r}: the entry {entry!r} must be \"module:ATTRIBUTE\"")

@@ -49,8 +49,8 @@ Choices:
   directly instead.
 
 The fields are a pydantic model: its JSON Schema is published as
-``docs/tournament.schema.json`` (``python -m tricktable.tournament.config`` prints it;
-a test keeps the file up to date), so editors and other languages can check
+``docs/tournament.schema.json`` (``python -m tricktable.tournament.config`` prints it,
+``make schemas`` writes it, a test keeps the file up to date), so editors and other languages can check
 a file before a run. Every error is one line naming the field
 (:class:`ConfigError`).
 """
@@ -81,7 +81,7 @@ from pydantic import (
 
 from tricktable.rules.errors import OptionsError
 from tricktable.rules.match import MAX_DEALS
-from tricktable.rules.registry import GAMES, game_rules
+from tricktable.rules.registry import game_rules, games
 from tricktable.server.record_store import POSTGRES_SCHEMES
 from tricktable.tournament.entrants import FORFEIT_AFTER, EntrantSpec
 
@@ -99,6 +99,11 @@ class ConfigError(ValueError):
 def elo_to_score(elo: float) -> float:
     """The expected score of a player ``elo`` points stronger (logistic, 400-point scale)."""
     return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
+
+
+def _registered_games(schema: dict[str, Any]) -> None:
+    """The schema's ``game`` is one of the registry's games as they are when the schema is made, not at import."""
+    schema["enum"] = list(games())
 
 
 def _entrant_shorthand(value: object) -> object:
@@ -184,7 +189,7 @@ class TournamentConfig(BaseModel):
 
     name: StrictStr = Field(min_length=1, description=(
         "The tournament's name (default: the file's stem); --resume continues the tournament of this name."))
-    game: StrictStr = Field(json_schema_extra={"enum": list(GAMES)}, description="The game (docs/games.md).")
+    game: StrictStr = Field(json_schema_extra=_registered_games, description="The game (docs/games.md).")
     options: dict[str, Any] = Field(default_factory=dict, description=(
         "The game's table options (docs/games.md), except first_dealer, which each deck set's seed draws."))
     entrants: Entrants = Field(description=(
@@ -222,8 +227,8 @@ class TournamentConfig(BaseModel):
     @field_validator("game")
     @classmethod
     def _known_game(cls, game: str) -> str:
-        if game not in GAMES:
-            raise ValueError(f"unknown game {game!r} (games: {', '.join(GAMES)})")
+        if game not in games():
+            raise ValueError(f"unknown game {game!r} (games: {', '.join(games())})")
         return game
 
     @field_validator("database_url")
@@ -418,5 +423,5 @@ def schema_text() -> str:
     return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
-if __name__ == "__main__":  # python -m tricktable.tournament.config > docs/tournament.schema.json
+if __name__ == "__main__":  # prints the schema; make schemas writes docs/tournament.schema.json
     sys.stdout.write(schema_text())
