@@ -33,23 +33,35 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tricktable.bots.first_legal import FirstLegalBot
-from tricktable.bots.heuristic import HeuristicBot
-from tricktable.bots.pimc import PimcBot
-from tricktable.bots.pimc_exact import PimcExactBot
-from tricktable.bots.random_bot import RandomBot
-from tricktable.bots.search import SearchBot
-from tricktable.client_sdk.bot import Bot
+if TYPE_CHECKING:
+    from tricktable.client_sdk.bot import Bot
+
+def _built_in(module: str, name: str, seeded: bool) -> Callable[[int | str | None], Bot]:
+    """A factory that imports ``module`` only when called.
+
+    Why lazily: every command that names bots imports this package for
+    :data:`SPEC_HELP`; importing each bot (and the search code beneath them)
+    up front made ``--help`` of those commands pay for all of them.
+    """
+
+    def factory(seed: int | str | None) -> Bot:
+        cls = getattr(importlib.import_module(module), name)
+        bot: Bot = cls(seed) if seeded else cls()
+        return bot
+
+    return factory
+
 
 #: Bot name -> factory(seed) -> bot.
 BOTS: dict[str, Callable[[int | str | None], Bot]] = {
-    "random": lambda seed: RandomBot(seed),
-    "first-legal": lambda seed: FirstLegalBot(),
-    "heuristic": lambda seed: HeuristicBot(),
-    "pimc": lambda seed: PimcBot(seed),
-    "pimc-exact": lambda seed: PimcExactBot(seed),
-    "search": lambda seed: SearchBot(seed),
+    "random": _built_in("tricktable.bots.random_bot", "RandomBot", seeded=True),
+    "first-legal": _built_in("tricktable.bots.first_legal", "FirstLegalBot", seeded=False),
+    "heuristic": _built_in("tricktable.bots.heuristic", "HeuristicBot", seeded=False),
+    "pimc": _built_in("tricktable.bots.pimc", "PimcBot", seeded=True),
+    "pimc-exact": _built_in("tricktable.bots.pimc_exact", "PimcExactBot", seeded=True),
+    "search": _built_in("tricktable.bots.search", "SearchBot", seeded=True),
     "learned": lambda seed: _learned(),
 }
 
