@@ -214,26 +214,22 @@ def solve(state: SpoilFiveFast, sides: Sequence[int], side: int, before: Sequenc
                     rank, holder = hi_rank, hi_seat
                 if score_as_won:
                     scores[won] += 5
-                    if scores[won] >= target:  # the match ends at once
-                        value = value_of(True, (won,), scores)
-                    elif played == _TRICKS:
+                if score_as_won and scores[won] >= target:  # the match ends at once
+                    value = value_of(True, (won,), scores)
+                elif played == _TRICKS:
+                    if score_as_won:
                         counts[1] += 1
                         value = value_of(False, (), scores)
-                    elif played == _LAST:  # the generic search's next position, whose plays are all forced
-                        if not forced:
-                            counts[0] += 1
-                        value = last_trick(next_seat, rank, holder)
                     else:
-                        value = search(next_seat, 0, -1, -1, -1, rank, holder, played, alpha, beta, not forced)
-                    scores[won] -= 5
-                elif played == _TRICKS:
-                    value = end_of_deal(holder)
-                elif played == _LAST:
+                        value = end_of_deal(holder)
+                elif played == _LAST:  # the generic search's next position, whose plays are all forced
                     if not forced:
                         counts[0] += 1
                     value = last_trick(next_seat, rank, holder)
                 else:
                     value = search(next_seat, 0, -1, -1, -1, rank, holder, played, alpha, beta, not forced)
+                if score_as_won:
+                    scores[won] -= 5
                 side_tricks[won] -= 1
             hands[seat] = hand
             if forced:
