@@ -1,9 +1,11 @@
 """The learned bot: its shipped weights load, it plays every game legally and the same way twice, and it
 plays through the real server; its labels are the search's values less the heuristic's choice's, with no
-margin reached it is the heuristic, and its training command runs on a tiny budget and writes weights it can play."""
+margin reached it is the heuristic (in a whole game, or in one kind of decision), and its training command
+runs on a tiny budget and writes weights it can play."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 from pathlib import Path
@@ -16,13 +18,13 @@ from tests.bots.test_sdk_play import FAST, server
 from tricktable.bots import heuristic, make_bot
 from tricktable.bots.learned import labels, train
 from tricktable.bots.learned.bot import LearnedBot
-from tricktable.bots.learned.features import INPUT_SIZE
+from tricktable.bots.learned.features import INPUT_SIZE, KINDS, decision_kind
 from tricktable.bots.learned.network import WEIGHTS, Network, load
 from tricktable.bots.search import SearchBot
 from tricktable.client_sdk.bot import Bot
 from tricktable.client_sdk.runner import create_table, get_record, run_bot_async
 from tricktable.envs.encoding import ACTION_COUNT
-from tricktable.rules.actions import Action, Discard
+from tricktable.rules.actions import Action, Discard, Play
 from tricktable.rules.match import Match, play_out
 from tricktable.rules.registry import new_match
 from tricktable.server.app import GameServer
@@ -136,3 +138,52 @@ def test_weights_for_another_encoding_are_refused(tmp_path: Path) -> None:
              games=np.array(["twenty_five"]))
     with pytest.raises(ValueError, match="another encoding"):
         load(bad)
+
+
+def test_a_kind_never_departs_where_its_margin_is_never_and_departs_where_it_is_zero(tmp_path: Path) -> None:
+    net = load(WEIGHTS)
+    kind = "first_trick_follow"
+    settings = train.margins(f"twenty_five=0,twenty_five:{kind}=never")
+    assert settings == {("twenty_five", None): 0.0, ("twenty_five", kind): train.NEVER}
+    path = tmp_path / "kinds.npz"
+    train.with_margins(net, settings).save(path)
+    bot = LearnedBot(path)
+    departed = {k: 0 for k in KINDS}
+
+    def choose(state: Match, seat: int) -> Action:
+        view = state.view(seat)
+        action = bot.choose_action(view)
+        if action != heuristic.choose_action(view):
+            departed[decision_kind(view)] += 1
+            assert decision_kind(view) != kind, "a kind whose margin is never plays the heuristic's choice"
+        return action
+
+    play_out(new_match("twenty_five", {}, seed="kinds"), choose, max_deals=20)
+    assert sum(departed.values()) > 0, "at margin 0 the network departs somewhere: the check above is not vacuous"
+
+
+def test_margin_settings_name_their_game_kind_and_number() -> None:
+    assert train.margins("forty_five=0.5,forty_five:lead=never") == {("forty_five", None): 0.5,
+                                                                   ("forty_five", "lead"): train.NEVER}
+    for bad in ("forty_five:nowhere=1", "chess=1", "forty_five=-1", "forty_five=lots"):
+        with pytest.raises(argparse.ArgumentTypeError, match="GAME:KIND=X"):
+            train.margins(bad)
+
+
+def test_each_card_play_has_the_kind_its_trick_says() -> None:
+    seen: dict[str, int] = {k: 0 for k in KINDS}
+
+    def choose(state: Match, seat: int) -> Action:
+        view = state.view(seat)
+        kind = decision_kind(view)
+        seen[kind] += 1
+        trick = view.current_trick
+        if all(isinstance(a, Play) for a in view.legal_actions):
+            leading = trick is None or not trick.cards
+            assert (kind in ("opening_lead", "lead")) == leading
+            assert (kind == "opening_lead") == (leading and not view.tricks)
+            assert (kind == "last_to_play") == (trick is not None and len(trick.cards) == view.players - 1)
+        return heuristic.choose_action(view)
+
+    play_out(new_match("twenty_five", {}, seed="kinds-of-play"), choose, max_deals=10)
+    assert all(seen[k] for k in ("rob", "opening_lead", "lead", "last_to_play", "first_trick_follow", "follow")), seen

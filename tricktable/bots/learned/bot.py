@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from tricktable.bots import heuristic
-from tricktable.bots.learned.features import features
+from tricktable.bots.learned.features import decision_kind, features
 from tricktable.bots.learned.labels import valued_actions
 from tricktable.bots.learned.network import WEIGHTS, Network, load
 from tricktable.envs.encoding import ACTION_COUNT, action_index, decode
@@ -21,7 +21,7 @@ class LearnedBot:
 
     Where the search leaves the decision to the heuristic, or values it otherwise (a Cinq Cents
     discard), it plays the heuristic's choice; elsewhere the action with the highest predicted advantage over the
-    heuristic's choice, the heuristic's own raised by the game's margin (``trust``).
+    heuristic's choice, the heuristic's own raised by the margin of the game and the kind of decision (``trust``).
 
     Args:
         weights: the network's ``.npz`` file (the one shipped with the package by default).
@@ -50,7 +50,7 @@ class LearnedBot:
         mask = np.zeros(ACTION_COUNT, np.bool_)
         mask[[action_index(a) for a in allowed]] = True
         mask |= np.asarray(x[-ACTION_COUNT:], dtype=np.float32) > 0  # the heuristic's choice, always allowed
-        choice = decode(self.network.choose(np.asarray(x, dtype=np.float32), mask))
+        choice = decode(self.network.choose(np.asarray(x, dtype=np.float32), mask, decision_kind(view)))
         if isinstance(choice, Card):  # the mask allows no pick outside a discard
             raise ValueError(f"the network picked {choice} outside a discard")
         return choice

@@ -22,7 +22,7 @@ from tricktable.envs.encoding import (
     encode,
     is_discard,
 )
-from tricktable.rules.actions import Discard
+from tricktable.rules.actions import Bid, Discard, Jink, Pass, PassJink, PassRob, Play, Rob
 from tricktable.rules.cards import Card
 from tricktable.rules.game import SeatView
 
@@ -30,6 +30,9 @@ from tricktable.rules.game import SeatView
 GAMES: tuple[str, ...] = ("twenty_five", "forty_five", "all_fives", "cinq_cents")
 #: Numbers the network reads: the view's encoding, the game's one-hot and the heuristic's multi-hot.
 INPUT_SIZE = OBSERVATION_SIZE + len(GAMES) + ACTION_COUNT
+#: The kinds of decision the bot's margin is set for (:func:`decision_kind`), in the order of its margin table.
+KINDS: tuple[str, ...] = ("bid", "rob", "jink", "call", "opening_lead", "lead", "last_to_play",
+                          "first_trick_follow", "follow")
 _PICK_INDEX = {text.removeprefix(PICK + "-"): i for i, text in enumerate(ACTIONS) if text.startswith(PICK + "-")}
 
 
@@ -58,3 +61,33 @@ def features(view: SeatView, picked: Sequence[Card] = ()) -> tuple[list[float], 
     game[GAMES.index(view.game)] = 1.0
     mask = action_mask(view, picked) if is_discard(view) else action_mask(view)
     return [*encode(view, picked), *game, *suggestion(view, picked)], mask
+
+
+def is_bid(view: SeatView) -> bool:
+    """Whether ``view`` is a Cinq Cents auction decision (the only game whose bids the search values)."""
+    return any(isinstance(a, Bid) for a in view.legal_actions) and any(isinstance(a, Pass) for a in view.legal_actions)
+
+
+def decision_kind(view: SeatView) -> str:
+    """Which of :data:`KINDS` the decision at ``view`` is: the one place a decision's kind is read from the view.
+
+    Why kinds: the search's edge over the heuristic sits in some kinds of decision and not in others (a
+    lead, a follow in the first trick), so the bot departs from the heuristic by a margin per game and
+    kind. A card play is the deal's opening lead, another lead, the last card of a trick, another follow
+    in the first trick, or a later follow; ``call`` is an All Fives stand, beg, gift or run.
+    """
+    legal = view.legal_actions
+    if is_bid(view):
+        return "bid"
+    if any(isinstance(a, Rob | PassRob) for a in legal):
+        return "rob"
+    if any(isinstance(a, Jink | PassJink) for a in legal):
+        return "jink"
+    if not all(isinstance(a, Play) for a in legal):
+        return "call"
+    trick = view.current_trick
+    if trick is None or not trick.cards:
+        return "opening_lead" if not view.tricks else "lead"
+    if len(trick.cards) == view.players - 1:
+        return "last_to_play"
+    return "first_trick_follow" if not view.tricks else "follow"

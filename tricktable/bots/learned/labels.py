@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from tricktable.bots import heuristic
 from tricktable.bots.bid_fit import bid_fit
 from tricktable.bots.fast_worlds import WorldStream
+from tricktable.bots.learned.features import is_bid
 from tricktable.bots.search import POLICIES, SearchBot
 from tricktable.bots.search_bids import candidate_bids, choose_bid
 from tricktable.bots.seeded import decision_rng
-from tricktable.rules.actions import Action, Bid, Discard, Pass
+from tricktable.rules.actions import Action, Discard, Pass
 from tricktable.rules.game import SeatView
 from tricktable.rules.match import Match, play_out
 from tricktable.rules.registry import game_definition, new_match
@@ -37,11 +38,6 @@ class Labelled:
     view: SeatView
     heuristic: Action
     advantage: dict[Action, float]
-
-
-def is_bid(view: SeatView) -> bool:
-    """Whether ``view`` is a Cinq Cents auction decision (the only game whose bids the search values)."""
-    return any(isinstance(a, Bid) for a in view.legal_actions) and any(isinstance(a, Pass) for a in view.legal_actions)
 
 
 def valued_actions(view: SeatView) -> list[Action] | None:
