@@ -18,12 +18,11 @@ from tests.bots.test_sdk_play import FAST, server
 from tricktable.bots import heuristic, make_bot
 from tricktable.bots.learned import labels, train
 from tricktable.bots.learned.bot import LearnedBot
-from tricktable.bots.learned.features import INPUT_SIZE, KINDS, decision_kind
+from tricktable.bots.learned.features import INPUT_SIZE, KINDS, SUGGESTION, decision_kind
 from tricktable.bots.learned.network import WEIGHTS, Network, load
 from tricktable.bots.search import SearchBot
 from tricktable.client_sdk.bot import Bot
 from tricktable.client_sdk.runner import create_table, get_record, run_bot_async
-from tricktable.envs.encoding import ACTION_COUNT
 from tricktable.rules.actions import Action, Discard, Play
 from tricktable.rules.match import Match, play_out
 from tricktable.rules.registry import new_match
@@ -93,7 +92,7 @@ def test_training_on_a_tiny_budget_writes_weights_the_bot_plays(tmp_path: Path,
     rows = train.Rows.join([train.Rows.load(shard) for shard in sorted(data.iterdir())])
     assert len(rows) > 0 and rows.x.shape[1] == INPUT_SIZE
     assert not rows.target[~rows.mask].any(), "only the valued actions have an advantage"
-    suggested = rows.x[:, INPUT_SIZE - ACTION_COUNT:] > 0
+    suggested = rows.x[:, SUGGESTION] > 0
     assert (rows.mask & suggested).any(axis=1).all(), "the heuristic's choice is valued in every row"
     assert not rows.target[suggested & rows.mask].any(), "advantages are over the heuristic's choice"
     again = tmp_path / "again.npz"

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from tricktable.bots import heuristic
-from tricktable.bots.learned.features import decision_kind, features
+from tricktable.bots.learned.features import SUGGESTION, decision_kind, features
 from tricktable.bots.learned.labels import valued_actions
 from tricktable.bots.learned.network import WEIGHTS, Network, load
 from tricktable.envs.encoding import ACTION_COUNT, action_index, decode
@@ -46,11 +46,11 @@ class LearnedBot:
         allowed = valued_actions(view)
         if allowed is None:
             return heuristic.choose_action(view)
-        x, _ = features(view)
+        x = np.asarray(features(view)[0], dtype=np.float32)
         mask = np.zeros(ACTION_COUNT, np.bool_)
         mask[[action_index(a) for a in allowed]] = True
-        mask |= np.asarray(x[-ACTION_COUNT:], dtype=np.float32) > 0  # the heuristic's choice, always allowed
-        choice = decode(self.network.choose(np.asarray(x, dtype=np.float32), mask, decision_kind(view)))
+        mask |= x[SUGGESTION] > 0  # the heuristic's choice, always allowed
+        choice = decode(self.network.choose(x, mask, decision_kind(view)))
         if isinstance(choice, Card):  # the mask allows no pick outside a discard
             raise ValueError(f"the network picked {choice} outside a discard")
         return choice

@@ -30,6 +30,8 @@ from tricktable.rules.game import SeatView
 GAMES: tuple[str, ...] = ("twenty_five", "forty_five", "all_fives", "cinq_cents")
 #: Numbers the network reads: the view's encoding, the game's one-hot and the heuristic's multi-hot.
 INPUT_SIZE = OBSERVATION_SIZE + len(GAMES) + ACTION_COUNT
+#: Where the input holds the heuristic's choice (its multi-hot over the action catalog, the input's last part).
+SUGGESTION = slice(INPUT_SIZE - ACTION_COUNT, INPUT_SIZE)
 #: The kinds of decision the bot's margin is set for (:func:`decision_kind`), in the order of its margin table.
 KINDS: tuple[str, ...] = ("bid", "rob", "jink", "call", "opening_lead", "lead", "last_to_play",
                           "first_trick_follow", "follow")

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from tricktable.bots.learned.features import GAMES, INPUT_SIZE, KINDS
+from tricktable.bots.learned.features import GAMES, INPUT_SIZE, KINDS, SUGGESTION
 from tricktable.envs.encoding import ACTION_COUNT, OBSERVATION_SIZE
 
 #: The weights that ship with the package (reproduced by ``python -m tricktable.bots.learned.train``).
@@ -49,6 +49,11 @@ class Network:
         out: Floats = hidden @ self.w2 + self.b2
         return out
 
+    def scores(self, x: Floats, margin: float) -> Floats:
+        """The logits with the heuristic's choice raised by ``margin``: what the bot maximises, for rows or one."""
+        out: Floats = self.logits(x) + margin * x[..., SUGGESTION]
+        return out
+
     def margin(self, x: Floats, kind: str) -> float:
         """The margin of one decision's input ``x`` (its game's one-hot) and kind."""
         game = int(np.argmax(x[OBSERVATION_SIZE:OBSERVATION_SIZE + len(GAMES)]))
@@ -56,8 +61,7 @@ class Network:
 
     def choose(self, x: Floats, mask: npt.NDArray[np.bool_], kind: str) -> int:
         """The highest-scored action the mask allows, the heuristic's raised by the margin (the first of equals)."""
-        scores = self.logits(x) + self.margin(x, kind) * x[INPUT_SIZE - ACTION_COUNT:]
-        return int(np.argmax(np.where(mask, scores, -np.inf)))
+        return int(np.argmax(np.where(mask, self.scores(x, self.margin(x, kind)), -np.inf)))
 
     def save(self, path: Path) -> None:
         """Write the weights (compressed) with the input size, games and kinds they were trained for."""

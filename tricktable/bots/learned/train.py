@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tricktable.bots.learned.features import GAMES, INPUT_SIZE, KINDS, features
+from tricktable.bots.learned.features import GAMES, INPUT_SIZE, KINDS, SUGGESTION, features
 from tricktable.bots.learned.labels import match_decisions
 from tricktable.bots.learned.network import WEIGHTS, Floats, Network
 from tricktable.envs.encoding import ACTION_COUNT, action_index
@@ -189,8 +189,8 @@ def fit(rows: Rows, *, hidden: int = 128, epochs: int = 10, batch: int = 256, lr
 
 def gains(net: Network, rows: Rows, margin: float) -> tuple[Floats, npt.NDArray[np.bool_]]:
     """Per row: the held-out advantage of the action the bot plays at ``margin``, and whether it departed."""
-    suggested = rows.x[:, INPUT_SIZE - ACTION_COUNT:] > 0
-    scores = np.where(rows.mask, net.logits(rows.x) + margin * suggested, -np.inf)
+    suggested = rows.x[:, SUGGESTION] > 0
+    scores = np.where(rows.mask, net.scores(rows.x, margin), -np.inf)
     chosen = np.argmax(scores, axis=1)
     gain: Floats = rows.target[np.arange(len(rows)), chosen]
     return gain, ~suggested[np.arange(len(rows)), chosen]
@@ -219,26 +219,35 @@ def tune(net: Network, rows: Rows) -> tuple[Network, dict[str, tuple[float, floa
     return Network(net.w1, net.b1, net.w2, net.b2, trust), report
 
 
-def _per_game(text: str) -> dict[str, float]:
-    out: dict[str, float] = {}
+#: A setting of one game (``(game, None)``) or of one kind of decision in it (``(game, kind)``).
+MarginKey = tuple[str, str | None]
+
+
+def _settings(text: str, *, kinds: bool) -> dict[MarginKey, float]:
+    """Comma-separated ``GAME=NUMBER`` settings; with ``kinds`` also ``GAME:KIND=NUMBER`` and ``never``.
+
+    Raises:
+        argparse.ArgumentTypeError: naming the setting that is not one.
+    """
+    games = ", ".join(GAMES)
+    usage = (f"GAME=X or GAME:KIND=X with GAME one of {games}, KIND one of {', '.join(KINDS)} "
+             "and X a number or never" if kinds else f"GAME=NUMBER with GAME one of {games}")
+    out: dict[MarginKey, float] = {}
     for part in text.split(","):
-        game, _, number = part.partition("=")
+        where, _, number = part.partition("=")
+        game, _, kind = where.partition(":") if kinds else (where, "", "")
         try:
-            value = float(number)
+            value = NEVER if kinds and number == "never" else float(number)
         except ValueError:
             value = -1.0
-        if game not in GAMES or value < 0:
-            raise argparse.ArgumentTypeError(f"{part!r}: give GAME=NUMBER with GAME one of {', '.join(GAMES)}")
-        out[game] = value
+        if game not in GAMES or (kind and kind not in KINDS) or value < 0:
+            raise argparse.ArgumentTypeError(f"{part!r}: give {usage}")
+        out[game, kind or None] = value
     return out
 
 
 def _matches(text: str) -> dict[str, int]:
-    return {game: int(n) for game, n in _per_game(text).items()}
-
-
-#: A margin setting: a game's, or (with a kind) one kind of decision's in it.
-MarginKey = tuple[str, str | None]
+    return {game: int(n) for (game, _), n in _settings(text, kinds=False).items()}
 
 
 def margins(text: str) -> dict[MarginKey, float]:
@@ -247,20 +256,7 @@ def margins(text: str) -> dict[MarginKey, float]:
     Raises:
         argparse.ArgumentTypeError: naming the setting that is not one.
     """
-    out: dict[MarginKey, float] = {}
-    for part in text.split(","):
-        where, _, number = part.partition("=")
-        game, _, kind = where.partition(":")
-        try:
-            value = NEVER if number == "never" else float(number)
-        except ValueError:
-            value = -1.0
-        if game not in GAMES or (kind and kind not in KINDS) or value < 0:
-            raise argparse.ArgumentTypeError(
-                f"{part!r}: give GAME=X or GAME:KIND=X with GAME one of {', '.join(GAMES)}, "
-                f"KIND one of {', '.join(KINDS)} and X a number or never")
-        out[game, kind or None] = value
-    return out
+    return _settings(text, kinds=True)
 
 
 def with_margins(net: Network, settings: dict[MarginKey, float]) -> Network:
