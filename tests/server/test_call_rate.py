@@ -23,9 +23,8 @@ from tricktable.bots.first_legal import FirstLegalBot
 from tricktable.client_sdk.runner import run_bot_async
 from tricktable.protocol.generated.tricktable.v1 import game_pb2, table_service_pb2_grpc
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.protocol.trailers import PUSHBACK_KEY, RATE_LIMITED, REASON_KEY, RETRY_AFTER_KEY
 from tricktable.server.app import GameServer, ServerConfig
-from tricktable.server.call_rate import PUSHBACK_KEY, RATE_LIMITED, RETRY_AFTER_KEY
-from tricktable.server.errors import REASON_KEY
 from tricktable.server.limits import Limits
 
 OPTIONS = {"target": 11}  # All Fives to 11: a game of a few seconds

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import grpc
 
+from tricktable.protocol.trailers import RATE_LIMITED, REASON_KEY, RETRY_AFTER_KEY
 from tricktable.rules.errors import TricktableError
 
 
@@ -44,7 +45,16 @@ class TableNotPlayable(SdkError):
 
 
 class LimitExceeded(SdkError):
-    """A server limit was hit (too many tables or streams for this client): RESOURCE_EXHAUSTED."""
+    """A server limit was hit (too many tables or streams for this client, or calls too fast): RESOURCE_EXHAUSTED.
+
+    ``retry_after``: for calls refused by their rate (``RATE_LIMITED``), the seconds the server said to wait
+    before calling again; None for the other limits, which free up as the client's tables and streams end.
+    """
+
+    def __init__(self, message: str, code: grpc.StatusCode | None = None, *,
+                 retry_after: float | None = None) -> None:
+        super().__init__(message, code)
+        self.retry_after = retry_after
 
 
 class ConnectionLost(SdkError):
@@ -88,6 +98,24 @@ _BY_CODE: dict[grpc.StatusCode, type[SdkError]] = {
 }
 
 
+def retry_after_of(error: grpc.RpcError) -> float | None:
+    """Seconds the server asks a ``RATE_LIMITED`` call to wait (``tricktable-retry-after-ms``); None for any other.
+
+    Why the reason is checked and not only the code: RESOURCE_EXHAUSTED also says "too many tables or
+    streams", which no wait of a known length cures.
+    """
+    trailers_fn = getattr(error, "trailing_metadata", None)
+    trailers = trailers_fn() if callable(trailers_fn) else None
+    found = {str(key): str(value) for key, value in trailers or ()}
+    if found.get(REASON_KEY) != RATE_LIMITED:
+        return None
+    try:
+        milliseconds = float(found.get(RETRY_AFTER_KEY, ""))
+    except ValueError:
+        return None
+    return max(0.0, milliseconds) / 1000.0
+
+
 def error_for_status(code: grpc.StatusCode, details: str) -> SdkError:
     """The SDK error for a gRPC status (retryable codes give :class:`ConnectionLost`)."""
     cls = _BY_CODE.get(code, ConnectionLost if code in RETRYABLE else SdkError)
@@ -100,5 +128,8 @@ def error_from_rpc(error: grpc.RpcError) -> SdkError:
     details_fn = getattr(error, "details", None)
     code = code_fn() if callable(code_fn) else grpc.StatusCode.UNKNOWN
     details = details_fn() if callable(details_fn) else str(error)
-    return error_for_status(code if isinstance(code, grpc.StatusCode) else grpc.StatusCode.UNKNOWN,
-                            str(details or ""))
+    sdk_error = error_for_status(code if isinstance(code, grpc.StatusCode) else grpc.StatusCode.UNKNOWN,
+                                 str(details or ""))
+    if isinstance(sdk_error, LimitExceeded):
+        sdk_error.retry_after = retry_after_of(error)
+    return sdk_error

@@ -16,6 +16,9 @@ the rest, like lichess-bot's runner:
 - on a dropped connection (or a retryable status), reconnects with
   exponential backoff and jitter and rejoins with the last event sequence
   seen, which resumes the seat where it was (full view, pending decision);
+- a unary call the server refuses for its rate (``RATE_LIMITED``) is made
+  again once the server's hint has passed (:func:`with_rate_retries`), on
+  the same connection: the seat keeps its stream;
 - returns the game's :class:`tricktable.rules.game.Result`, or raises a typed
   :class:`tricktable.client_sdk.errors.SdkError`.
 
@@ -31,7 +34,7 @@ import logging
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import grpc
 
@@ -52,6 +55,7 @@ from tricktable.client_sdk.errors import (
     SdkError,
     ServerUnreachable,
     error_from_rpc,
+    retry_after_of,
 )
 from tricktable.client_sdk.lazy_view import KeptHistory, view_on_read
 from tricktable.protocol import convert
@@ -64,6 +68,8 @@ from tricktable.rules.errors import TricktableError
 from tricktable.rules.game import Result, SeatView
 
 log = logging.getLogger("tricktable.sdk")
+
+T = TypeVar("T")
 
 
 #: Default limit on gRPC message size (both ways); views are a few kilobytes.
@@ -99,6 +105,45 @@ class Backoff:
         """Seconds to wait before reconnect attempt ``attempt`` (1-based)."""
         base = min(self.maximum, self.initial * self.factor ** max(0, attempt - 1))
         return base * (1.0 + self.jitter * rng.random())
+
+
+#: Calls again at most after a ``RATE_LIMITED`` refusal, each after the wait the server named.
+RATE_LIMIT_RETRIES = 8
+#: The longest wait the SDK takes on a ``RATE_LIMITED`` hint: a longer hint is raised at once
+#: (:class:`~tricktable.client_sdk.errors.LimitExceeded`, its ``retry_after``) for the caller to decide.
+RATE_LIMIT_LONGEST_WAIT_S = 30.0
+#: Each wait gets up to this share of itself added at random, so clients refused together do not call in step.
+RATE_LIMIT_JITTER = 0.2
+#: The least wait after a refusal, whatever the hint: a retry never spins.
+RATE_LIMIT_LEAST_WAIT_S = 0.01
+_jitter = random.Random()
+
+
+async def with_rate_retries(call: Callable[[], Awaitable[T]], what: str) -> T:
+    """``call()``, made again after each ``RATE_LIMITED`` refusal once the server's hint has passed.
+
+    Why here and not in the reconnect schedule: a rate-limited call says when it may come back
+    (``tricktable-retry-after-ms``), and nothing is wrong with the connection, so a seat keeps its
+    stream. Each wait is the hint (at least :data:`RATE_LIMIT_LEAST_WAIT_S`) plus up to
+    :data:`RATE_LIMIT_JITTER` of it; at most :data:`RATE_LIMIT_RETRIES` calls again.
+
+    Raises:
+        grpc.aio.AioRpcError: any other failure; a refusal whose hint is past :data:`RATE_LIMIT_LONGEST_WAIT_S`
+            (at once), or the last refusal once the retries are spent.
+    """
+    attempt = 0
+    while True:
+        try:
+            return await call()
+        except grpc.aio.AioRpcError as exc:
+            hint = retry_after_of(exc)
+            attempt += 1
+            if hint is None or hint > RATE_LIMIT_LONGEST_WAIT_S or attempt > RATE_LIMIT_RETRIES:
+                raise
+        wait = max(hint, RATE_LIMIT_LEAST_WAIT_S) * (1.0 + RATE_LIMIT_JITTER * _jitter.random())
+        log.warning("%s refused by the server's call rate; calling again in %.3fs (retry %d of %d)", what, wait,
+                    attempt, RATE_LIMIT_RETRIES)
+        await asyncio.sleep(wait)
 
 
 @dataclass(slots=True)
@@ -620,8 +665,18 @@ async def _watch_once(
     loop: _SeatLoop
 
     async def send(request: table_service_pb2.PlayRequest) -> None:
-        reply = await stub.SubmitAction(table_service_pb2.SubmitActionRequest(token=session.token,
-                                                                              decide=request.decide))
+        submit = table_service_pb2.SubmitActionRequest(token=session.token, decide=request.decide)
+        try:
+            reply = await with_rate_retries(lambda: stub.SubmitAction(submit),
+                                            f"the answer to decision {submit.decide.decision_id}")
+        except grpc.aio.AioRpcError as exc:
+            if retry_after_of(exc) is None:
+                raise  # the connection or the token: the Watch stream's end says which, and the seat rejoins
+            # Still refused: the seat keeps its stream; the server plays its default when the decision's time
+            # runs out, and asks the next decision as usual.
+            log.warning("the answer to decision %s was not sent: %s", submit.decide.decision_id,
+                        error_from_rpc(exc).message)
+            return
         if reply.WhichOneof("outcome") == "accepted":
             await loop.on_accepted(reply.accepted)
         elif reply.WhichOneof("outcome") == "rejection":
@@ -813,7 +868,8 @@ async def create_table(
 
     Raises:
         InvalidRequest: bad game or options.
-        LimitExceeded: the server holds too many tables.
+        LimitExceeded: the server holds too many tables, or kept refusing the call for its rate
+            (:func:`with_rate_retries`; ``retry_after`` says how long it asked to wait).
         SdkError: any other status.
     """
     request = table_service_pb2.CreateTableRequest(
@@ -832,8 +888,9 @@ async def create_table(
     if seed is not None:
         request.seed = seed
     channel = open_channel(address, root_certificates=root_certificates)
+    stub = table_service_pb2_grpc.TableServiceStub(channel)
     try:
-        response = await table_service_pb2_grpc.TableServiceStub(channel).CreateTable(request)
+        response = await with_rate_retries(lambda: stub.CreateTable(request), "CreateTable")
     except grpc.aio.AioRpcError as exc:
         raise error_from_rpc(exc) from None
     finally:
@@ -853,12 +910,14 @@ async def get_record(address: str, table_id: str, *, root_certificates: bytes | 
         TableNotFound: no such table.
         TableNotPlayable: the table has not ended yet.
         PermissionDenied: the record is withheld (sealed, or a twin table is not over) and no owner token.
+        LimitExceeded: the server kept refusing the call for its rate (:func:`with_rate_retries`).
         SdkError: any other status.
     """
+    request = table_service_pb2.GetRecordRequest(table_id=table_id, owner_token=owner_token)
     channel = open_channel(address, root_certificates=root_certificates)
+    stub = table_service_pb2_grpc.TableServiceStub(channel)
     try:
-        response = await table_service_pb2_grpc.TableServiceStub(channel).GetRecord(
-            table_service_pb2.GetRecordRequest(table_id=table_id, owner_token=owner_token))
+        response = await with_rate_retries(lambda: stub.GetRecord(request), "GetRecord")
     except grpc.aio.AioRpcError as exc:
         raise error_from_rpc(exc) from None
     finally:
@@ -907,15 +966,17 @@ async def list_tables(
     Raises:
         InvalidRequest: an unknown game.
         ServerUnreachable: nothing answers at ``address``.
+        LimitExceeded: the server kept refusing the call for its rate (:func:`with_rate_retries`).
         SdkError: any other status.
     """
     request = table_service_pb2.ListTablesRequest()
     if game is not None:
         request.game = convert.game_to_proto(game)
     channel = open_channel(address, root_certificates=root_certificates)
+    stub = table_service_pb2_grpc.TableServiceStub(channel)
     try:
         await connect(channel, address)
-        response = await table_service_pb2_grpc.TableServiceStub(channel).ListTables(request)
+        response = await with_rate_retries(lambda: stub.ListTables(request), "ListTables")
     except grpc.aio.AioRpcError as exc:
         raise error_from_rpc(exc) from None
     finally:

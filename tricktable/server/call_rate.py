@@ -13,9 +13,10 @@ them, so a bot answering at full speed on the fastest table never spends its
 budget; what the buckets bound is everything else (refused and duplicate
 answers, polls, tables created), which a legitimate client sends rarely and a
 flood sends all the time. A refusal is ``RESOURCE_EXHAUSTED`` with the reason
-:data:`RATE_LIMITED` and, in the trailing metadata, the milliseconds until a
-call would be let in again (:data:`RETRY_AFTER_KEY`, and gRPC's own
-``grpc-retry-pushback-ms``, which a client's retry policy obeys).
+``RATE_LIMITED`` and, in the trailing metadata, the milliseconds until a
+call would be let in again (``tricktable-retry-after-ms``, and gRPC's own
+``grpc-retry-pushback-ms``, which a client's retry policy obeys; the keys are
+:mod:`tricktable.protocol.trailers`).
 """
 
 from __future__ import annotations
@@ -29,12 +30,6 @@ from dataclasses import dataclass
 from tricktable.server.errors import RateLimitedError
 from tricktable.server.stream_guard import TokenBucket
 
-#: The reason a rate-limited call carries (``tricktable-reason``).
-RATE_LIMITED = RateLimitedError.reason
-#: Trailing metadata: milliseconds until the refused client's next call would be let in.
-RETRY_AFTER_KEY = "tricktable-retry-after-ms"
-#: gRPC's own pushback trailer: a client whose retry policy lists RESOURCE_EXHAUSTED waits this long.
-PUSHBACK_KEY = "grpc-retry-pushback-ms"
 #: Buckets kept per scope (the least recently used beyond are forgotten): random tokens can not grow the server.
 MAX_BUCKETS = 10_000
 

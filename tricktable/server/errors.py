@@ -9,20 +9,19 @@ action) are not errors: they are in-band rejections with a
 
 An error with a :attr:`ServerError.reason` also carries it, for a client to
 branch on without parsing the message, as the trailing metadata entry
-:data:`REASON_KEY` (:func:`reason_metadata`).
+:data:`~tricktable.protocol.trailers.REASON_KEY` (:func:`reason_metadata`).
 """
 
 from __future__ import annotations
 
 import grpc
 
+from tricktable.protocol.trailers import RATE_LIMITED, REASON_KEY
 from tricktable.rules.errors import NotationError, OptionsError, RecordError
 
 #: Characters at most of a message the server sends (status details, rejection messages): a message may
 #: quote the client's input, and an unbounded quote would grow past the client's metadata limit.
 MAX_MESSAGE_CHARS = 500
-#: The trailing metadata key of a refusal's machine-readable reason (:attr:`ServerError.reason`).
-REASON_KEY = "tricktable-reason"
 
 
 def bounded(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
@@ -35,7 +34,7 @@ def bounded(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
 class ServerError(Exception):
     """Base of the server's domain errors; ``message`` is what the client reads."""
 
-    #: A machine-readable reason sent beside the status (:data:`REASON_KEY`); empty: none.
+    #: A machine-readable reason sent beside the status (the trailer ``tricktable-reason``); empty: none.
     reason = ""
 
     def __init__(self, message: str) -> None:
@@ -66,7 +65,7 @@ class TooManyStreamsError(ServerError):
 class RateLimitedError(ServerError):
     """A client made unary calls faster than its budget (:mod:`tricktable.server.call_rate`): the call did nothing."""
 
-    reason = "RATE_LIMITED"
+    reason = RATE_LIMITED
 
 
 class ShuttingDownError(ServerError):

@@ -19,7 +19,8 @@ import grpc
 import structlog
 
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
-from tricktable.server.call_rate import PUSHBACK_KEY, RETRY_AFTER_KEY, CallRates, Refusal
+from tricktable.protocol.trailers import PUSHBACK_KEY, RETRY_AFTER_KEY
+from tricktable.server.call_rate import CallRates, Refusal
 from tricktable.server.errors import ForwardingRefusedError, ending_status, reason_metadata, status_for
 from tricktable.server.forwarding import CLIENT_KEY, Forwarding, forwarded, forwarded_for, hop_value
 from tricktable.server.metrics import Metrics

@@ -1,0 +1,127 @@
+"""A call the server refuses as ``RATE_LIMITED``: the SDK waits the ``tricktable-retry-after-ms`` it names and
+sends it again, on the same seat (real gRPC on 127.0.0.1:0; no verdict on speed: waits are only lower bounds).
+
+- A bot on the Watch transport whose answer (``SubmitAction``) is refused by its seat token's rate keeps its
+  Watch stream (no reconnect, no disconnect in the record), is refused exactly once (it waited long enough),
+  and finishes its game.
+- The unary helpers (``create_table``, ``get_record``, ``list_tables``) behind a server that refuses them a few
+  times wait at least the hint before each retry and return the answer; a hint past their patience is raised
+  as :class:`LimitExceeded` carrying it, at once, without a retry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from tests.live_server import running_server
+from tests.sdk.test_runner import _WrongOnceBot
+from tests.server.conftest import TEST_CLOCKS
+from tricktable.bots.first_legal import FirstLegalBot
+from tricktable.client_sdk.errors import LimitExceeded
+from tricktable.client_sdk.runner import create_table, get_record, list_tables, play_seat_async
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
+from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
+from tricktable.protocol.trailers import RATE_LIMITED, REASON_KEY, RETRY_AFTER_KEY
+from tricktable.server.app import GameServer
+from tricktable.server.limits import Limits
+
+OPTIONS = {"target": 11}  # All Fives to 11: a game of a few seconds
+
+
+def _refused(server: GameServer, scope: str) -> float:
+    total = 0.0
+    for metric in server.lobby.metrics.registry.collect():
+        for sample in metric.samples:
+            if sample.name == "tricktable_rate_limited_total" and sample.labels.get("scope") == scope:
+                total += sample.value
+    return total
+
+
+async def test_a_watch_bot_refused_by_its_rate_waits_the_hint_and_finishes_on_its_seat(tmp_path: Path) -> None:
+    """One call at once, four a second: the wrong first answer spends the call, so the re-asked one is refused."""
+    limits = Limits(retain_seconds=30.0, call_burst_per_token=1, call_rate_per_token=4.0)
+    async with running_server(tmp_path / "data", TEST_CLOCKS, limits) as server:
+        table = await create_table(server.address, game="all_fives", options=OPTIONS, seed="rate-limited")
+        wrong = _WrongOnceBot()
+        played = await asyncio.wait_for(asyncio.gather(
+            play_seat_async(wrong, server.address, token=table.tokens[0], transport="watch", seed=0),
+            play_seat_async(FirstLegalBot(), server.address, token=table.tokens[1], transport="watch", seed=1)), 120)
+        assert [p.result.status for p in played] == ["finished", "finished"]
+        assert wrong.reasons, "the bot's wrong answer was never refused: nothing was tested"
+        assert _refused(server, "seat_token") == 1  # the retry came after the hint: let in
+        assert [p.reconnects for p in played] == [0, 0]
+        record = json.loads(await get_record(server.address, table.table_id))
+        assert [s["disconnects"] for s in record["seats"]] == [0, 0]
+        assert record["seats"][0]["rejected"] == len(wrong.reasons)
+
+
+class _Refusing(table_service_pb2_grpc.TableServiceServicer):
+    """Refuses each unary call ``refusals`` times as RATE_LIMITED with ``hint_ms``, then answers; notes call times."""
+
+    def __init__(self, refusals: int, hint_ms: int) -> None:
+        self.refusals = refusals
+        self.hint_ms = hint_ms
+        self.calls: list[float] = []
+
+    async def _maybe_refuse(self, context: Any) -> None:
+        self.calls.append(time.monotonic())
+        if len(self.calls) <= self.refusals:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many calls on this connection",
+                                trailing_metadata=((REASON_KEY, RATE_LIMITED), (RETRY_AFTER_KEY, str(self.hint_ms))))
+
+    async def CreateTable(self, request: pb.CreateTableRequest, context: Any) -> pb.CreateTableResponse:
+        await self._maybe_refuse(context)
+        return pb.CreateTableResponse(table_id="t-1", seat_tokens=[pb.SeatToken(seat=0, token="tok-0")])
+
+    async def GetRecord(self, request: pb.GetRecordRequest, context: Any) -> pb.GetRecordResponse:
+        await self._maybe_refuse(context)
+        return pb.GetRecordResponse(record_json="{}")
+
+    async def ListTables(self, request: pb.ListTablesRequest, context: Any) -> pb.ListTablesResponse:
+        await self._maybe_refuse(context)
+        return pb.ListTablesResponse(tables=[pb.TableInfo(table_id="t-1")])
+
+
+@asynccontextmanager
+async def refusing_server(refusals: int, hint_ms: int) -> AsyncIterator[tuple[_Refusing, str]]:
+    service = _Refusing(refusals, hint_ms)  # type: ignore[abstract]  # the unary calls only
+    server = grpc.aio.server()
+    table_service_pb2_grpc.add_TableServiceServicer_to_server(service, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        yield service, f"127.0.0.1:{port}"
+    finally:
+        await server.stop(None)
+
+
+@pytest.mark.parametrize("helper", ["create_table", "get_record", "list_tables"])
+async def test_a_unary_helper_refused_by_the_rate_waits_the_hint_each_time_and_returns(helper: str) -> None:
+    async with refusing_server(refusals=2, hint_ms=150) as (service, address):
+        if helper == "create_table":
+            created = await create_table(address, game="all_fives")
+            assert created.table_id == "t-1"
+        elif helper == "get_record":
+            assert await get_record(address, "t-1") == "{}"
+        else:
+            assert [t.table_id for t in await list_tables(address)] == ["t-1"]
+        assert len(service.calls) == 3
+        gaps = [later - earlier for earlier, later in zip(service.calls, service.calls[1:], strict=False)]
+        assert all(gap >= 0.15 for gap in gaps), gaps
+
+
+async def test_a_hint_past_the_helpers_patience_is_raised_at_once_with_the_hint() -> None:
+    async with refusing_server(refusals=5, hint_ms=600_000) as (service, address):
+        with pytest.raises(LimitExceeded) as caught:
+            await get_record(address, "t-1")
+        assert len(service.calls) == 1
+        assert caught.value.retry_after == 600.0
