@@ -4,6 +4,8 @@ sends it again, on the same seat (real gRPC on 127.0.0.1:0; no verdict on speed:
 - A bot on the Watch transport whose answer (``SubmitAction``) is refused by its seat token's rate keeps its
   Watch stream (no reconnect, no disconnect in the record), is refused exactly once (it waited long enough),
   and finishes its game.
+- Streams are not rate limited: seeking, a ``Play`` stream and ``PlayMany`` seats finish their games on a
+  server that lets in one unary call per connection and seat token and never refills them.
 - The unary helpers (``create_table``, ``get_record``, ``list_tables``) behind a server that refuses them a few
   times wait at least the hint before each retry and return the answer; a hint past their patience is raised
   as :class:`LimitExceeded` carrying it, at once, without a retry.
@@ -27,7 +29,15 @@ from tests.sdk.test_runner import _WrongOnceBot
 from tests.server.conftest import TEST_CLOCKS
 from tricktable.bots.first_legal import FirstLegalBot
 from tricktable.client_sdk.errors import LimitExceeded
-from tricktable.client_sdk.runner import create_table, get_record, list_tables, play_seat_async
+from tricktable.client_sdk.mux import Seat, play_seats_async
+from tricktable.client_sdk.runner import (
+    PlayedSeat,
+    create_table,
+    get_record,
+    list_tables,
+    play_seat_async,
+    seek_and_run_async,
+)
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from tricktable.protocol.trailers import RATE_LIMITED, REASON_KEY, RETRY_AFTER_KEY
@@ -62,6 +72,22 @@ async def test_a_watch_bot_refused_by_its_rate_waits_the_hint_and_finishes_on_it
         record = json.loads(await get_record(server.address, table.table_id))
         assert [s["disconnects"] for s in record["seats"]] == [0, 0]
         assert record["seats"][0]["rejected"] == len(wrong.reasons)
+
+
+async def test_streams_are_not_rate_limited_seek_play_and_play_many_finish(tmp_path: Path) -> None:
+    never = 1e-9  # a refill that never comes while the test runs
+    limits = Limits(retain_seconds=30.0, call_burst_per_token=1, call_rate_per_token=never,
+                    call_burst_per_connection=1, call_rate_per_connection=never)
+    async with running_server(tmp_path / "data", TEST_CLOCKS, limits) as server:
+        sought = await asyncio.wait_for(asyncio.gather(*(
+            seek_and_run_async(FirstLegalBot(), server.address, game="all_fives", players=2, name=f"s{i}")
+            for i in range(2))), 120)
+        assert [r.status for r in sought] == ["finished", "finished"]
+        table = await create_table(server.address, game="all_fives", options=OPTIONS)
+        many = await asyncio.wait_for(play_seats_async(
+            [Seat(bot=FirstLegalBot(), token=token, address=server.address) for token in table.tokens]), 120)
+        assert all(isinstance(p, PlayedSeat) and p.result.status == "finished" and p.reconnects == 0 for p in many)
+        assert _refused(server, "seat_token") == _refused(server, "connection") == 0
 
 
 class _Refusing(table_service_pb2_grpc.TableServiceServicer):
