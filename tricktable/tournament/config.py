@@ -42,6 +42,9 @@ Choices:
   the side(s) ahead (the in-process server gets the same deal limit; an
   external server applies its own). ``match_timeout_s`` bounds a match over
   the server.
+- ``database_patience_s``: how long a running tournament waits for a
+  database it can not reach (a PostgreSQL restart), retrying, before it
+  stops for ``--resume``; not part of the fingerprint (a resume may change it).
 - ``decision_ms`` and ``bank_ms``: the clocks of every table (server runner;
   the in-process runner counts a decision over ``decision_ms`` as a fault).
 - ``games`` counts games per pairing; it is rounded up so that every deck set
@@ -90,6 +93,8 @@ PartnerMode = Literal["fixed", "rotate"]
 FORMATS: tuple[str, ...] = get_args(Format)
 
 AtLeastOne = Annotated[StrictInt, Field(ge=1)]
+#: Seconds a running tournament waits for an unreachable database by default (``database_patience_s``).
+DATABASE_PATIENCE_S = 300.0
 
 
 class ConfigError(ValueError):
@@ -214,6 +219,9 @@ class TournamentConfig(BaseModel):
         "Each seat's time bank, in milliseconds."))
     match_timeout_s: StrictFloat = Field(default=600.0, gt=0, description=(
         "Bound on one match over the server, in seconds."))
+    database_patience_s: StrictFloat = Field(default=DATABASE_PATIENCE_S, gt=0, description=(
+        "Seconds a running tournament waits for its database when it can not be reached (a PostgreSQL "
+        "restart, a cut connection), retrying with backoff, before it stops for --resume."))
     max_deals: AtLeastOne = Field(default=MAX_DEALS, description=(
         "A game still going after this many deals is adjudicated to the side(s) ahead."))
     sprt: SprtSpec | None = Field(default=None, description="Stop early when a sequential test decides a versus b.")
@@ -325,9 +333,11 @@ class TournamentConfig(BaseModel):
         return data
 
     def fingerprint(self) -> str:
-        """SHA-256 of what decides the schedule and the results (not concurrency, which changes no result)."""
+        """SHA-256 of what decides the schedule and the results (not concurrency nor the database's patience,
+        which change no result: a resume may change them)."""
         data = self.to_json()
         data.pop("concurrency", None)
+        data.pop("database_patience_s", None)
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 

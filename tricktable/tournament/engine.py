@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
+import functools
 import os
 import signal
 import statistics
@@ -27,7 +29,9 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+import structlog
 
 from tricktable.client_sdk.errors import ConnectionLost
 from tricktable.tournament.config import TournamentConfig
@@ -43,7 +47,10 @@ from tricktable.tournament.schedule import (
     round_matches,
     swiss_groups,
 )
-from tricktable.tournament.store import TournamentStore
+from tricktable.tournament.store import StoreUnreachableError, TournamentStore
+
+log = structlog.get_logger("tricktable.tournament")
+T = TypeVar("T")
 
 
 class Dispatcher(Protocol):
@@ -79,6 +86,10 @@ class CreatesTables(Protocol):
 SERVER_AWAY_ATTEMPTS = 5
 #: Seconds the engine waits for an away server before each replay.
 SERVER_AWAY_PATIENCE_S = 300.0
+#: Seconds before the first retry of a write the database could not take; doubled each retry up to
+#: :data:`DATABASE_RETRY_MAX_S` (the whole wait is bounded by the config's ``database_patience_s``).
+DATABASE_RETRY_FIRST_S = 0.5
+DATABASE_RETRY_MAX_S = 10.0
 
 
 class ProgressSink(Protocol):
@@ -272,7 +283,8 @@ class Tournament:
                     self.stats.byes[r] = bye
                 else:
                     groups = fixed_groups(self.config)
-                specs = round_matches(self.config, r, groups, self.store.deck_key(tid))
+                deck_key = await self._patiently("read the deck key", functools.partial(self.store.deck_key, tid))
+                specs = round_matches(self.config, r, groups, deck_key)
                 self._scheduled.extend(specs)
                 for spec in specs:
                     self._note_sprt(spec, _NO_OUTCOME, scheduled=True)
@@ -288,9 +300,11 @@ class Tournament:
                 await self._play_all(todo)
                 if self._stop:
                     break
-            self.store.set_status(tid, "stopped by sprt" if self.stats.stopped_by_sprt else "finished")
+            status = "stopped by sprt" if self.stats.stopped_by_sprt else "finished"
+            await self._patiently("store the tournament's end", functools.partial(self.store.set_status, tid, status))
         except BaseException:
-            self.store.set_status(tid, "interrupted")
+            with contextlib.suppress(StoreUnreachableError):  # gone for good: the error raised says so already
+                self.store.set_status(tid, "interrupted")
             raise
         finally:
             self.stats.wall_s = time.perf_counter() - started
@@ -310,7 +324,8 @@ class Tournament:
                 except Exception as exc:  # the machinery failed for this match: record it, go on
                     outcome = MatchOutcome(match_id=spec.match_id, status="error", winners=(), scores=(),
                                            reason=f"{UNPLAYED_REASON}: {type(exc).__name__}: {exc}")
-                self.store.save(self.config.name, spec, outcome)
+                await self._patiently(f"store match {spec.match_id}",
+                                      functools.partial(self.store.save, self.config.name, spec, outcome))
                 self._games.append((spec, outcome))
                 self._done.add(spec.match_id)
                 self._note_sprt(spec, outcome)
@@ -321,6 +336,39 @@ class Tournament:
                     self._check_sprt()
 
         await asyncio.gather(*(worker() for _ in range(min(self.concurrency, max(1, len(todo))))))
+
+    async def _patiently(self, what: str, call: Callable[[], T]) -> T:
+        """``call()`` (one store call), tried again with backoff while the database can not be reached.
+
+        Why: a PostgreSQL restart or a cut connection under a running tournament must not stop it, nor lose
+        the match just played; the matches in flight go on meanwhile (the waits are the loop's). A write
+        retried after its first try had in fact landed counts once (:meth:`TournamentStore.save`). One
+        warning per retry; past ``database_patience_s`` the tournament stops (``interrupted``: ``--resume``
+        plays what was not stored).
+
+        Raises:
+            StoreUnreachableError: the database stayed away for ``database_patience_s`` seconds.
+        """
+        loop = asyncio.get_running_loop()
+        patience = self.config.database_patience_s
+        give_up = loop.time() + patience
+        delay = DATABASE_RETRY_FIRST_S
+        attempt = 0
+        while True:
+            try:
+                return call()
+            except StoreUnreachableError as exc:
+                left = give_up - loop.time()
+                if left <= 0:
+                    raise StoreUnreachableError(
+                        f"{exc} (still, after {patience:g} s of retries: database_patience_s); the matches "
+                        "stored are kept: run the same command with --resume once it is back") from None
+                attempt += 1
+                wait = min(delay, left)
+                log.warning("tournament database unreachable; retrying", action=what, attempt=attempt,
+                            retry_in_s=round(wait, 2), gives_up_in_s=round(left, 1), error=str(exc))
+            await asyncio.sleep(wait)
+            delay = min(DATABASE_RETRY_MAX_S, delay * 2)
 
     async def _play_through_restarts(self, spec: MatchSpec) -> MatchOutcome:
         """Play ``spec``; a match cut off by an away server is played again from its start once it is back.

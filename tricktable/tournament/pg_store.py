@@ -10,8 +10,10 @@ lock, so runners starting together migrate once).
 
 A connection the database cut (restarted, a network cut) is opened again and the
 statement tried once more; a database that still does not answer fails the call with
-:class:`DatabaseUnreachableError`, a :class:`~tricktable.tournament.store.StoreError`
-(the tournament stops; ``--resume`` plays what was not stored once it is back).
+:class:`DatabaseUnreachableError`, a :class:`~tricktable.tournament.store.StoreUnreachableError`:
+the running tournament waits for it and tries again, up to its ``database_patience_s``
+(:class:`tricktable.tournament.engine.Tournament`), then stops; ``--resume`` plays what was
+not stored once it is back.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import psycopg
 import psycopg.errors
 
 from tricktable.server.pg_storage import CONNECT_OPTIONS, database_where, migrate
-from tricktable.tournament.store import StoreError
+from tricktable.tournament.store import StoreUnreachableError
 
 #: The tournaments' PostgreSQL migrations: version k is reached by running the k-th. Never edited once released;
 #: a change is a new one at the end.
@@ -81,7 +83,7 @@ def _placeholders(sql: str) -> str:
     return sql.replace("?", "%s")
 
 
-class DatabaseUnreachableError(StoreError):
+class DatabaseUnreachableError(StoreUnreachableError):
     """The database can not be reached; the message names it (never its user or password)."""
 
 

@@ -65,6 +65,16 @@ class StoreError(RuntimeError):
     """The database refuses what was asked (a tournament that exists, a resume of a different config)."""
 
 
+class StoreUnreachableError(StoreError):
+    """The database can not be reached now (restarting, a cut connection): the same call may succeed later.
+
+    Why apart from :class:`StoreError`: a running tournament waits for a database that went away and
+    tries again (:attr:`tricktable.tournament.config.TournamentConfig.database_patience_s`), while a
+    refusal is final. Raised by the PostgreSQL backend (:mod:`tricktable.tournament.pg_store`); a SQLite
+    file does not go away.
+    """
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StoredMatch:
     """A completed match as stored: its spec and its outcome."""
@@ -267,19 +277,24 @@ class TournamentStore:
 
     # --- matches -------------------------------------------------------------
 
-    def save(self, tournament_id: str, spec: MatchSpec, outcome: MatchOutcome) -> None:
-        """Store a completed match in one statement (a second save of the same id is refused)."""
-        self._db.execute(
+    def save(self, tournament_id: str, spec: MatchSpec, outcome: MatchOutcome) -> bool:
+        """Store a completed match in one statement; False when that match id was stored already (kept as it was).
+
+        Why a second save is not an error: a save retried after the database cut the connection may find the
+        first one's write committed (the answer was lost, not the row), and a match must count once.
+        """
+        return self._db.execute(
             "INSERT INTO tournament_matches (tournament_id, match_id, round, deck_set, grp, arrangement, seed, spec,"
             " status, winners, scores, reason, forfeit_by, faults, table_id, duration_s, ended_at, record,"
-            " fault_kinds, stderr) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " fault_kinds, stderr) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (tournament_id, match_id) DO NOTHING",
             (tournament_id, spec.match_id, spec.round, spec.deck_set, spec.group, spec.arrangement, spec.seed,
              json.dumps(spec.to_json()), outcome.status, json.dumps(list(outcome.winners)),
              json.dumps(list(outcome.scores)), outcome.reason, outcome.forfeit_by, json.dumps(dict(outcome.faults)),
              outcome.table_id, outcome.duration_s, time.time(),
              json.dumps(dict(outcome.record), separators=(",", ":")),
              json.dumps({name: dict(kinds) for name, kinds in outcome.fault_kinds.items()}),
-             json.dumps(dict(outcome.stderr))))
+             json.dumps(dict(outcome.stderr)))) == 1
 
     def forget_unplayed(self, tournament_id: str, reason_prefix: str) -> int:
         """Delete the matches stored as errors whose reason starts with ``reason_prefix``; returns how many.

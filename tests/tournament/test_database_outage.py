@@ -1,0 +1,170 @@
+"""The tournament's PostgreSQL going away mid-tournament: ``tricktable tournament`` as a real process, a real cluster.
+
+The cluster (this module's own, so stopping it disturbs no other test) is stopped with
+``pg_ctl stop -m fast`` (every connection cut) while the server runner plays, its in-process
+server keeping its records in the same database.
+
+- Started again after the runner has warned that it retries: the tournament finishes, every match
+  is stored exactly once, and the server stored every table's record.
+- Never started again within ``database_patience_s``: the runner stops with one ``error:`` line
+  (no traceback); once the database is back, ``--resume`` finishes the tournament, every match once.
+- A save whose write landed but whose answer was lost (the connection cut after the commit) is
+  retried and counts once, on SQLite and on PostgreSQL (in process, a rigged runner).
+
+No verdict on speed: every wait is a condition polled under a bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.postgres_cluster import PostgresCluster, running_cluster
+from tests.conftest import need_postgres
+from tests.tournament.conftest import StoreBackend
+from tests.tournament.helpers import RiggedRunner, config
+from tests.tournament.test_cli import CLI, ROOT, RUN_BOUND, tournament
+from tests.tournament.test_postgres import records, stored
+from tricktable.tournament.engine import ThreadDispatcher, Tournament
+from tricktable.tournament.store import StoreUnreachableError, TournamentDatabase
+
+pytestmark = pytest.mark.timeout(4 * RUN_BOUND + 120)
+
+MATCHES = 8
+#: What the runner says at each retry (a structlog warning on its stderr).
+RETRY_WARNING = "tournament database unreachable"
+
+
+def _config(name: str, patience_s: float) -> str:
+    return (f'name = "{name}"\ngame = "all_fives"\ngames = {MATCHES}\nseed = "{name}"\nconcurrency = 2\n'
+            f'entrants = ["random", "first-legal"]\ndatabase_patience_s = {patience_s}\n')
+
+
+@pytest.fixture
+def own_cluster() -> Iterator[PostgresCluster]:
+    need_postgres()
+    with running_cluster() as cluster:
+        yield cluster
+
+
+def _until(condition: object, bound: float, what: str) -> None:
+    deadline = time.monotonic() + bound
+    while not condition():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no {what} within {bound:g} s")
+        time.sleep(0.1)
+
+
+def _times_stored(url: str) -> dict[str, int]:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as db:
+        rows = db.execute("SELECT match_id, COUNT(*) FROM tournament_matches GROUP BY match_id").fetchall()
+    return {str(match_id): int(n) for match_id, n in rows}
+
+
+def _start(config: Path, url: str, tmp_path: Path, log: Path, *extra: str) -> subprocess.Popen[bytes]:
+    """The runner as its own process; its entrants are built-in bots, trusted: this is about the database."""
+    with log.open("ab") as err:
+        return subprocess.Popen([*CLI, str(config), "--database-url", url, "--data-dir", str(tmp_path / "data"),
+                                 "--out", str(tmp_path / "out"), "--no-progress", "--trusted-entrants", *extra],
+                                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+
+
+def _stop_once_some_are_stored(cluster: PostgresCluster, url: str, proc: subprocess.Popen[bytes]) -> int:
+    _until(lambda: stored(url) >= 2 or proc.poll() is not None, RUN_BOUND, "two matches stored")
+    assert proc.poll() is None, "the tournament ended before the database could be stopped"
+    cluster.stop()
+    return 0
+
+
+def test_a_tournament_rides_out_its_database_restarting_and_stores_every_match_once(
+        own_cluster: PostgresCluster, tmp_path: Path) -> None:
+    config = tmp_path / "restart.toml"
+    config.write_text(_config("db-restart", 300.0))
+    url = own_cluster.create_database()
+    log = tmp_path / "stderr.log"
+    proc = _start(config, url, tmp_path, log)
+    try:
+        _stop_once_some_are_stored(own_cluster, url, proc)
+        _until(lambda: RETRY_WARNING in log.read_text() or proc.poll() is not None, RUN_BOUND, "retry warning")
+        own_cluster.start()
+        assert proc.wait(timeout=RUN_BOUND) == 0, log.read_text()[-3000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+    text = log.read_text()
+    assert RETRY_WARNING in text and "Traceback" not in text, text[-3000:]
+    assert _times_stored(url) and set(_times_stored(url).values()) == {1}
+    assert len(_times_stored(url)) == MATCHES
+    assert records(url) >= MATCHES  # the server stored every table it played, the outage's too
+
+
+def test_a_database_away_past_the_patience_stops_with_one_line_and_resume_finishes(
+        own_cluster: PostgresCluster, tmp_path: Path) -> None:
+    config = tmp_path / "away.toml"
+    config.write_text(_config("db-away", 3.0))
+    url = own_cluster.create_database()
+    log = tmp_path / "stderr.log"
+    proc = _start(config, url, tmp_path, log)
+    try:
+        _stop_once_some_are_stored(own_cluster, url, proc)
+        code = proc.wait(timeout=RUN_BOUND)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+    text = log.read_text()
+    assert code == 2, text[-3000:]
+    assert "Traceback" not in text, text[-3000:]
+    errors = [line for line in text.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "database_patience_s" in errors[0], text[-3000:]
+    own_cluster.start()
+    before = _times_stored(url)
+    resumed = tournament(str(config), "--database-url", url, "--data-dir", str(tmp_path / "data"), "--out",
+                         str(tmp_path / "out"), "--no-progress", "--trusted-entrants", "--resume", timeout=RUN_BOUND)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    after = _times_stored(url)
+    assert len(after) == MATCHES and set(after.values()) == {1}
+    assert before.items() <= after.items()
+
+
+class _AnswerLostOnce:
+    """A store's database whose first write of a match lands, then fails as if the connection was cut after it."""
+
+    def __init__(self, db: TournamentDatabase) -> None:
+        self.db = db
+        self.lost = 0
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        changed = self.db.execute(sql, params)
+        if sql.startswith("INSERT INTO tournament_matches") and not self.lost:
+            self.lost += 1
+            raise StoreUnreachableError("the connection was cut before the answer came")
+        return changed
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.db, name)
+
+
+def test_a_save_whose_answer_was_lost_is_retried_and_counts_once(stores: StoreBackend) -> None:
+    cfg = config(name="answer-lost", games=4, database_patience_s=30.0)
+    store = stores.open()
+    flaky = _AnswerLostOnce(store._db)
+    store._db = flaky
+    try:
+        tournament = Tournament(cfg, store, ThreadDispatcher(RiggedRunner({"random": 1, "first-legal": 2}),
+                                                             {e.name: e for e in cfg.entrants}))
+        stats = asyncio.run(tournament.run())
+        assert flaky.lost == 1
+        assert stats.played == stats.scheduled == store.count(cfg.name) == len(store.done_ids(cfg.name))
+        assert store.status(cfg.name) == "finished"
+    finally:
+        store.close()
