@@ -13,13 +13,17 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+import structlog
+from structlog.testing import capture_logs
 
-from tests.server.test_journal import Server, play_moves, started_table
+from tests.server.test_journal import CLOCKS, Server, play_moves, started_table
+from tricktable.server import lobby as lobby_module
 from tricktable.server.errors import StorageUnavailableError, TableNotOverError
 from tricktable.server.events import Event, TableEnded
 from tricktable.server.journal import JOURNAL_NAME
 from tricktable.server.limits import Limits
-from tricktable.server.storage import DB_NAME
+from tricktable.server.lobby import Lobby
+from tricktable.server.storage import DB_NAME, Storage
 from tricktable.server.store_health import JOURNAL, RECORDS
 from tricktable.server.tables import Table
 
@@ -121,6 +125,49 @@ async def test_a_shutdown_that_can_not_store_a_record_leaves_its_table_for_the_n
     await again.lobby.drain()
     assert again.storage.record(table.id) == replayed.record and again.journal.count() == 0
     again.crash()
+
+
+async def test_a_shutdown_without_a_journal_says_the_records_it_could_not_store_are_lost(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tournament's in-process server has no journal: its log must not promise one."""
+    monkeypatch.setattr(lobby_module, "log", structlog.get_logger("tricktable.lobby"))  # reached by capture_logs
+    storage = Storage(tmp_path).open()
+    lobby = Lobby(storage, time_control=CLOCKS, limits=Limits(retain_seconds=60))
+    fail_writes(tmp_path / DB_NAME, "tables", "INSERT")
+    table, _tokens = lobby.create_table(game="all_fives", options={"players": 2}, seed="no-journal")
+    for seat in range(2):
+        table.connect(seat, f"bot-{seat}")
+    while not table.is_over:
+        play_moves(table, 1)
+    with capture_logs() as lines:
+        await lobby.shutdown(drain_seconds=0)
+        await lobby.drain(patience=0.2)
+    given_up = [line for line in lines if line["log_level"] == "error" and line.get("table") == table.id]
+    assert given_up and {line["event"] for line in given_up} == {"record not stored at shutdown and lost: no journal"}
+    storage.close()
+
+
+async def test_ended_twins_not_read_while_the_store_is_away_is_a_warning_and_read_again_later(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unreachable store is expected (the keeper says so): one warning line, no traceback, and the next ask reads."""
+    monkeypatch.setattr(lobby_module, "log", structlog.get_logger("tricktable.lobby"))
+    server = Server(tmp_path)
+    real = server.storage.ended_twins
+
+    def away(key: str) -> set[int]:
+        raise StorageUnavailableError("storage unavailable: records: the database can not be reached")
+
+    monkeypatch.setattr(server.storage, "ended_twins", away)
+    with capture_logs() as lines:
+        await server.lobby._read_ended("twin-key-of-test")
+    (line,) = [line for line in lines if line["event"].startswith("ended twins not read")]
+    assert line["log_level"] == "warning" and "exc_info" not in line
+    assert "the database can not be reached" in line["error"]
+    assert server.lobby._ended_indexes("twin-key-of-test") is None  # the seal holds
+    monkeypatch.setattr(server.storage, "ended_twins", real)
+    await server.lobby._read_ended("twin-key-of-test")
+    assert server.lobby._ended_indexes("twin-key-of-test") == set()
+    server.crash()
 
 
 async def test_no_table_is_created_while_as_many_records_as_allowed_wait(tmp_path: Path) -> None:

@@ -7,7 +7,8 @@ server keeping its records in the same database.
 - Started again after the runner has warned that it retries: the tournament finishes, every match
   is stored exactly once, and the server stored every table's record.
 - Never started again within ``database_patience_s``: the runner stops with one ``error:`` line
-  (no traceback); once the database is back, ``--resume`` finishes the tournament, every match once.
+  (no traceback); once the database is back, ``--resume`` finishes the tournament, every match once,
+  each with its table's record.
 - A save whose write landed but whose answer was lost (the connection cut after the commit) is
   retried and counts once, on SQLite and on PostgreSQL (in process, a rigged runner).
 
@@ -17,6 +18,7 @@ No verdict on speed: every wait is a condition polled under a bound.
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import time
 from collections.abc import Iterator, Sequence
@@ -67,6 +69,15 @@ def _times_stored(url: str) -> dict[str, int]:
     with psycopg.connect(url, autocommit=True) as db:
         rows = db.execute("SELECT match_id, COUNT(*) FROM tournament_matches GROUP BY match_id").fetchall()
     return {str(match_id): int(n) for match_id, n in rows}
+
+
+def _record_sizes(url: str) -> dict[str, int]:
+    """Each stored match's record, in characters of JSON beyond an empty one."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as db:
+        rows = db.execute("SELECT match_id, record FROM tournament_matches").fetchall()
+    return {str(match_id): len(json.loads(record)) for match_id, record in rows}
 
 
 def _start(config: Path, url: str, tmp_path: Path, log: Path, *extra: str) -> subprocess.Popen[bytes]:
@@ -134,6 +145,8 @@ def test_a_database_away_past_the_patience_stops_with_one_line_and_resume_finish
     after = _times_stored(url)
     assert len(after) == MATCHES and set(after.values()) == {1}
     assert before.items() <= after.items()
+    # Every match stored has its table's record with it, those of the run that stopped included.
+    assert all(n > 0 for n in _record_sizes(url).values())
 
 
 class _AnswerLostOnce:

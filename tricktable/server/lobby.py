@@ -676,6 +676,9 @@ class Lobby:
     async def _load_ended(self, key: str) -> None:
         try:
             self._ended_stored[key] = await asyncio.to_thread(self.storage.ended_twins, key)
+        except StorageUnavailableError as error:  # the database is away: expected, and said once by its keeper
+            log.warning("ended twins not read; read again when next needed (the seal holds meanwhile)",
+                        twin_key=key[:12], error=str(error))
         except Exception:
             log.exception("ended twins not read", twin_key=key[:12])
         finally:
@@ -707,7 +710,8 @@ class Lobby:
         """Wait until every ended table's record is stored (those waiting for their batch are stored now).
 
         Records that fail to be stored are tried again every :data:`CHECK_SECONDS` for up to ``patience``
-        seconds, then given up on with a log line each (the journal still holds their tables).
+        seconds, then given up on with a log line each (the journal still holds their tables; without a
+        journal they are lost, and the line says so).
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + patience
@@ -720,9 +724,11 @@ class Lobby:
             if not self.health.failing(RECORDS):  # ended while the last batch was stored: store them now
                 continue
             if loop.time() >= deadline:
+                # Without a journal (``--no-journal``, a tournament's in-process server) nothing keeps them.
+                message = ("record not stored at shutdown; the journal keeps its table for the next start"
+                           if self.journal is not None else "record not stored at shutdown and lost: no journal")
                 for table in self._unstored:
-                    log.error("record not stored at shutdown; the journal keeps its table for the next start",
-                              table=table.id, game=table.game, reason=self.health.reason)
+                    log.error(message, table=table.id, game=table.game, reason=self.health.reason)
                 return
             await asyncio.sleep(CHECK_SECONDS)
             if self.journal is not None and self.journal.stale:
