@@ -34,7 +34,8 @@ from tests.tournament.helpers import RiggedRunner, config
 from tests.tournament.test_cli import CLI, ROOT, RUN_BOUND, tournament
 from tests.tournament.test_postgres import records, stored
 from tricktable.tournament.engine import ThreadDispatcher, Tournament
-from tricktable.tournament.store import StoreUnreachableError, TournamentDatabase
+from tricktable.tournament.sqlite_store import SqliteTournamentDatabase
+from tricktable.tournament.store import StoreUnreachableError, TournamentDatabase, TournamentStore
 
 pytestmark = pytest.mark.timeout(4 * RUN_BOUND + 120)
 
@@ -154,6 +155,7 @@ class _AnswerLostOnce:
 
     def __init__(self, db: TournamentDatabase) -> None:
         self.db = db
+        self.where, self.read_only, self.missing, self.conflict = db.where, db.read_only, db.missing, db.conflict
         self.lost = 0
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
@@ -163,15 +165,29 @@ class _AnswerLostOnce:
             raise StoreUnreachableError("the connection was cut before the answer came")
         return changed
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.db, name)
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self.db.rows(sql, params)
+
+    def iterate(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]:
+        return self.db.iterate(sql, params)
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _database(stores: StoreBackend, name: str) -> TournamentDatabase:
+    url = stores.url(name)
+    if url is None:
+        return SqliteTournamentDatabase(stores.path(name))
+    from tricktable.tournament.pg_store import PostgresTournamentDatabase
+
+    return PostgresTournamentDatabase(url)
 
 
 def test_a_save_whose_answer_was_lost_is_retried_and_counts_once(stores: StoreBackend) -> None:
     cfg = config(name="answer-lost", games=4, database_patience_s=30.0)
-    store = stores.open()
-    flaky = _AnswerLostOnce(store._db)
-    store._db = flaky
+    flaky = _AnswerLostOnce(_database(stores, "answer-lost"))
+    store = TournamentStore(flaky)
     try:
         tournament = Tournament(cfg, store, ThreadDispatcher(RiggedRunner({"random": 1, "first-legal": 2}),
                                                              {e.name: e for e in cfg.entrants}))
