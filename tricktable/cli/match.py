@@ -138,7 +138,7 @@ async def _match(console: Console, game: str, options: dict[str, Any], bots: lis
                  seed: str | None, folder: Path, decision_ms: int | None, quiet: bool, watch: Watch, *,
                  tls_ca: Path | None = None) -> str:
     """Create the table, start its bots, show it to its end; ``tls_ca``: reach ``address`` over TLS."""
-    from tricktable.client_sdk.runner import open_channel, play_target
+    from tricktable.client_sdk.runner import open_channel, play_target, with_rate_retries
     from tricktable.protocol import convert
     from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
     from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
@@ -176,7 +176,7 @@ async def _match(console: Console, game: str, options: dict[str, Any], bots: lis
                 request.seed = seed
             if decision_ms is not None:
                 request.time_control.decision_ms = decision_ms
-            created = await stub.CreateTable(request)
+            created = await with_rate_retries(lambda: stub.CreateTable(request), "CreateTable")
             console.print(f"table [bold]{created.table_id}[/bold]: {game}, seed SHA-256 {created.seed_sha256[:16]}...")
             if viewer is not None:
                 console.print(f"watch it in your browser: [bold]{viewer.url}table/{created.table_id}[/bold]")
@@ -197,8 +197,8 @@ async def _match(console: Console, game: str, options: dict[str, Any], bots: lis
                         with contextlib.suppress(ProcessLookupError):
                             bot.process.kill()
                     await bot.output.finish(0.0)
-            record = json.loads((await stub.GetRecord(pb.GetRecordRequest(
-                table_id=created.table_id, owner_token=created.owner_token))).record_json)
+            asked = pb.GetRecordRequest(table_id=created.table_id, owner_token=created.owner_token)
+            record = json.loads((await with_rate_retries(lambda: stub.GetRecord(asked), "GetRecord")).record_json)
         path = folder / "records" / f"{created.table_id}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(record, indent=1) + "\n")
