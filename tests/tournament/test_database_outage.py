@@ -4,7 +4,7 @@ The cluster (this module's own, so stopping it disturbs no other test) is stoppe
 ``pg_ctl stop -m fast`` (every connection cut) while the server runner plays, its in-process
 server keeping its records in the same database.
 
-- Started again after the runner has warned that it retries: the tournament finishes, every match
+- Started again once the runner has retried a store call three times: the tournament finishes, every match
   is stored exactly once, and the server stored every table's record.
 - Never started again within ``database_patience_s``: the runner stops with one ``error:`` line
   (no traceback); once the database is back, ``--resume`` finishes the tournament, every match once,
@@ -105,7 +105,8 @@ def test_a_tournament_rides_out_its_database_restarting_and_stores_every_match_o
     proc = _start(config, url, tmp_path, log)
     try:
         _stop_once_some_are_stored(own_cluster, url, proc)
-        _until(lambda: RETRY_WARNING in log.read_text() or proc.poll() is not None, RUN_BOUND, "retry warning")
+        # Away long enough for one store call to be tried three times (0.5 + 1 + 2 s of backoff at the least).
+        _until(lambda: '"attempt": 3' in log.read_text() or proc.poll() is not None, RUN_BOUND, "third retry")
         own_cluster.start()
         assert proc.wait(timeout=RUN_BOUND) == 0, log.read_text()[-3000:]
     finally:
