@@ -57,8 +57,9 @@ def _refused(server: GameServer, scope: str) -> float:
 
 
 async def test_a_watch_bot_refused_by_its_rate_waits_the_hint_and_finishes_on_its_seat(tmp_path: Path) -> None:
-    """One call at once, four a second: the wrong first answer spends the call, so the re-asked one is refused."""
-    limits = Limits(retain_seconds=30.0, call_burst_per_token=1, call_rate_per_token=4.0)
+    """One call at once, one a second: the wrong first answer spends the call, so the re-asked one, sent at once,
+    is refused (a second is a wide margin for "at once" on a loaded machine; the decision's clock is 10 s)."""
+    limits = Limits(retain_seconds=30.0, call_burst_per_token=1, call_rate_per_token=1.0)
     async with running_server(tmp_path / "data", TEST_CLOCKS, limits) as server:
         table = await create_table(server.address, game="all_fives", options=OPTIONS, seed="rate-limited")
         wrong = _WrongOnceBot()
