@@ -21,8 +21,9 @@ from tests.server.test_shards import SECRET, shards_in_process
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
+from tricktable.protocol.trailers import REASON_KEY
 from tricktable.server.app import GameServer
-from tricktable.server.errors import REASON_KEY, ForwardingRefusedError
+from tricktable.server.errors import ForwardingRefusedError
 from tricktable.server.forwarding import HOP_KEY, MAX_SKEW_SECONDS, Forwarding, read_secret
 from tricktable.server.limits import Limits
 from tricktable.server.shard_ids import shard_of_table

@@ -31,6 +31,7 @@ from tricktable.client_sdk import runner
 from tricktable.protocol import convert
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
+from tricktable.protocol.trailers import REASON_KEY
 from tricktable.rules.actions import Action
 from tricktable.rules.game import Result, SeatView
 from tricktable.rules.record import action_from_json
@@ -38,7 +39,7 @@ from tricktable.rules.registry import new_match
 from tricktable.rules.verify import verify_record
 from tricktable.server.app import GameServer
 from tricktable.server.clocks import TimeControl
-from tricktable.server.errors import REASON_KEY, StorageUnavailableError
+from tricktable.server.errors import StorageUnavailableError
 from tricktable.server.journal import JOURNAL_NAME, Opening
 from tricktable.server.limits import Limits
 from tricktable.server.storage import DB_NAME

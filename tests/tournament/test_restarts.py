@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -314,7 +315,8 @@ def test_a_bot_left_running_is_found_however_it_left_its_tournament(tmp_path):
             time.sleep(0.1)
     finally:
         for proc in bot_processes(mark):
-            os.kill(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):  # it may end between the listing and the kill
+                os.kill(proc.pid, signal.SIGKILL)
         for popen in started:
             popen.kill()
             popen.wait()
