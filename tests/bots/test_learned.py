@@ -82,11 +82,11 @@ async def test_the_learned_bot_finishes_a_game_through_the_server(server: GameSe
 def test_training_on_a_tiny_budget_writes_weights_the_bot_plays(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     out, data = tmp_path / "tiny.npz", tmp_path / "decisions"
-    argv = ["--seed", "tiny", "--sims", "2", "--matches", "twenty_five=1,cinq_cents=1", "--epochs", "1",
-            "--hidden", "8", "--holdout", "0.3", "--data", str(data), "--out", str(out)]
+    argv = ["--seed", "tiny", "--matches", "twenty_five=1,cinq_cents=1", "--epochs", "1",
+            "--hidden", "8", "--holdout", "0.5", "--data", str(data), "--out", str(out)]
     train.main(argv)
     printed = capsys.readouterr().out
-    assert "decisions from 2 matches" in printed and "cinq_cents:" in printed
+    assert "decisions from 2 matches" in printed and "cinq_cents bid (" in printed
     net = load(out)
     assert net.w1.shape == (INPUT_SIZE, 8)
     rows = train.Rows.join([train.Rows.load(shard) for shard in sorted(data.iterdir())])
@@ -103,15 +103,34 @@ def test_training_on_a_tiny_budget_writes_weights_the_bot_plays(tmp_path: Path,
     assert any(isinstance(a, Discard) for a in chosen)
 
 
-def test_labels_are_the_searchs_values_less_the_heuristics() -> None:
-    labelled = labels.match_decisions("forty_five", {}, "labels", 3, max_deals=1)
-    assert labelled, "a deal of Forty-Five has decisions with a choice"
-    for row in labelled[:5]:
-        view = row.view
-        valued = SearchBot("labels|teacher", simulations=3).action_values(view)
-        assert valued is not None
-        assert row.heuristic == heuristic.choose_action(view) and row.advantage[row.heuristic] == 0
-        assert row.advantage == pytest.approx({a: v - valued[row.heuristic] for a, v in valued.items()})
+def test_labels_are_the_true_deals_values_played_on_by_the_heuristic_less_its_choices() -> None:
+    """Each valued action's advantage is its played-on value less the heuristic's choice's; and in heuristic
+    self-play, the choice's value is what its side then gained in the deal, less the best other side's."""
+    match = new_match("forty_five", {}, seed="labels")
+    side = {seat: k for k, members in enumerate(match.config.sides) for seat in members}
+    taken: list[tuple[int, tuple[int, ...], float]] = []
+    departing: list[float] = []
+
+    def choose(state: Match, seat: int) -> Action:
+        row = labels.label(state, seat)
+        if row is not None:
+            assert row.heuristic == heuristic.choose_action(state.view(seat))
+            played = {a: labels.played_on(state, seat, a) for a in row.advantage}
+            assert row.advantage[row.heuristic] == 0
+            assert row.advantage == {a: v - played[row.heuristic] for a, v in played.items()}
+            taken.append((seat, state.scores, played[row.heuristic]))
+            departing.extend(v for a, v in row.advantage.items() if a != row.heuristic)
+        return heuristic.choose_action(state.view(seat))
+
+    end = play_out(match, choose, max_deals=1)
+    assert len(taken) >= 5, "a deal of Forty-Five has decisions with a choice"
+    assert any(v != 0 for v in departing), "some departure changes the deal's outcome"
+    deal, before_deal = end.finished[0]
+    after = [b + p for b, p in zip(before_deal, deal.points, strict=True)]
+    assert not end.is_over, "one deal does not end a match to 45: no win bonus in these values"
+    for seat, before, value in taken:
+        gains = [a - b for a, b in zip(after, before, strict=True)]
+        assert value == gains[side[seat]] - max(g for k, g in enumerate(gains) if k != side[seat])
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -1,17 +1,26 @@
-"""The learned bot's training decisions: positions of heuristic play, each action valued by the search.
+"""The learned bot's training decisions: positions of heuristic play, each action valued in the true deal played on.
 
 Why these positions: the bot is built to beat the heuristic, so the positions it must judge are the
-ones heuristic play reaches, and the heuristic is cheap to play, leaving the CPU for the labels.
-Why values and not the search's choice: the search's argmax over a few worlds is a noisy label, one
-bit a decision; the mean value of every action over the same worlds is a number per action, and its
-difference from the heuristic's choice (the *advantage*) says how much departing would gain, which
-is exactly what the bot needs to decide whether to depart (:class:`~tricktable.bots.learned.network.Network`).
+ones heuristic play reaches.
 
-Every decision with more than one legal action is valued, except a Cinq Cents discard (the bot
-keeps the heuristic's) and the bids of games the search leaves to the heuristic: a card play, rob,
-jink, stand or beg by :meth:`~tricktable.bots.search.SearchBot.action_values` (every legal action,
-the same worlds), a Cinq Cents bid by :func:`~tricktable.bots.search_bids.choose_bid` (its candidate
-bids, our side's deal points minus the opponents'). Standard library and the bots' search only.
+Why the true deal: a decision of heuristic self-play is taken in a deal dealt as the game deals it,
+the other seats having played as the heuristic plays, so the cards the seat cannot see are a sample
+of exactly what they may be given what it saw. Each action the bot could take is applied in that true
+deal and the deal played on by the heuristic at every seat (:func:`played_on`); the action's value is
+what it brings the seat's side. One such value is a single world's, noisy; the network, fitted to
+many, learns their mean given the view: the action's worth against heuristic play, with neither the
+bias of worlds drawn blind to what the others' plays told (a search samples those) nor that of a
+playout policy other than the one that will be played. So the held-out decisions' own values are an
+honest estimate of what departing from the heuristic gains, and the margins are tuned on them.
+
+Why values and not a choice: every valued action's value, less the heuristic's choice's (the
+*advantage*), says how much departing would gain, which is exactly what the bot needs to decide
+whether to depart (:class:`~tricktable.bots.learned.network.Network`).
+
+Every decision with more than one legal action is valued, except a Cinq Cents discard (the bot keeps
+the heuristic's): a card play, rob, jink, stand or beg (every legal action), a Cinq Cents bid (the
+bids the search compares, :func:`~tricktable.bots.search_bids.candidate_bids`, and the heuristic's).
+Standard library and the rules only.
 """
 
 from __future__ import annotations
@@ -19,16 +28,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tricktable.bots import heuristic
-from tricktable.bots.bid_fit import bid_fit
-from tricktable.bots.fast_worlds import WorldStream
+from tricktable.bots.fast_worlds import win_bonus
 from tricktable.bots.learned.features import is_bid
-from tricktable.bots.search import POLICIES, SearchBot
-from tricktable.bots.search_bids import candidate_bids, choose_bid
-from tricktable.bots.seeded import decision_rng
+from tricktable.bots.search_bids import candidate_bids
 from tricktable.rules.actions import Action, Discard, Pass
 from tricktable.rules.game import SeatView
 from tricktable.rules.match import Match, play_out
-from tricktable.rules.registry import game_definition, new_match
+from tricktable.rules.registry import new_match
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +47,7 @@ class Labelled:
 
 
 def valued_actions(view: SeatView) -> list[Action] | None:
-    """The actions the search compares at ``view`` (what the bot chooses among); None: the heuristic decides."""
+    """The actions the bot chooses among at ``view``; None: the heuristic decides (a discard, a Spoil Five call)."""
     if is_bid(view):
         return candidate_bids(view)
     if any(isinstance(a, Discard | Pass) for a in view.legal_actions):
@@ -49,54 +55,61 @@ def valued_actions(view: SeatView) -> list[Action] | None:
     return list(view.legal_actions)
 
 
-def values(teacher: SearchBot, view: SeatView, bid_worlds: int) -> dict[Action, float] | None:
-    """The search's mean value of each of :func:`valued_actions` at ``view``; None where it values nothing."""
-    if valued_actions(view) is None:
-        return None
-    if is_bid(view):
-        worlds = WorldStream(view, decision_rng(teacher.seed, view), bid_worlds, fit=bid_fit(view))
-        playout = POLICIES[game_definition(view.game).bots.playout][0]
-        searched = choose_bid(view, worlds, playout)
-        return None if searched is None or not searched.values else searched.values
-    return teacher.action_values(view)
+def played_on(match: Match, seat: int, action: Action) -> float:
+    """What ``action`` by ``seat`` brings its side in the true deal, played on by the heuristic at every seat.
 
+    The value every search compares (:func:`tricktable.bots.solver.deal_value`): the points the side
+    gains from now to the deal's end less the best other side's, plus or minus the game's win bonus
+    if the deal ends the match.
 
-def label(teacher: SearchBot, view: SeatView, bid_worlds: int) -> Labelled | None:
-    """``view`` valued by ``teacher``, as advantages over the heuristic's choice (None: not a training decision).
-
-    A decision is left out when it has one legal action, when the search values nothing there, or when
-    the heuristic's choice is not among the valued actions (no reference for the advantages).
+    Raises:
+        RuleError: ``action`` is not legal for ``seat`` now.
     """
+    sides = match.config.sides
+    side = next(k for k, members in enumerate(sides) if seat in members)
+    deal = len(match.finished)
+    after = match.apply(action, seat)
+    while len(after.finished) == deal and (to_act := after.to_act) is not None:
+        after = after.apply(heuristic.choose_action(after.view(to_act)), to_act)
+    gains = [a - b for a, b in zip(after.scores, match.scores, strict=True)]
+    value = float(gains[side] - max(g for k, g in enumerate(gains) if k != side))
+    bonus = win_bonus(match.config.game)
+    if after.is_over and bonus:
+        value += bonus if side in after.final_result.winners else -bonus
+    return value
+
+
+def label(match: Match, seat: int) -> Labelled | None:
+    """The decision of ``seat`` in ``match`` valued by :func:`played_on` (None: not a training decision).
+
+    A decision is left out when it has one legal action, when the heuristic decides it
+    (:func:`valued_actions` is None), or when the heuristic's choice is not among the valued actions
+    (no reference for the advantages).
+    """
+    view = match.view(seat)
     if len(view.legal_actions) < 2:
         return None
-    valued = values(teacher, view, bid_worlds)
-    if not valued:
-        return None
+    valued = valued_actions(view)
     choice = heuristic.choose_action(view)
-    if choice not in valued:
+    if valued is None or choice not in valued:
         return None
-    base = valued[choice]
-    return Labelled(view, choice, {a: v - base for a, v in valued.items()})
+    base = played_on(match, seat, choice)
+    return Labelled(view, choice, {a: 0.0 if a == choice else played_on(match, seat, a) - base for a in valued})
 
 
-def match_decisions(game: str, options: dict[str, object], seed: str, sims: int, max_deals: int) -> list[Labelled]:
-    """Play one match of ``game`` by the heuristic at every seat and label its decisions with ``sims`` worlds each.
-
-    Seeded by ``seed``: the deal order, and the teacher's worlds (from the decision's public context).
-    """
-    match = new_match(game, options, seed=seed)
-    teacher = SearchBot(f"{seed}|teacher", simulations=sims)
+def match_decisions(game: str, options: dict[str, object], seed: str, max_deals: int) -> list[Labelled]:
+    """Play one match of ``game`` by the heuristic at every seat, seeded by ``seed``, and label its decisions."""
     out: list[Labelled] = []
 
     def choose(state: Match, seat: int) -> Action:
-        view = state.view(seat)
-        labelled = label(teacher, view, sims)
+        labelled = label(state, seat)
         if labelled is not None:
             out.append(labelled)
-        return heuristic.choose_action(view)
+            return labelled.heuristic
+        return heuristic.choose_action(state.view(seat))
 
-    play_out(match, choose, max_deals=max_deals)
+    play_out(new_match(game, options, seed=seed), choose, max_deals=max_deals)
     return out
 
 
-__all__ = ["Labelled", "is_bid", "label", "match_decisions", "valued_actions", "values"]
+__all__ = ["Labelled", "label", "match_decisions", "played_on", "valued_actions"]

@@ -49,9 +49,12 @@ class Network:
         out: Floats = hidden @ self.w2 + self.b2
         return out
 
-    def scores(self, x: Floats, margin: float) -> Floats:
-        """The logits with the heuristic's choice raised by ``margin``: what the bot maximises, for rows or one."""
-        out: Floats = self.logits(x) + margin * x[..., SUGGESTION]
+    def scores(self, x: Floats, margin: float, logits: Floats | None = None) -> Floats:
+        """The logits with the heuristic's choice raised by ``margin``: what the bot maximises, for rows or one.
+
+        ``logits``: :meth:`logits` of ``x`` already computed (trying many margins on the same rows).
+        """
+        out: Floats = (self.logits(x) if logits is None else logits) + margin * x[..., SUGGESTION]
         return out
 
     def margin(self, x: Floats, kind: str) -> float:

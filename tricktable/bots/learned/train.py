@@ -1,30 +1,29 @@
-"""Train the learned bot: value heuristic play's decisions by the search, fit the advantages in NumPy.
+"""Train the learned bot: value heuristic play's decisions in their true deals, fit the advantages in NumPy.
 
-    python -m tricktable.bots.learned.train --seed learned2 --sims 60 --workers 2 --epochs 20 \\
-        --matches twenty_five=560,forty_five=223,all_fives=110,cinq_cents=14 \\
-        --data decisions/
+    python -m tricktable.bots.learned.train --workers 2 --data decisions/
 
-(seed, sims, matches, epochs and margins are the defaults: they reproduce the shipped weights; docs/strength.md
+(seed, matches, epochs and confidence are the defaults: they reproduce the shipped weights; docs/strength.md
 says in what time)
 
 1. **Decisions.** Each game's matches are played by the heuristic at every seat, seeded from
-   ``--seed``; every decision the search values (:mod:`tricktable.bots.learned.labels`) is valued
-   over ``--sims`` worlds and becomes a row: the network's input
-   (:func:`~tricktable.bots.learned.features.features`), which actions were valued, and each one's
-   advantage over the heuristic's choice. With ``--data DIR`` each match's rows are kept in its own
-   file there and read back instead of played again, so a stopped run resumes where it stopped.
+   ``--seed``; every decision the bot chooses in (:mod:`tricktable.bots.learned.labels`) becomes a
+   row: the network's input (:func:`~tricktable.bots.learned.features.features`), which actions were
+   valued, and each one's advantage over the heuristic's choice in the true deal, played on by the
+   heuristic. With ``--data DIR`` each match's rows are kept in its own file there and read back
+   instead of played again, so a stopped run resumes where it stopped.
 2. **Fit.** A one-hidden-layer network (:mod:`~tricktable.bots.learned.network`) regresses the
    advantages (each game's scaled to unit spread) by masked squared error with Adam on minibatches.
-3. **Margin.** On a held-out share of the decisions, each game's margin (``trust``) is the one whose
-   choices gain the most over the heuristic's by the held-out decisions' own values: the bot departs
-   from the heuristic only where the predicted advantage exceeds it. Held-out values are independent
-   of the fit, so the gain it prints is an honest estimate (slightly flattered by choosing the best margin).
-   ``--margin`` sets margins instead, a game's (``GAME=X``) or one kind of decision's in a game
-   (``GAME:KIND=X``, the kinds of :data:`~tricktable.bots.learned.features.KINDS`), ``never`` for the
-   heuristic's choice always. The shipped weights' were chosen on ladder pairs against the heuristic
-   (:data:`DEFAULT_MARGINS`, docs/strength.md).
+3. **Margins.** On a held-out share of the matches, each game and kind of decision's margin
+   (``trust``) is the one whose choices gain the most over the heuristic's by the held-out decisions'
+   own values, kept where that gain is ``--confidence`` standard errors clear of zero (:func:`tune`):
+   the bot departs from the heuristic only where the predicted advantage exceeds it. The held-out
+   values are the true deals' and independent of the fit, so the gain printed is an honest estimate of
+   what one departure is worth against heuristic play (a little flattered by choosing the best
+   margin). ``--margin`` sets margins instead, a game's (``GAME=X``) or one kind of decision's in a
+   game (``GAME:KIND=X``, the kinds of :data:`~tricktable.bots.learned.features.KINDS`), ``never``
+   for the heuristic's choice always.
 
-The same arguments give the same weights (the deals, the search's worlds and the fit are seeded).
+The same arguments give the same weights (the deals, the held-out matches and the fit are seeded).
 Needs NumPy (``pip install 'tricktable[train]'``).
 """
 
@@ -41,22 +40,19 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tricktable.bots.learned.features import GAMES, INPUT_SIZE, KINDS, SUGGESTION, features
+from tricktable.bots.learned.features import GAMES, INPUT_SIZE, KINDS, SUGGESTION, decision_kind, features
 from tricktable.bots.learned.labels import match_decisions
 from tricktable.bots.learned.network import WEIGHTS, Floats, Network
 from tricktable.envs.encoding import ACTION_COUNT, action_index
 
 #: The options the matches are played with: each game's defaults, Cinq Cents to 500 as the ladder plays it.
 TRAIN_OPTIONS: dict[str, dict[str, Any]] = {"cinq_cents": {"target": 500}}
-#: The shipped weights' matches a game (Cinq Cents' bids are the dearest decisions to value).
-DEFAULT_MATCHES = {"twenty_five": 560, "forty_five": 223, "all_fives": 110, "cinq_cents": 14}
-#: The shipped weights' margins set rather than tuned on held-out decisions (those lost points on the ladder's
-#: pairs): each kind's margin was tried alone on 2,000 pairs of seed ``tune`` against the heuristic, the kinds
-#: that gained there were kept, their combination checked on the same pairs (docs/strength.md); elsewhere
-#: the bot plays the heuristic. Cinq Cents keeps its margin tuned on held-out decisions.
-DEFAULT_MARGINS = ("twenty_five=never,twenty_five:opening_lead=0.3,twenty_five:lead=0.3,"
-                   "twenty_five:first_trick_follow=0.3,twenty_five:follow=0.6,twenty_five:last_to_play=0.6,"
-                   "forty_five=never,forty_five:first_trick_follow=0.3,all_fives=never")
+#: The shipped weights' seed, matches a game and passes over the decisions (docs/strength.md says in what time).
+DEFAULT_SEED = "rollout1"
+DEFAULT_MATCHES = {"twenty_five": 4000, "forty_five": 6000, "all_fives": 3000, "cinq_cents": 300}
+DEFAULT_EPOCHS = 8
+#: Standard errors a margin's held-out gain must exceed to be kept (:func:`tune`).
+DEFAULT_CONFIDENCE = 2.0
 #: Deals a training match plays at most (a match that never ends still yields decisions).
 MAX_DEALS = 60
 #: The margins tried on the held-out decisions, in units of the game's spread of advantages.
@@ -67,63 +63,72 @@ NEVER = 1e6
 
 @dataclass(frozen=True, slots=True)
 class Rows:
-    """Decisions: inputs, the valued actions, each one's advantage over the heuristic's choice, and the game."""
+    """Decisions: inputs, the valued actions, each one's advantage over the heuristic's choice, game, kind and match."""
 
     x: Floats
     mask: npt.NDArray[np.bool_]
     target: Floats
     #: The game of each row (an index into :data:`GAMES`).
     game: npt.NDArray[np.int8]
+    #: The kind of decision of each row (an index into :data:`KINDS`): the margins are tuned per game and kind.
+    kind: npt.NDArray[np.int8]
+    #: The match each row was played in (its place in the run's order): the held-out share is whole matches.
+    match: npt.NDArray[np.int32]
 
     @classmethod
     def join(cls, parts: Sequence[Rows]) -> Rows:
         """All the rows of ``parts``, in order."""
-        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("x", "mask", "target", "game")))
+        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in _FIELDS))
 
     def take(self, keep: npt.NDArray[np.bool_]) -> Rows:
         """The rows where ``keep`` is true."""
-        return Rows(self.x[keep], self.mask[keep], self.target[keep], self.game[keep])
+        return Rows(*(getattr(self, f)[keep] for f in _FIELDS))
 
     def save(self, path: Path) -> None:
         """Write the rows (compressed)."""
-        np.savez_compressed(path, x=self.x, mask=self.mask, target=self.target, game=self.game)
+        np.savez_compressed(path, **{f: getattr(self, f) for f in _FIELDS})
 
     @classmethod
     def load(cls, path: Path) -> Rows:
         """The rows :meth:`save` wrote."""
         with np.load(path) as saved:
-            return cls(saved["x"], saved["mask"], saved["target"], saved["game"])
+            return cls(*(saved[f] for f in _FIELDS))
 
     def __len__(self) -> int:
         return len(self.x)
 
 
-def match_rows(game: str, seed: str, sims: int) -> Rows:
-    """One heuristic match of ``game``, its decisions valued by the search at ``sims`` worlds each, as rows."""
-    labelled = match_decisions(game, TRAIN_OPTIONS.get(game, {}), seed, sims, MAX_DEALS)
+_FIELDS = ("x", "mask", "target", "game", "kind", "match")
+
+
+def match_rows(game: str, seed: str, match: int = 0) -> Rows:
+    """One heuristic match of ``game``, its decisions valued in the true deal played on, as rows of match ``match``."""
+    labelled = match_decisions(game, TRAIN_OPTIONS.get(game, {}), seed, MAX_DEALS)
     n = len(labelled)
     x = np.zeros((n, INPUT_SIZE), np.float32)
     mask = np.zeros((n, ACTION_COUNT), np.bool_)
     target = np.zeros((n, ACTION_COUNT), np.float32)
+    kind = np.zeros(n, np.int8)
     for i, row in enumerate(labelled):
         x[i] = features(row.view)[0]
+        kind[i] = KINDS.index(decision_kind(row.view))
         for action, advantage in row.advantage.items():
             mask[i, action_index(action)] = True
             target[i, action_index(action)] = advantage
-    return Rows(x, mask, target, np.full(n, GAMES.index(game), dtype=np.int8))
+    return Rows(x, mask, target, np.full(n, GAMES.index(game), np.int8), kind, np.full(n, match, np.int32))
 
 
 def _task(task: tuple[str, str, int, Path | None]) -> Rows:
-    game, seed, sims, shard = task
+    game, seed, match, shard = task
     if shard is not None and shard.exists():
         return Rows.load(shard)
-    rows = match_rows(game, seed, sims)
+    rows = match_rows(game, seed, match)
     if shard is not None:
         rows.save(shard)
     return rows
 
 
-def decisions(matches: dict[str, int], seed: str, sims: int, workers: int, data: Path | None = None) -> Rows:
+def decisions(matches: dict[str, int], seed: str, workers: int, data: Path | None = None) -> Rows:
     """Every game's valued decisions (``matches[game]`` matches each), in a fixed order whatever ``workers``.
 
     With ``data`` (a directory), each match's rows are read from its file there, or played and written.
@@ -132,12 +137,12 @@ def decisions(matches: dict[str, int], seed: str, sims: int, workers: int, data:
         data.mkdir(parents=True, exist_ok=True)
     order = sorted(((i + 1) / n, g, i) for g, game in enumerate(GAMES) if (n := matches.get(game, 0))
                    for i in range(n))  # the games interleaved: a run stopped early has some of every game
-    tasks = [(GAMES[g], f"{seed}|{GAMES[g]}|{i}", sims, None if data is None else data / f"{GAMES[g]}-{i}-{sims}.npz")
-             for _, g, i in order]
+    tasks = [(GAMES[g], f"{seed}|{GAMES[g]}|{i}", k, None if data is None else data / f"{GAMES[g]}-{i}.npz")
+             for k, (_, g, i) in enumerate(order)]
     if workers <= 1:
         return Rows.join([_task(t) for t in tasks])
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return Rows.join(list(pool.map(_task, tasks)))
+        return Rows.join(list(pool.map(_task, tasks, chunksize=8)))
 
 
 def scales(rows: Rows) -> Floats:
@@ -187,35 +192,62 @@ def fit(rows: Rows, *, hidden: int = 128, epochs: int = 10, batch: int = 256, lr
     return Network(w1, b1, w2, b2, np.zeros(len(GAMES), np.float32))
 
 
-def gains(net: Network, rows: Rows, margin: float) -> tuple[Floats, npt.NDArray[np.bool_]]:
-    """Per row: the held-out advantage of the action the bot plays at ``margin``, and whether it departed."""
+def gains(net: Network, rows: Rows, margin: float,
+          logits: Floats | None = None) -> tuple[Floats, npt.NDArray[np.bool_]]:
+    """Per row: the held-out advantage of the action the bot plays at ``margin``, and whether it departed.
+
+    ``logits``: the network's logits of ``rows.x`` already computed.
+    """
     suggested = rows.x[:, SUGGESTION] > 0
-    scores = np.where(rows.mask, net.scores(rows.x, margin), -np.inf)
+    scores = np.where(rows.mask, net.scores(rows.x, margin, logits), -np.inf)
     chosen = np.argmax(scores, axis=1)
     gain: Floats = rows.target[np.arange(len(rows)), chosen]
     return gain, ~suggested[np.arange(len(rows)), chosen]
 
 
-def tune(net: Network, rows: Rows) -> tuple[Network, dict[str, tuple[float, float, float]]]:
-    """``net`` with each game's margin the one of :data:`MARGINS` that gains most on ``rows`` (held out).
+@dataclass(frozen=True, slots=True)
+class Tuned:
+    """One game and kind's margin and what it gains on the held-out decisions."""
 
-    Returns the tuned network (a game's margin the same for every kind) and, per game, (margin, mean
-    gain a decision in the game's points, share of decisions where the bot departs from the
-    heuristic); a game where no margin gains keeps the heuristic's choice always (:data:`NEVER`).
+    game: str
+    kind: str
+    decisions: int
+    #: The margin kept (:data:`NEVER` where no margin's gain was sure enough), and the best margin tried.
+    margin: float
+    best: float
+    #: The best margin's mean gain a decision (the game's points) and its standard error; its share of departures.
+    gain: float
+    error: float
+    departed: float
+
+
+def tune(net: Network, rows: Rows, confidence: float) -> tuple[Network, list[Tuned]]:
+    """``net`` with each game and kind's margin the one of :data:`MARGINS` that gains most on ``rows`` (held out).
+
+    A margin is kept only where its mean gain exceeds ``confidence`` standard errors; elsewhere the
+    bot plays the heuristic's choice (:data:`NEVER`). Why: many margins are tried on each kind, so the
+    best one's gain is flattered; a gain that is not clear of its noise was likely luck of the held-out
+    deals. The held-out values are those of the true deals (:mod:`~tricktable.bots.learned.labels`), so
+    a gain kept is what departing from the heuristic is worth against it, one decision at a time.
+    Returns the tuned network and a line per game and kind with held-out decisions.
     """
     trust = np.full((len(GAMES), len(KINDS)), NEVER, np.float32)
-    report: dict[str, tuple[float, float, float]] = {}
+    report: list[Tuned] = []
     for g, game in enumerate(GAMES):
-        mine = rows.take(rows.game == g)
-        if not len(mine):
-            continue
-        best = (0.0, NEVER, 0.0)
-        for margin in MARGINS:
-            gain, departed = gains(net, mine, margin)
-            if float(gain.mean()) > best[0]:
-                best = (float(gain.mean()), margin, float(departed.mean()))
-        trust[g] = best[1]
-        report[game] = (best[1], best[0], best[2])
+        for k, kind in enumerate(KINDS):
+            mine = rows.take((rows.game == g) & (rows.kind == k))
+            if len(mine) < 2:
+                continue
+            found = []
+            logits = net.logits(mine.x)
+            for margin in MARGINS:
+                gain, departed = gains(net, mine, margin, logits)
+                found.append((float(gain.mean()), margin, float(gain.std(ddof=1)) / np.sqrt(len(gain)),
+                              float(departed.mean())))
+            mean, best, error, share = max(found)
+            kept = best if mean > confidence * error else NEVER
+            trust[g, k] = kept
+            report.append(Tuned(game, kind, len(mine), kept, best, mean, error, share))
     return Network(net.w1, net.b1, net.w2, net.b2, trust), report
 
 
@@ -274,33 +306,34 @@ def with_margins(net: Network, settings: dict[MarginKey, float]) -> Network:
 def main(argv: Sequence[str] | None = None) -> None:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="python -m tricktable.bots.learned.train", description=__doc__.split("\n")[0])
-    parser.add_argument("--seed", default="learned2", help="seeds the matches' deals, the search and the fit")
-    parser.add_argument("--sims", type=int, default=60, help="worlds the search values a decision over")
+    parser.add_argument("--seed", default=DEFAULT_SEED, help="seeds the matches' deals, the held-out share and the fit")
     parser.add_argument("--matches", type=_matches, default=DEFAULT_MATCHES,
                         help="matches a game, as GAME=N,GAME=N (default: %(default)s)")
     parser.add_argument("--workers", type=int, default=1, help="processes playing the matches")
     parser.add_argument("--hidden", type=int, default=128, help="units of the hidden layer")
-    parser.add_argument("--epochs", type=int, default=20, help="passes over the decisions")
-    parser.add_argument("--holdout", type=float, default=0.2, help="share of decisions held out to tune the margins")
-    parser.add_argument("--margin", type=margins, default=margins(DEFAULT_MARGINS),
-                        help="margins set rather than tuned on the held-out decisions, as GAME=X or GAME:KIND=X "
-                             f"(X a number or never), comma-separated (default: {DEFAULT_MARGINS})")
+    parser.add_argument("--epochs", type=int, default=DEFAULT_EPOCHS, help="passes over the decisions")
+    parser.add_argument("--holdout", type=float, default=0.2, help="share of matches held out to tune the margins")
+    parser.add_argument("--confidence", type=float, default=DEFAULT_CONFIDENCE,
+                        help="standard errors a margin's held-out gain must exceed to be kept (default: %(default)s)")
+    parser.add_argument("--margin", type=margins, default={},
+                        help="margins set rather than tuned, as GAME=X or GAME:KIND=X (X a number or never), "
+                             "comma-separated")
     parser.add_argument("--data", type=Path, help="a directory keeping each match's decisions (read back if there)")
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="the weights file to write")
     args = parser.parse_args(argv)
     start = time.monotonic()
-    rows = decisions(args.matches, args.seed, args.sims, args.workers, args.data)
+    rows = decisions(args.matches, args.seed, args.workers, args.data)
     print(f"{len(rows)} decisions from {sum(args.matches.values())} matches in {time.monotonic() - start:.0f} s")
     fit_seed = int.from_bytes(args.seed.encode()[:8].ljust(8, b"\0"), "little")
-    held = np.random.default_rng(fit_seed).random(len(rows)) < args.holdout
+    held = (np.random.default_rng(fit_seed).random(int(rows.match.max(initial=-1)) + 1) < args.holdout)[rows.match]
     fitted = time.monotonic()
     net = fit(rows.take(~held), hidden=args.hidden, epochs=args.epochs, seed=fit_seed)
     print(f"fitted in {time.monotonic() - fitted:.0f} s")
-    net, report = tune(net, rows.take(held))
-    for game, (margin, gain, departed) in report.items():
-        said = "never departs" if margin == NEVER else f"margin {margin:.2f}"
-        print(f"{game}: {said}; held out, it gains {gain:+.3f} points a decision over the heuristic, "
-              f"departing from it on {100 * departed:.1f}% of decisions")
+    net, report = tune(net, rows.take(held), args.confidence)
+    for line in report:
+        said = "never departs" if line.margin == NEVER else f"margin {line.margin:.2f}"
+        print(f"{line.game} {line.kind} ({line.decisions} held out): {said}; at margin {line.best:.2f} it gains "
+              f"{line.gain:+.4f} +- {line.error:.4f} points a decision, departing on {100 * line.departed:.1f}%")
     if args.margin:
         net = with_margins(net, args.margin)
         print("margins set: " + ", ".join(f"{g}{':' + k if k else ''} {'never' if m == NEVER else f'{m:.2f}'}"
