@@ -19,9 +19,10 @@ from tricktable.rules.game import SeatView
 class LearnedBot:
     """Plays the learned network (see :mod:`tricktable.bots.learned`); deterministic: it has no generator.
 
-    Where the search leaves the decision to the heuristic, or values it otherwise (a Cinq Cents
-    discard), it plays the heuristic's choice; elsewhere the action with the highest predicted advantage over the
-    heuristic's choice, the heuristic's own raised by the margin of the game and the kind of decision (``trust``).
+    Where the network was not trained to choose (a Cinq Cents discard:
+    :func:`~tricktable.bots.learned.labels.valued_actions` is None), it plays the heuristic's choice;
+    elsewhere the action with the highest predicted advantage over the heuristic's choice, the
+    heuristic's own raised by the margin of the game and the kind of decision (``trust``).
 
     Args:
         weights: the network's ``.npz`` file (the one shipped with the package by default).
@@ -33,7 +34,7 @@ class LearnedBot:
         self.network: Network = load(weights)
 
     def choose_action(self, view: SeatView) -> Action:
-        """The network's choice among the actions the search would compare, else the heuristic's.
+        """The network's choice among the actions it was trained to compare, else the heuristic's.
 
         Raises:
             ValueError: the view has no legal action, or is of a game the network does not know.

@@ -3,8 +3,8 @@
 One function builds the input for training and for play, so the two can never disagree. The view is
 :func:`tricktable.envs.encoding.encode` (the learners' documented encoding); the game is a one-hot over
 :data:`GAMES`; the heuristic's choice is a multi-hot over the action catalog (its action, or for a Cinq
-Cents discard the cards of its discard not yet picked), so the network learns where the search departs
-from the heuristic rather than the whole game from nothing. Standard library only.
+Cents discard the cards of its discard not yet picked), so the network learns where departing from the
+heuristic gains rather than the whole game from nothing. Standard library only.
 """
 
 from __future__ import annotations
@@ -66,17 +66,18 @@ def features(view: SeatView, picked: Sequence[Card] = ()) -> tuple[list[float], 
 
 
 def is_bid(view: SeatView) -> bool:
-    """Whether ``view`` is a Cinq Cents auction decision (the only game whose bids the search values)."""
+    """Whether ``view`` is an auction decision (bids and a pass: Cinq Cents, the only game with an auction)."""
     return any(isinstance(a, Bid) for a in view.legal_actions) and any(isinstance(a, Pass) for a in view.legal_actions)
 
 
 def decision_kind(view: SeatView) -> str:
     """Which of :data:`KINDS` the decision at ``view`` is: the one place a decision's kind is read from the view.
 
-    Why kinds: the search's edge over the heuristic sits in some kinds of decision and not in others (a
-    lead, a follow in the first trick), so the bot departs from the heuristic by a margin per game and
-    kind. A card play is the deal's opening lead, another lead, the last card of a trick, another follow
-    in the first trick, or a later follow; ``call`` is an All Fives stand, beg, gift or run.
+    Why kinds: what departing from the heuristic gains, and how surely the network sees it, differs
+    between kinds of decision (a bid, a lead, a later follow), so the bot departs from the heuristic by
+    a margin per game and kind. A card play is the deal's opening lead, another lead, the last card of
+    a trick, another follow in the first trick, or a later follow; ``call`` is an All Fives stand, beg,
+    gift or run.
     """
     legal = view.legal_actions
     if is_bid(view):

@@ -48,8 +48,8 @@ from tricktable.envs.encoding import ACTION_COUNT, action_index
 #: The options the matches are played with: each game's defaults, Cinq Cents to 500 as the ladder plays it.
 TRAIN_OPTIONS: dict[str, dict[str, Any]] = {"cinq_cents": {"target": 500}}
 #: The shipped weights' seed, matches a game and passes over the decisions (docs/strength.md says in what time).
-DEFAULT_SEED = "rollout1"
-DEFAULT_MATCHES = {"twenty_five": 4000, "forty_five": 6000, "all_fives": 3000, "cinq_cents": 300}
+DEFAULT_SEED = "rollout"
+DEFAULT_MATCHES = {"twenty_five": 12000, "forty_five": 12000, "all_fives": 3000, "cinq_cents": 300}
 DEFAULT_EPOCHS = 8
 #: Standard errors a margin's held-out gain must exceed to be kept (:func:`tune`).
 DEFAULT_CONFIDENCE = 2.0
