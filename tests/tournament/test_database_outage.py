@@ -11,6 +11,9 @@ server keeping its records in the same database.
   each with its table's record.
 - A save whose write landed but whose answer was lost (the connection cut after the commit) is
   retried and counts once, on SQLite and on PostgreSQL (in process, a rigged runner).
+- A save that holds its thread (as a write to a host that drops packets does, for its timeouts) leaves the
+  tournament's event loop running: a heartbeat task on it beats meanwhile, and every store call of the run
+  is made from one thread that is not the loop's.
 
 No verdict on speed: every wait is a condition polled under a bound.
 """
@@ -20,8 +23,9 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
+import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -151,29 +155,74 @@ def test_a_database_away_past_the_patience_stops_with_one_line_and_resume_finish
     assert all(n > 0 for n in _record_sizes(url).values())
 
 
-class _AnswerLostOnce:
-    """A store's database whose first write of a match lands, then fails as if the connection was cut after it."""
+class _Wrapping:
+    """A store's database passed through to ``db``, noting the threads it is called from."""
 
     def __init__(self, db: TournamentDatabase) -> None:
         self.db = db
         self.where, self.read_only, self.missing, self.conflict = db.where, db.read_only, db.missing, db.conflict
+        self.threads: set[int] = set()
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        self.threads.add(threading.get_ident())
+        return self.db.execute(sql, params)
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        self.threads.add(threading.get_ident())
+        return self.db.rows(sql, params)
+
+    def iterate(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]:
+        self.threads.add(threading.get_ident())
+        return self.db.iterate(sql, params)
+
+    def close(self) -> None:
+        self.db.close()
+
+
+class _AnswerLostOnce(_Wrapping):
+    """A store's database whose first write of a match lands, then fails as if the connection was cut after it."""
+
+    def __init__(self, db: TournamentDatabase) -> None:
+        super().__init__(db)
         self.lost = 0
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        changed = self.db.execute(sql, params)
+        changed = super().execute(sql, params)
         if sql.startswith("INSERT INTO tournament_matches") and not self.lost:
             self.lost += 1
             raise StoreUnreachableError("the connection was cut before the answer came")
         return changed
 
-    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        return self.db.rows(sql, params)
 
-    def iterate(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]:
-        return self.db.iterate(sql, params)
+#: Beats of the loop's heartbeat a stalled save waits for before it goes on.
+STALL_BEATS = 5
+#: How long a stalled save waits for them at most: a save that blocks the loop waits all of it, with no beat.
+STALL_BOUND_S = 20.0
+HEARTBEAT_S = 0.05
 
-    def close(self) -> None:
-        self.db.close()
+
+class _StallsASave(_Wrapping):
+    """A store's database whose first write of a match holds its thread until the loop's heartbeat beat meanwhile.
+
+    As a write to a database host that drops packets holds its thread for its timeouts. Held until
+    :data:`STALL_BEATS` beats or :data:`STALL_BOUND_S` seconds, whichever comes first: a condition
+    polled under a bound, so the verdict (beats counted during the stall) does not depend on the
+    machine's speed.
+    """
+
+    def __init__(self, db: TournamentDatabase, beats: Callable[[], int]) -> None:
+        super().__init__(db)
+        self.beats = beats
+        self.beats_during_the_stall: int | None = None
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        if sql.startswith("INSERT INTO tournament_matches") and self.beats_during_the_stall is None:
+            first = self.beats()
+            deadline = time.monotonic() + STALL_BOUND_S
+            while self.beats() - first < STALL_BEATS and time.monotonic() < deadline:
+                time.sleep(0.01)
+            self.beats_during_the_stall = self.beats() - first
+        return super().execute(sql, params)
 
 
 def _database(stores: StoreBackend, name: str) -> TournamentDatabase:
@@ -196,5 +245,38 @@ def test_a_save_whose_answer_was_lost_is_retried_and_counts_once(stores: StoreBa
         assert flaky.lost == 1
         assert stats.played == stats.scheduled == store.count(cfg.name) == len(store.done_ids(cfg.name))
         assert store.status(cfg.name) == "finished"
+    finally:
+        store.close()
+
+
+def test_a_save_that_holds_its_thread_leaves_the_loop_running(stores: StoreBackend) -> None:
+    cfg = config(name="stalled", games=4)
+    beats = [0]
+    stalling = _StallsASave(_database(stores, "stalled"), lambda: beats[0])
+    store = TournamentStore(stalling)
+    stalling.threads.clear()  # the store's opening (from this thread, before the run) is not the run's
+
+    async def run_beside_a_heartbeat() -> tuple[int, set[int]]:
+        async def heartbeat() -> None:
+            while True:
+                await asyncio.sleep(HEARTBEAT_S)
+                beats[0] += 1
+
+        beating = asyncio.create_task(heartbeat())
+        try:
+            tournament = Tournament(cfg, store, ThreadDispatcher(RiggedRunner({"random": 1, "first-legal": 2}),
+                                                                 {e.name: e for e in cfg.entrants}))
+            stats = await tournament.run()
+        finally:
+            beating.cancel()
+        return stats.played, set(stalling.threads)
+
+    try:
+        played, threads = asyncio.run(run_beside_a_heartbeat())
+        assert stalling.beats_during_the_stall is not None and stalling.beats_during_the_stall >= STALL_BEATS
+        assert played == store.count(cfg.name) == len(store.done_ids(cfg.name))
+        assert store.status(cfg.name) == "finished"
+        # Every store call of the run, the first (begin) to the last (its end), from one thread, not the loop's.
+        assert len(threads) == 1 and threading.get_ident() not in threads
     finally:
         store.close()

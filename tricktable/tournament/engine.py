@@ -220,6 +220,11 @@ UNPLAYED_REASON = "could not be played"
 _NO_OUTCOME = MatchOutcome(match_id="", status="error", winners=(), scores=())
 
 
+def _store_thread() -> ThreadPoolExecutor:
+    """The one worker thread a running tournament calls its store from (no thread until the first call)."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="tournament-store")
+
+
 class Tournament:
     """One tournament over one store: :meth:`run` plays what is missing; the store then holds it all."""
 
@@ -243,6 +248,8 @@ class Tournament:
         self._deck_totals: collections.Counter[tuple[int, int]] = collections.Counter()
         self._deck_done: collections.Counter[tuple[int, int]] = collections.Counter()
         self._h2h: dict[tuple[int, int], list[float]] = collections.defaultdict(list)
+        #: The one thread the store is called from while the tournament runs (:meth:`_patiently`).
+        self._store_thread = _store_thread()
 
     def rounds(self) -> int:
         """Rounds of the format (one unless Swiss)."""
@@ -255,25 +262,31 @@ class Tournament:
             StoreError: see :meth:`TournamentStore.begin`.
         """
         started = time.perf_counter()
+        tid = self.config.name
         try:
-            self.store.begin(self.config, resume=resume)
+            # Once: a registration retried after its answer was lost would be refused as existing.
+            await self._patiently("begin the tournament",
+                                  functools.partial(self.store.begin, self.config, resume=resume), retry=False)
+            owner_token = await self._patiently("read the organiser token",
+                                                functools.partial(self.store.owner_token, tid))
         except BaseException:
             await self.dispatcher.close()
+            self._close_store_thread()
             raise
-        tid = self.config.name
-        owner_token = self.store.owner_token(tid)
         if isinstance(self.dispatcher, CreatesTables):
             self.dispatcher.owner_token = owner_token
         if self.on_begin is not None:
             self.on_begin(owner_token)
-        if resume:
-            self.store.forget_unplayed(tid, UNPLAYED_REASON)
         byes: dict[str, int] = collections.defaultdict(int)
-        self._games = stored_games(self.store, tid)
-        self._done = {spec.match_id for spec, _ in self._games}
-        for game_spec, outcome in self._games:
-            self._note_sprt(game_spec, outcome)
         try:
+            if resume:
+                await self._patiently("forget the unplayed matches",
+                                      functools.partial(self.store.forget_unplayed, tid, UNPLAYED_REASON))
+            self._games = await self._patiently("read the stored matches", functools.partial(stored_games, self.store,
+                                                                                             tid))
+            self._done = {spec.match_id for spec, _ in self._games}
+            for game_spec, outcome in self._games:
+                self._note_sprt(game_spec, outcome)
             for r in range(self.rounds()):
                 done = set(self._done)
                 if self.config.format == "swiss":
@@ -293,7 +306,8 @@ class Tournament:
                 self.stats.already_done += len(specs) - len(todo)
                 if self.progress is not None and r == 0:
                     # Every round of a format has as many matches as the first.
-                    self.progress.start(len(specs) * self.rounds(), self.store.count(tid))
+                    stored = await self._patiently("count the stored matches", functools.partial(self.store.count, tid))
+                    self.progress.start(len(specs) * self.rounds(), stored)
                 self._check_sprt()
                 if self._stop:
                     break
@@ -304,12 +318,23 @@ class Tournament:
             await self._patiently("store the tournament's end", functools.partial(self.store.set_status, tid, status))
         except BaseException:
             with contextlib.suppress(StoreUnreachableError):  # gone for good: the error raised says so already
-                self.store.set_status(tid, "interrupted")
+                await self._patiently("store the tournament's stop",
+                                      functools.partial(self.store.set_status, tid, "interrupted"), retry=False)
             raise
         finally:
             self.stats.wall_s = time.perf_counter() - started
             await self.dispatcher.close()
+            self._close_store_thread()
         return self.stats
+
+    def _close_store_thread(self) -> None:
+        """Wait for the store call still in the store's thread, if any (one whose wait was cancelled), and end it.
+
+        Why wait: the caller goes on using the store from its own thread once :meth:`run` returns (the report);
+        the store is used from one thread at a time.
+        """
+        self._store_thread.shutdown(wait=True)
+        self._store_thread = _store_thread()  # for a next run (no thread until its first call)
 
     async def _play_all(self, todo: list[MatchSpec]) -> None:
         queue = collections.deque(todo)
@@ -337,17 +362,25 @@ class Tournament:
 
         await asyncio.gather(*(worker() for _ in range(min(self.concurrency, max(1, len(todo))))))
 
-    async def _patiently(self, what: str, call: Callable[[], T]) -> T:
-        """``call()`` (one store call), tried again with backoff while the database can not be reached.
+    async def _patiently(self, what: str, call: Callable[[], T], *, retry: bool = True) -> T:
+        """``call()`` (one store call) in the store's thread, tried again with backoff while the database is away.
 
-        Why: a PostgreSQL restart or a cut connection under a running tournament must not stop it, nor lose
-        the match just played; the matches in flight go on meanwhile (the waits are the loop's). A write
+        Why another thread: the store is synchronous, and a database host that drops packets holds each call
+        for seconds (psycopg's connect timeout and TCP timeouts); on this loop run the matches in flight and,
+        with the server runner, the in-process server with its tables' clocks, which must not stop meanwhile.
+        Why one thread: the calls keep their order, and the store's connection is used from one thread at a
+        time. This is the one place the running tournament calls its store.
+
+        Why retry: a PostgreSQL restart or a cut connection under a running tournament must not stop it, nor
+        lose the match just played; the matches in flight go on meanwhile (the waits are the loop's). A write
         retried after its first try had in fact landed counts once (:meth:`TournamentStore.save`). One
         warning per retry; past ``database_patience_s`` the tournament stops (``interrupted``: ``--resume``
-        plays what was not stored).
+        plays what was not stored). ``retry=False``: tried once (a call that may not be repeated, or one
+        made while the tournament stops).
 
         Raises:
-            StoreUnreachableError: the database stayed away for ``database_patience_s`` seconds.
+            StoreUnreachableError: the database stayed away for ``database_patience_s`` seconds (or, with
+                ``retry=False``, did not answer).
         """
         loop = asyncio.get_running_loop()
         patience = self.config.database_patience_s
@@ -356,8 +389,10 @@ class Tournament:
         attempt = 0
         while True:
             try:
-                return call()
+                return await loop.run_in_executor(self._store_thread, call)
             except StoreUnreachableError as exc:
+                if not retry:
+                    raise
                 left = give_up - loop.time()
                 if left <= 0:
                     raise StoreUnreachableError(

@@ -117,7 +117,12 @@ def migrate(db: sqlite3.Connection, where: str) -> int:
 
 
 class SqliteTournamentDatabase:
-    """One connection to the SQLite file, from one thread at a time (a tournament's event loop, a viewer request)."""
+    """One connection to the SQLite file, from one thread at a time (a tournament's store thread, a viewer request).
+
+    Why not bound to the thread that opened it: the command line opens the store, the running tournament calls
+    it from a thread of its own (off the event loop: :meth:`tricktable.tournament.engine.Tournament._patiently`),
+    then the report reads it again from the command's thread.
+    """
 
     #: What a read of a table or column that is not there raises: a read-only open of a file no tournament has
     #: used yet, or of one an older version wrote.
@@ -140,7 +145,7 @@ class SqliteTournamentDatabase:
             self._db.execute("PRAGMA busy_timeout=10000")
             return
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, isolation_level=None)
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
