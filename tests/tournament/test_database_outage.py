@@ -11,6 +11,8 @@ server keeping its records in the same database.
   each with its table's record.
 - A save whose write landed but whose answer was lost (the connection cut after the commit) is
   retried and counts once, on SQLite and on PostgreSQL (in process, a rigged runner).
+- A database that goes away between the end of the run and the report: one ``error:`` line, exit 2,
+  no traceback; the same command with ``--resume`` reports the tournament once it is back.
 - A save that holds its thread (as a write to a host that drops packets does, for its timeouts) leaves the
   tournament's event loop running: a heartbeat task on it beats meanwhile, and every store call of the run
   is made from one thread that is not the loop's.
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from bench.postgres_cluster import PostgresCluster, running_cluster
 from tests.conftest import need_postgres
@@ -37,6 +40,7 @@ from tests.tournament.conftest import StoreBackend
 from tests.tournament.helpers import RiggedRunner, config
 from tests.tournament.test_cli import CLI, ROOT, RUN_BOUND, tournament
 from tests.tournament.test_postgres import records, stored
+from tricktable.cli.main import app
 from tricktable.tournament.engine import ThreadDispatcher, Tournament
 from tricktable.tournament.sqlite_store import SqliteTournamentDatabase
 from tricktable.tournament.store import StoreUnreachableError, TournamentDatabase, TournamentStore
@@ -280,3 +284,33 @@ def test_a_save_that_holds_its_thread_leaves_the_loop_running(stores: StoreBacke
         assert len(threads) == 1 and threading.get_ident() not in threads
     finally:
         store.close()
+
+
+class _GoneForTheReport(TournamentStore):
+    """A store whose database goes away once the run has ended: the report's read of the tournament fails."""
+
+    def status(self, tournament_id: str) -> str | None:
+        raise StoreUnreachableError("db.example/tricktable can not be reached: timeout expired")
+
+
+def test_a_database_gone_before_the_report_is_one_line_and_resume_reports(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "db.sqlite3"
+    command = ["tournament", "--game", "all_fives", "--bots", "random,first-legal", "--games", "2", "--name", "gone",
+               "--runner", "local", "--db", str(db), "--out", str(tmp_path / "out"), "--no-progress"]
+    with monkeypatch.context() as patched:
+        patched.setattr("tricktable.tournament.store.tournament_store",
+                        lambda path, url=None, *, read_only=False: _GoneForTheReport(path, read_only=read_only))
+        gone = CliRunner().invoke(app, command)
+    assert gone.exit_code == 2, gone.output
+    assert not isinstance(gone.exception, StoreUnreachableError) and "Traceback" not in gone.output
+    errors = [line for line in gone.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "can not be reached" in errors[0] and "--resume" in errors[0], gone.output
+    back = TournamentStore(db)
+    try:
+        assert back.status("gone") == "finished" and back.count("gone") == 2
+    finally:
+        back.close()
+    reported = CliRunner().invoke(app, [*command, "--resume"])
+    assert reported.exit_code == 0, reported.output
+    assert "exports:" in reported.output and (tmp_path / "out").is_dir()

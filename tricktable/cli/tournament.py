@@ -205,29 +205,36 @@ def tournament_command(
     progress = None if no_progress else RichProgress()
     stats = None
     interrupted = False
+    reporting = False
+    # The report reads the database too: one that went away after the run ends the command as one that went
+    # away during it (one line, exit 2), the stored matches kept for a --resume.
     try:
-        if progress is not None:
-            progress.__enter__()
         try:
-            stats = asyncio.run(_run(config, store, resume=resume, runner=runner, server=server, ray=ray,
-                                     concurrency=workers, db=db_path, progress=progress, tls_ca=tls_ca,
-                                     trusted=trusted_entrants, hidden=(target,), console=console,
-                                     database_url=url))
-        finally:
             if progress is not None:
-                progress.__exit__(None, None, None)
+                progress.__enter__()
+            try:
+                stats = asyncio.run(_run(config, store, resume=resume, runner=runner, server=server, ray=ray,
+                                         concurrency=workers, db=db_path, progress=progress, tls_ca=tls_ca,
+                                         trusted=trusted_entrants, hidden=(target,), console=console,
+                                         database_url=url))
+            finally:
+                if progress is not None:
+                    progress.__exit__(None, None, None)
+        except KeyboardInterrupt:
+            interrupted = True
+        reporting = True
+        summary = summarize(config, store)
+        print_report(summary, console, stats)
+        written = export(summary, store, target, stats)
+        played = [outcome.status for _spec, outcome in stored_games(store, config.name)]
     except (StoreError, SdkError, SandboxUnavailable) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        store.close()
+        after = ("; the report could not be read: every match stored is kept, and the same command with --resume "
+                 "reports the tournament once the database answers") if reporting else ""
+        typer.echo(f"error: {exc}{after}", err=True)
         raise typer.Exit(2) from None
-    except KeyboardInterrupt:
-        interrupted = True
-    summary = summarize(config, store)
-    print_report(summary, console, stats)
-    written = export(summary, store, target, stats)
+    finally:
+        store.close()
     console.print(f"exports: {', '.join(str(p) for p in written)}")
-    played = [outcome.status for _spec, outcome in stored_games(store, config.name)]
-    store.close()
     if played and all(status in ("error", "forfeit") for status in played):
         console.print(f"every game ended in an error or a forfeit ({len(played)} games): see the reasons above",
                       style="red")
