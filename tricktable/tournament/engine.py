@@ -220,11 +220,6 @@ UNPLAYED_REASON = "could not be played"
 _NO_OUTCOME = MatchOutcome(match_id="", status="error", winners=(), scores=())
 
 
-def _store_thread() -> ThreadPoolExecutor:
-    """The one worker thread a running tournament calls its store from (no thread until the first call)."""
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="tournament-store")
-
-
 class Tournament:
     """One tournament over one store: :meth:`run` plays what is missing; the store then holds it all."""
 
@@ -248,8 +243,8 @@ class Tournament:
         self._deck_totals: collections.Counter[tuple[int, int]] = collections.Counter()
         self._deck_done: collections.Counter[tuple[int, int]] = collections.Counter()
         self._h2h: dict[tuple[int, int], list[float]] = collections.defaultdict(list)
-        #: The one thread the store is called from while the tournament runs (:meth:`_patiently`).
-        self._store_thread = _store_thread()
+        #: The one thread the store is called from while :meth:`run` runs (:meth:`_patiently`); each run its own.
+        self._store_thread: ThreadPoolExecutor | None = None
 
     def rounds(self) -> int:
         """Rounds of the format (one unless Swiss)."""
@@ -263,6 +258,7 @@ class Tournament:
         """
         started = time.perf_counter()
         tid = self.config.name
+        self._store_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tournament-store")
         try:
             # Once: a registration retried after its answer was lost would be refused as existing.
             await self._patiently("begin the tournament",
@@ -330,11 +326,13 @@ class Tournament:
     def _close_store_thread(self) -> None:
         """Wait for the store call still in the store's thread, if any (one whose wait was cancelled), and end it.
 
-        Why wait: the caller goes on using the store from its own thread once :meth:`run` returns (the report);
-        the store is used from one thread at a time.
+        Why wait, and no thread after: the caller goes on using the store from its own thread once :meth:`run`
+        returns (the report), and the store is used from one thread at a time; a match still finishing then
+        (its tournament stopped) is not stored, and ``--resume`` plays it again.
         """
-        self._store_thread.shutdown(wait=True)
-        self._store_thread = _store_thread()  # for a next run (no thread until its first call)
+        if self._store_thread is not None:
+            self._store_thread.shutdown(wait=True)
+            self._store_thread = None
 
     async def _play_all(self, todo: list[MatchSpec]) -> None:
         queue = collections.deque(todo)
@@ -383,6 +381,8 @@ class Tournament:
                 ``retry=False``, did not answer).
         """
         loop = asyncio.get_running_loop()
+        if self._store_thread is None:
+            raise RuntimeError(f"{what}: the tournament's store is called while it runs only")
         patience = self.config.database_patience_s
         give_up = loop.time() + patience
         delay = DATABASE_RETRY_FIRST_S
