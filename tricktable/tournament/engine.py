@@ -5,7 +5,8 @@ The engine is one asyncio loop. It recomputes the schedule from the config
 stored, and hands the rest to a :class:`Dispatcher` with at most
 ``concurrency`` in flight. Each outcome is stored as soon as it arrives, so a
 Ctrl-C or a kill loses only the matches in flight, which ``--resume`` plays
-again. With an SPRT configured, no new match starts once the test has
+again. The store is called from a thread of its own, never from the loop, so a
+database that is slow to answer holds up no match. With an SPRT configured, no new match starts once the test has
 decided (over the leading run of complete deck sets, so the decision is the
 same whatever order matches finished in).
 

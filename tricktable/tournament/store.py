@@ -134,7 +134,7 @@ def tournament_store(path: Path, database_url: str | None = None, *, read_only: 
 
 
 class TournamentStore:
-    """Tournaments and their matches in one database; used from one thread at a time (the tournament's loop)."""
+    """Tournaments and their matches in one database; used from one thread at a time (a running tournament's own)."""
 
     def __init__(self, where: Path | TournamentDatabase, *, read_only: bool = False) -> None:
         """Over ``where``: a SQLite file (opened, created and migrated unless ``read_only``), or an open database.
