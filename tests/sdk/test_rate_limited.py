@@ -27,6 +27,7 @@ import pytest
 from tests.live_server import running_server
 from tests.sdk.test_runner import _WrongOnceBot
 from tests.server.conftest import TEST_CLOCKS
+from tests.server.test_call_rate import refused_count
 from tricktable.bots.first_legal import FirstLegalBot
 from tricktable.client_sdk.errors import LimitExceeded
 from tricktable.client_sdk.mux import Seat, play_seats_async
@@ -41,19 +42,9 @@ from tricktable.client_sdk.runner import (
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2 as pb
 from tricktable.protocol.generated.tricktable.v1 import table_service_pb2_grpc
 from tricktable.protocol.trailers import RATE_LIMITED, REASON_KEY, RETRY_AFTER_KEY
-from tricktable.server.app import GameServer
 from tricktable.server.limits import Limits
 
 OPTIONS = {"target": 11}  # All Fives to 11: a game of a few seconds
-
-
-def _refused(server: GameServer, scope: str) -> float:
-    total = 0.0
-    for metric in server.lobby.metrics.registry.collect():
-        for sample in metric.samples:
-            if sample.name == "tricktable_rate_limited_total" and sample.labels.get("scope") == scope:
-                total += sample.value
-    return total
 
 
 async def test_a_watch_bot_refused_by_its_rate_waits_the_hint_and_finishes_on_its_seat(tmp_path: Path) -> None:
@@ -68,7 +59,7 @@ async def test_a_watch_bot_refused_by_its_rate_waits_the_hint_and_finishes_on_it
             play_seat_async(FirstLegalBot(), server.address, token=table.tokens[1], transport="watch", seed=1)), 120)
         assert [p.result.status for p in played] == ["finished", "finished"]
         assert wrong.reasons, "the bot's wrong answer was never refused: nothing was tested"
-        assert _refused(server, "seat_token") == 1  # the retry came after the hint: let in
+        assert refused_count(server, "seat_token") == 1  # the retry came after the hint: let in
         assert [p.reconnects for p in played] == [0, 0]
         record = json.loads(await get_record(server.address, table.table_id))
         assert [s["disconnects"] for s in record["seats"]] == [0, 0]
@@ -88,7 +79,7 @@ async def test_streams_are_not_rate_limited_seek_play_and_play_many_finish(tmp_p
         many = await asyncio.wait_for(play_seats_async(
             [Seat(bot=FirstLegalBot(), token=token, address=server.address) for token in table.tokens]), 120)
         assert all(isinstance(p, PlayedSeat) and p.result.status == "finished" and p.reconnects == 0 for p in many)
-        assert _refused(server, "seat_token") == _refused(server, "connection") == 0
+        assert refused_count(server, "seat_token") == refused_count(server, "connection") == 0
 
 
 class _Refusing(table_service_pb2_grpc.TableServiceServicer):

@@ -64,7 +64,8 @@ def _trailer(error: grpc.aio.AioRpcError, key: str) -> str:
     return next(str(value) for k, value in metadata if k == key)
 
 
-def _refused_count(server: GameServer, scope: str) -> float:
+def refused_count(server: GameServer, scope: str) -> float:
+    """The server's count of refusals by rate in ``scope`` (its metric), as the SDK's rate tests read it too."""
     total = 0.0
     for metric in server.lobby.metrics.registry.collect():
         for sample in metric.samples:
@@ -92,7 +93,7 @@ async def test_a_flooding_seat_is_refused_past_its_burst_and_its_table_plays_on(
             assert _trailer(caught.value, REASON_KEY) == RATE_LIMITED
             assert _trailer(caught.value, RETRY_AFTER_KEY) == _trailer(caught.value, PUSHBACK_KEY) == "500"
             assert "too many calls on this seat token" in (caught.value.details() or "")
-        assert _refused_count(server, "seat_token") == 20
+        assert refused_count(server, "seat_token") == 20
         clock.now += 0.5  # one call's worth at 2 a second
         assert (await flooder.SubmitAction(_stale(token))).WhichOneof("outcome") == "rejection"
         with pytest.raises(grpc.aio.AioRpcError):
@@ -117,7 +118,7 @@ async def test_bots_answering_every_decision_over_submit_action_never_meet_the_l
             run_bot_async(FirstLegalBot(), server.address, token=t.token, transport="watch")
             for t in table.seat_tokens)), 90)
         assert [r.status for r in results] == ["finished", "finished"]
-        assert _refused_count(server, "seat_token") == _refused_count(server, "connection") == 0
+        assert refused_count(server, "seat_token") == refused_count(server, "connection") == 0
 
 
 async def test_one_seat_tokens_budget_is_not_anothers(tmp_path: Path) -> None:
@@ -157,7 +158,7 @@ async def test_a_connection_past_its_budget_is_refused_and_another_connection_is
             assert _trailer(caught.value, REASON_KEY) == RATE_LIMITED
             assert _trailer(caught.value, RETRY_AFTER_KEY) == "1000"
             assert "too many calls on this connection" in (caught.value.details() or "")
-        assert _refused_count(server, "connection") == 3
+        assert refused_count(server, "connection") == 3
         info = await neighbour.GetTable(pb.GetTableRequest(table_id=table.table_id))  # the same address
         assert info.table.table_id == table.table_id
         clock.now += 1.0
@@ -173,4 +174,4 @@ async def test_a_rate_of_zero_turns_the_limit_off(tmp_path: Path) -> None:
         table = await create(stub, "all_fives", options=OPTIONS)
         for _ in range(10):
             await stub.SubmitAction(_stale(table.seat_tokens[0].token))
-        assert _refused_count(server, "seat_token") == _refused_count(server, "connection") == 0
+        assert refused_count(server, "seat_token") == refused_count(server, "connection") == 0
