@@ -112,7 +112,7 @@ def test_labels_are_the_true_deals_values_played_on_by_the_heuristic_less_its_ch
     departing: list[float] = []
 
     def choose(state: Match, seat: int) -> Action:
-        row = labels.label(state, seat)
+        row = labels.label(state, state.view(seat))
         if row is not None:
             assert row.heuristic == heuristic.choose_action(state.view(seat))
             played = {a: labels.played_on(state, seat, a) for a in row.advantage}

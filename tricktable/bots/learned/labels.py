@@ -79,22 +79,23 @@ def played_on(match: Match, seat: int, action: Action) -> float:
     return value
 
 
-def label(match: Match, seat: int) -> Labelled | None:
-    """The decision of ``seat`` in ``match`` valued by :func:`played_on` (None: not a training decision).
+def label(match: Match, view: SeatView) -> Labelled | None:
+    """The decision at ``view`` (its seat's, in ``match``) valued by :func:`played_on` (None: not a training decision).
 
     A decision is left out when it has one legal action, when the heuristic decides it
     (:func:`valued_actions` is None), or when the heuristic's choice is not among the valued actions
     (no reference for the advantages).
     """
-    view = match.view(seat)
     if len(view.legal_actions) < 2:
         return None
     valued = valued_actions(view)
-    choice = heuristic.choose_action(view)
-    if valued is None or choice not in valued:
+    if valued is None:
         return None
-    base = played_on(match, seat, choice)
-    return Labelled(view, choice, {a: 0.0 if a == choice else played_on(match, seat, a) - base for a in valued})
+    choice = heuristic.choose_action(view)
+    if choice not in valued:
+        return None
+    base = played_on(match, view.seat, choice)
+    return Labelled(view, choice, {a: 0.0 if a == choice else played_on(match, view.seat, a) - base for a in valued})
 
 
 def match_decisions(game: str, options: dict[str, object], seed: str, max_deals: int) -> list[Labelled]:
@@ -102,11 +103,12 @@ def match_decisions(game: str, options: dict[str, object], seed: str, max_deals:
     out: list[Labelled] = []
 
     def choose(state: Match, seat: int) -> Action:
-        labelled = label(state, seat)
+        view = state.view(seat)
+        labelled = label(state, view)
         if labelled is not None:
             out.append(labelled)
             return labelled.heuristic
-        return heuristic.choose_action(state.view(seat))
+        return heuristic.choose_action(view)
 
     play_out(new_match(game, options, seed=seed), choose, max_deals=max_deals)
     return out
