@@ -262,10 +262,8 @@ class Tournament:
         self._store_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tournament-store")
         try:
             # Once: a registration retried after its answer was lost would be refused as existing.
-            await self._patiently("begin the tournament",
-                                  functools.partial(self.store.begin, self.config, resume=resume), retry=False)
-            owner_token = await self._patiently("read the organiser token",
-                                                functools.partial(self.store.owner_token, tid))
+            await self._patiently("begin the tournament", self.store.begin, self.config, resume=resume, retry=False)
+            owner_token = await self._patiently("read the organiser token", self.store.owner_token, tid)
         except BaseException:
             await self.dispatcher.close()
             self._close_store_thread()
@@ -277,10 +275,8 @@ class Tournament:
         byes: dict[str, int] = collections.defaultdict(int)
         try:
             if resume:
-                await self._patiently("forget the unplayed matches",
-                                      functools.partial(self.store.forget_unplayed, tid, UNPLAYED_REASON))
-            self._games = await self._patiently("read the stored matches", functools.partial(stored_games, self.store,
-                                                                                             tid))
+                await self._patiently("forget the unplayed matches", self.store.forget_unplayed, tid, UNPLAYED_REASON)
+            self._games = await self._patiently("read the stored matches", stored_games, self.store, tid)
             self._done = {spec.match_id for spec, _ in self._games}
             for game_spec, outcome in self._games:
                 self._note_sprt(game_spec, outcome)
@@ -293,7 +289,7 @@ class Tournament:
                     self.stats.byes[r] = bye
                 else:
                     groups = fixed_groups(self.config)
-                deck_key = await self._patiently("read the deck key", functools.partial(self.store.deck_key, tid))
+                deck_key = await self._patiently("read the deck key", self.store.deck_key, tid)
                 specs = round_matches(self.config, r, groups, deck_key)
                 self._scheduled.extend(specs)
                 for spec in specs:
@@ -303,7 +299,7 @@ class Tournament:
                 self.stats.already_done += len(specs) - len(todo)
                 if self.progress is not None and r == 0:
                     # Every round of a format has as many matches as the first.
-                    stored = await self._patiently("count the stored matches", functools.partial(self.store.count, tid))
+                    stored = await self._patiently("count the stored matches", self.store.count, tid)
                     self.progress.start(len(specs) * self.rounds(), stored)
                 self._check_sprt()
                 if self._stop:
@@ -312,11 +308,11 @@ class Tournament:
                 if self._stop:
                     break
             status = "stopped by sprt" if self.stats.stopped_by_sprt else "finished"
-            await self._patiently("store the tournament's end", functools.partial(self.store.set_status, tid, status))
+            await self._patiently("store the tournament's end", self.store.set_status, tid, status)
         except BaseException:
             with contextlib.suppress(StoreUnreachableError):  # gone for good: the error raised says so already
                 await self._patiently("store the tournament's stop",
-                                      functools.partial(self.store.set_status, tid, "interrupted"), retry=False)
+                                      self.store.set_status, tid, "interrupted", retry=False)
             raise
         finally:
             self.stats.wall_s = time.perf_counter() - started
@@ -349,7 +345,7 @@ class Tournament:
                     outcome = MatchOutcome(match_id=spec.match_id, status="error", winners=(), scores=(),
                                            reason=f"{UNPLAYED_REASON}: {type(exc).__name__}: {exc}")
                 await self._patiently(f"store match {spec.match_id}",
-                                      functools.partial(self.store.save, self.config.name, spec, outcome))
+                                      self.store.save, self.config.name, spec, outcome)
                 self._games.append((spec, outcome))
                 self._done.add(spec.match_id)
                 self._note_sprt(spec, outcome)
@@ -361,8 +357,9 @@ class Tournament:
 
         await asyncio.gather(*(worker() for _ in range(min(self.concurrency, max(1, len(todo))))))
 
-    async def _patiently(self, what: str, call: Callable[[], T], *, retry: bool = True) -> T:
-        """``call()`` (one store call) in the store's thread, tried again with backoff while the database is away.
+    async def _patiently(self, what: str, call: Callable[..., T], *args: Any, retry: bool = True,
+                         **kwargs: Any) -> T:
+        """``call(*args, **kwargs)`` (one store call) in the store's thread, tried again while the database is away.
 
         Why another thread: the store is synchronous, and a database host that drops packets holds each call
         for seconds (psycopg's connect timeout and TCP timeouts); on this loop run the matches in flight and,
@@ -390,7 +387,7 @@ class Tournament:
         attempt = 0
         while True:
             try:
-                return await loop.run_in_executor(self._store_thread, call)
+                return await loop.run_in_executor(self._store_thread, functools.partial(call, *args, **kwargs))
             except StoreUnreachableError as exc:
                 if not retry:
                     raise
