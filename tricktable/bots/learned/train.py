@@ -33,7 +33,7 @@ import argparse
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +98,7 @@ class Rows:
         return len(self.x)
 
 
-_FIELDS = ("x", "mask", "target", "game", "kind", "match")
+_FIELDS = tuple(f.name for f in fields(Rows))
 
 
 def match_rows(game: str, seed: str, match: int = 0) -> Rows:
