@@ -23,6 +23,7 @@ No verdict on speed: every wait is a condition polled under a bound.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import threading
@@ -89,38 +90,40 @@ def _record_sizes(url: str) -> dict[str, int]:
     return {str(match_id): len(json.loads(record)) for match_id, record in rows}
 
 
-def _start(config: Path, url: str, tmp_path: Path, log: Path, *extra: str) -> subprocess.Popen[bytes]:
-    """The runner as its own process; its entrants are built-in bots, trusted: this is about the database."""
-    with log.open("ab") as err:
-        return subprocess.Popen([*CLI, str(config), "--database-url", url, "--data-dir", str(tmp_path / "data"),
-                                 "--out", str(tmp_path / "out"), "--no-progress", "--trusted-entrants", *extra],
-                                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+@contextlib.contextmanager
+def _running_while_stopped(cluster: PostgresCluster, name: str, patience_s: float,
+                           tmp_path: Path) -> Iterator[tuple[Path, str, Path, subprocess.Popen[bytes]]]:
+    """The runner as its own process on a fresh database, that database's cluster stopped once two matches are
+    stored; yields the config, the database URL, the runner's stderr log and the process (killed on the way out).
 
-
-def _stop_once_some_are_stored(cluster: PostgresCluster, url: str, proc: subprocess.Popen[bytes]) -> int:
-    _until(lambda: stored(url) >= 2 or proc.poll() is not None, RUN_BOUND, "two matches stored")
-    assert proc.poll() is None, "the tournament ended before the database could be stopped"
-    cluster.stop()
-    return 0
-
-
-def test_a_tournament_rides_out_its_database_restarting_and_stores_every_match_once(
-        own_cluster: PostgresCluster, tmp_path: Path) -> None:
-    config = tmp_path / "restart.toml"
-    config.write_text(_config("db-restart", 300.0))
-    url = own_cluster.create_database()
+    Its entrants are built-in bots, trusted: this is about the database.
+    """
+    config = tmp_path / f"{name}.toml"
+    config.write_text(_config(name, patience_s))
+    url = cluster.create_database()
     log = tmp_path / "stderr.log"
-    proc = _start(config, url, tmp_path, log)
+    with log.open("ab") as err:
+        proc = subprocess.Popen([*CLI, str(config), "--database-url", url, "--data-dir", str(tmp_path / "data"),
+                                 "--out", str(tmp_path / "out"), "--no-progress", "--trusted-entrants"],
+                                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
     try:
-        _stop_once_some_are_stored(own_cluster, url, proc)
-        # Away long enough for one store call to be tried three times (0.5 + 1 + 2 s of backoff at the least).
-        _until(lambda: '"attempt": 3' in log.read_text() or proc.poll() is not None, RUN_BOUND, "third retry")
-        own_cluster.start()
-        assert proc.wait(timeout=RUN_BOUND) == 0, log.read_text()[-3000:]
+        _until(lambda: stored(url) >= 2 or proc.poll() is not None, RUN_BOUND, "two matches stored")
+        assert proc.poll() is None, "the tournament ended before the database could be stopped"
+        cluster.stop()
+        yield config, url, log, proc
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait(timeout=30)
+
+
+def test_a_tournament_rides_out_its_database_restarting_and_stores_every_match_once(
+        own_cluster: PostgresCluster, tmp_path: Path) -> None:
+    with _running_while_stopped(own_cluster, "db-restart", 300.0, tmp_path) as (_, url, log, proc):
+        # Away long enough for one store call to be tried three times (0.5 + 1 + 2 s of backoff at the least).
+        _until(lambda: '"attempt": 3' in log.read_text() or proc.poll() is not None, RUN_BOUND, "third retry")
+        own_cluster.start()
+        assert proc.wait(timeout=RUN_BOUND) == 0, log.read_text()[-3000:]
     text = log.read_text()
     assert RETRY_WARNING in text and "Traceback" not in text, text[-3000:]
     assert _times_stored(url) and set(_times_stored(url).values()) == {1}
@@ -130,18 +133,8 @@ def test_a_tournament_rides_out_its_database_restarting_and_stores_every_match_o
 
 def test_a_database_away_past_the_patience_stops_with_one_line_and_resume_finishes(
         own_cluster: PostgresCluster, tmp_path: Path) -> None:
-    config = tmp_path / "away.toml"
-    config.write_text(_config("db-away", 3.0))
-    url = own_cluster.create_database()
-    log = tmp_path / "stderr.log"
-    proc = _start(config, url, tmp_path, log)
-    try:
-        _stop_once_some_are_stored(own_cluster, url, proc)
+    with _running_while_stopped(own_cluster, "db-away", 3.0, tmp_path) as (config, url, log, proc):
         code = proc.wait(timeout=RUN_BOUND)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=30)
     text = log.read_text()
     assert code == 2, text[-3000:]
     assert "Traceback" not in text, text[-3000:]
