@@ -1,9 +1,13 @@
-"""The action values' own helpers: the order ``legal_actions()`` lists them in, and a run as decided."""
+"""The action values' own helpers: the order ``legal_actions()`` lists them in, a run as decided, and a value that
+is no action refused."""
 
 from __future__ import annotations
 
 import random
 
+import pytest
+
+from tricktable.client_sdk.bot import AnnotatedAction
 from tricktable.rules.actions import (
     ACTION_CLASSES,
     Action,
@@ -24,6 +28,9 @@ from tricktable.rules.actions import (
     as_decided,
 )
 from tricktable.rules.cards import Suit, card, cards
+from tricktable.rules.errors import ErrorCode, RuleError
+from tricktable.rules.notation import notation
+from tricktable.rules.registry import games, new_match
 
 
 def test_actions_sort_by_kind_in_the_action_table_then_by_card_suit_bid_or_discarded_cards() -> None:
@@ -45,3 +52,19 @@ def test_as_decided_drops_the_cards_a_run_turned_and_keeps_every_other_action() 
     assert as_decided(Run()) == Run()
     for action in (Play(card=card("5H")), Stand(), Discard(cards=cards("2C 3C 4C 5C 6C 7C"))):
         assert as_decided(action) is action
+
+
+@pytest.mark.parametrize("game", games())
+@pytest.mark.parametrize("passed", ["annotated", "action id", "none"])
+def test_a_value_that_is_no_action_is_refused_as_malformed_and_changes_nothing(game: str, passed: str) -> None:
+    match = new_match(game, {}, seed="not-an-action")
+    legal = match.legal_actions()[0]
+    wrong: object = {"annotated": AnnotatedAction(legal, "a bot's note"), "action id": notation(legal),
+                     "none": None}[passed]
+    before = match.to_record()
+    with pytest.raises(RuleError) as refused:
+        match.apply(wrong)  # type: ignore[arg-type]
+    assert refused.value.code is ErrorCode.MALFORMED_ACTION
+    assert "not an action" in refused.value.message
+    assert ("pass its .action" in refused.value.message) == (passed == "annotated")
+    assert match.to_record() == before

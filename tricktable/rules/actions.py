@@ -16,6 +16,7 @@ from math import comb
 from typing import Any, ClassVar
 
 from tricktable.rules.cards import SUITS, Card, Suit, codes
+from tricktable.rules.errors import ErrorCode, RuleError
 
 
 class Denomination(StrEnum):
@@ -143,6 +144,18 @@ Action = Play | Rob | PassRob | Jink | PassJink | Stand | Beg | Gift | Run | Bid
 ACTION_CLASSES: tuple[type[Action], ...] = (
     Play, Rob, PassRob, Jink, PassJink, Stand, Beg, Gift, Run, Bid, Pass, Discard
 )
+
+
+def require_action(action: object) -> None:
+    """Refuse (``MALFORMED_ACTION``) anything that is not one of :data:`ACTION_CLASSES`.
+
+    Every deal's ``check`` starts here, so a wrong value (a bot's
+    ``AnnotatedAction``, an action id string) is refused with a message
+    saying what was passed, not an ``AttributeError`` from deep inside a rule.
+    """
+    if not isinstance(action, ACTION_CLASSES):
+        unwrap = "; pass its .action" if hasattr(action, "action") else ""
+        raise RuleError(ErrorCode.MALFORMED_ACTION, f"not an action (got {type(action).__name__}{unwrap})")
 
 
 def as_decided(action: Action) -> Action:

@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from tricktable.rules.actions import Action, Beg, Gift, Play, Run, Stand, action_sort_key
+from tricktable.rules.actions import Action, Beg, Gift, Play, Run, Stand, action_sort_key, require_action
 from tricktable.rules.all_fives_config import GAME, AllFivesConfig
 from tricktable.rules.cards import ACE, JACK, KING, QUEEN, Card, Suit, codes, sort_cards
 from tricktable.rules.dealing import deal
@@ -250,6 +250,7 @@ class AllFivesDeal:
                 given ``exposed`` is not what the deck turns), ``BAD_NAMED_SUIT``,
                 ``CARD_NOT_IN_HAND``, ``MUST_FOLLOW_SUIT``.
         """
+        require_action(action)
         to_act = self._acting()
         if seat is not None and seat != to_act:
             raise RuleError(ErrorCode.NOT_YOUR_TURN, f"seat {seat} may not act: it is seat {to_act}'s turn")

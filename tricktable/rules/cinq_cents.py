@@ -70,7 +70,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from tricktable.rules.actions import Action, Bid, Denomination, Discard, Pass, Play, discards_of
+from tricktable.rules.actions import Action, Bid, Denomination, Discard, Pass, Play, discards_of, require_action
 from tricktable.rules.cards import Card, Suit, cinq_cents_deck, codes
 from tricktable.rules.cinq_cents_bids import GAME, LADDER, MAX_TRICKS, MIN_TRICKS, STANDARD_TABLE, BidTable, is_higher
 from tricktable.rules.cinq_cents_play import led_suit, legal_plays, play_error, strength
@@ -305,6 +305,7 @@ class CinqCentsDeal:
         BID_TOO_LOW, BAD_DISCARD, CARD_NOT_IN_HAND, BAD_NAMED_SUIT,
         JOKER_NOT_ALLOWED, MUST_FOLLOW_SUIT.
         """
+        require_action(action)
         to_act = self._acting()
         if seat is not None and seat != to_act:
             raise RuleError(ErrorCode.NOT_YOUR_TURN, f"it is seat {to_act}'s turn, not seat {seat}'s")

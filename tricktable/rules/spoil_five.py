@@ -61,7 +61,7 @@ from enum import StrEnum
 from operator import attrgetter
 from typing import Any
 
-from tricktable.rules.actions import Action, Jink, PassJink, PassRob, Play, Rob, action_sort_key
+from tricktable.rules.actions import Action, Jink, PassJink, PassRob, Play, Rob, action_sort_key, require_action
 from tricktable.rules.cards import Card, Suit, codes, standard_deck
 from tricktable.rules.dealing import deal as deal_cards
 from tricktable.rules.errors import ErrorCode, RuleError
@@ -226,6 +226,7 @@ class SpoilFiveDeal:
         CARD_NOT_IN_HAND, MUST_FOLLOW_SUIT, MUST_FOLLOW_OR_TRUMP,
         MUST_PLAY_TRUMP, ROB_NOT_ALLOWED, MUST_PLAY_AFTER_ROB, MALFORMED_ACTION.
         """
+        require_action(action)
         actor = self._acting()
         if seat is not None and seat != actor:
             raise RuleError(ErrorCode.NOT_YOUR_TURN, f"not your turn: seat {actor} is to act")
