@@ -46,7 +46,9 @@ MODULE_LIMITS: dict[str, set[str]] = {
     # The tournament store is handed its database file (the file's one home is tricktable.server.storage) and
     # takes the record store's URL check and migration runner from the server; nothing of the protocol or bots.
     "tournament/store.py": {"rules", "tournament", "server"},
-    "tournament/sqlite_store.py": {"server"},
+    # Its two databases take the migration runner from the server and the errors they raise from the store's own
+    # module of them (tricktable.tournament.store_errors).
+    "tournament/sqlite_store.py": {"server", "tournament"},
     "tournament/pg_store.py": {"server", "tournament"},
 }
 #: What the server may take from the rules: the engine's entry points and types, never a game's logic.

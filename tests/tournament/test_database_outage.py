@@ -44,7 +44,8 @@ from tests.tournament.test_postgres import records, stored
 from tricktable.cli.main import app
 from tricktable.tournament.engine import ThreadDispatcher, Tournament
 from tricktable.tournament.sqlite_store import SqliteTournamentDatabase
-from tricktable.tournament.store import StoreUnreachableError, TournamentDatabase, TournamentStore
+from tricktable.tournament.store import TournamentDatabase, TournamentStore
+from tricktable.tournament.store_errors import StoreUnreachableError
 
 pytestmark = pytest.mark.timeout(4 * RUN_BOUND + 120)
 

@@ -15,7 +15,7 @@ from tricktable.tournament.engine import ThreadDispatcher, Tournament, local_dis
 from tricktable.tournament.ratings import leaderboard
 from tricktable.tournament.report import export, summarize
 from tricktable.tournament.runner import LocalRunner
-from tricktable.tournament.store import StoreError
+from tricktable.tournament.store_errors import StoreError
 
 
 @pytest.fixture

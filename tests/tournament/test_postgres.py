@@ -172,7 +172,7 @@ def test_a_store_whose_database_restarted_opens_its_connection_again(tmp_path: P
     """A database restarted between two matches costs the tournament nothing; one that is down is a clear error."""
     from bench.postgres_cluster import running_cluster
     from tests.conftest import need_postgres
-    from tricktable.tournament.store import StoreError
+    from tricktable.tournament.store_errors import StoreError
 
     need_postgres()
     with running_cluster() as cluster:

@@ -14,7 +14,8 @@ from tests.tournament.conftest import StoreBackend
 from tests.tournament.helpers import config
 from tricktable.server.storage import SchemaVersionError, Storage
 from tricktable.tournament import sqlite_store
-from tricktable.tournament.store import StoreError, TournamentStore, tournament_store
+from tricktable.tournament.store import TournamentStore, tournament_store
+from tricktable.tournament.store_errors import StoreError
 
 
 def gone_pid() -> int:

@@ -166,7 +166,8 @@ def tournament_command(
     from tricktable.tournament.engine import bounded_concurrency, stored_games
     from tricktable.tournament.report import RichProgress, export, print_report, summarize
     from tricktable.tournament.sandbox import SandboxUnavailable
-    from tricktable.tournament.store import StoreError, tournament_store
+    from tricktable.tournament.store import tournament_store
+    from tricktable.tournament.store_errors import StoreError
 
     console = Console()
     try:

@@ -48,7 +48,8 @@ from tricktable.tournament.schedule import (
     round_matches,
     swiss_groups,
 )
-from tricktable.tournament.store import StoreUnreachableError, TournamentStore
+from tricktable.tournament.store import TournamentStore
+from tricktable.tournament.store_errors import StoreUnreachableError
 
 log = structlog.get_logger("tricktable.tournament")
 T = TypeVar("T")
@@ -395,7 +396,7 @@ class Tournament:
                 if left <= 0:
                     raise StoreUnreachableError(
                         f"{exc} (still, after {patience:g} s of retries: database_patience_s); the matches "
-                        "stored are kept: run the same command with --resume once it is back") from None
+                        "stored are kept: run the same command with --resume once it can be used again") from None
                 attempt += 1
                 wait = min(delay, left)
                 log.warning("tournament database unreachable; retrying", action=what, attempt=attempt,

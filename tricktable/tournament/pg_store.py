@@ -25,7 +25,7 @@ import psycopg
 import psycopg.errors
 
 from tricktable.server.pg_storage import CONNECT_OPTIONS, database_where, migrate
-from tricktable.tournament.store import StoreUnreachableError
+from tricktable.tournament.store_errors import StoreUnreachableError
 
 #: The tournaments' PostgreSQL migrations: version k is reached by running the k-th. Never edited once released;
 #: a change is a new one at the end.

@@ -18,6 +18,23 @@ from pathlib import Path
 from typing import Any
 
 from tricktable.server.storage import run_migrations
+from tricktable.tournament.store_errors import StoreUnreachableError
+
+#: SQLite's primary result codes of a call the file can not take now but may later, waited out as a database
+#: away is: a full disk (``SQLITE_FULL``), a read or write of the file that failed (``SQLITE_IOERR``), a lock
+#: held past the busy timeout (``SQLITE_BUSY``).
+_FOR_NOW = frozenset({sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_BUSY})
+
+
+class FileUnwritableError(StoreUnreachableError):
+    """The SQLite file can not be written or read now (a full disk, say); the message names the file and why."""
+
+
+def _for_now(error: sqlite3.OperationalError, where: str) -> Exception:
+    """``error`` as the store raises it: :class:`FileUnwritableError` when it may pass (:data:`_FOR_NOW`)."""
+    if (error.sqlite_errorcode & 0xFF) in _FOR_NOW:
+        return FileUnwritableError(f"{where} can not be written now: {error}")
+    return error
 
 #: The tables as the first versioned schema has them (``IF NOT EXISTS``: a file from before the versions has them).
 _FIRST_SCHEMA = (
@@ -156,15 +173,28 @@ class SqliteTournamentDatabase:
             raise
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        """Run one statement (autocommit); the rows it changed."""
-        return self._db.execute(sql, params).rowcount
+        """Run one statement (autocommit); the rows it changed.
+
+        Raises:
+            FileUnwritableError: the file can not take it now (a full disk): the statement changed nothing.
+        """
+        try:
+            return self._db.execute(sql, params).rowcount
+        except sqlite3.OperationalError as error:
+            raise _for_now(error, self.where) from error
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        return list(self._db.execute(sql, params))
+        try:
+            return list(self._db.execute(sql, params))
+        except sqlite3.OperationalError as error:
+            raise _for_now(error, self.where) from error
 
     def iterate(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]:
         """The rows one at a time, read as they are asked for (records are large)."""
-        yield from self._db.execute(sql, params)
+        try:
+            yield from self._db.execute(sql, params)
+        except sqlite3.OperationalError as error:
+            raise _for_now(error, self.where) from error
 
     def close(self) -> None:
         self._db.close()

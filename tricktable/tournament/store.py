@@ -34,6 +34,7 @@ from tricktable.tournament.deck_key import DeckKeyDisclosure, commitment, draw_s
 from tricktable.tournament.runner import MatchOutcome
 from tricktable.tournament.schedule import MatchSpec
 from tricktable.tournament.sqlite_store import SqliteTournamentDatabase
+from tricktable.tournament.store_errors import StoreError
 
 #: Bytes of randomness in a tournament's deck key (tricktable.tournament.schedule.deck_seed).
 DECK_KEY_BYTES = 32
@@ -59,20 +60,6 @@ def _alive(pid: int | None) -> bool:
     except PermissionError:  # it runs, as another user
         return True
     return True
-
-
-class StoreError(RuntimeError):
-    """The database refuses what was asked (a tournament that exists, a resume of a different config)."""
-
-
-class StoreUnreachableError(StoreError):
-    """The database can not be reached now (restarting, a cut connection): the same call may succeed later.
-
-    Why apart from :class:`StoreError`: a running tournament waits for a database that went away and
-    tries again (:attr:`tricktable.tournament.config.TournamentConfig.database_patience_s`), while a
-    refusal is final. Raised by the PostgreSQL backend (:mod:`tricktable.tournament.pg_store`); a SQLite
-    file does not go away.
-    """
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
