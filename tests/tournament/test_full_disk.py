@@ -26,8 +26,9 @@ import pytest
 import structlog
 
 from tests.tournament.helpers import RiggedRunner, config
-from tricktable.tournament.config import EntrantSpec, TournamentConfig
+from tricktable.tournament.config import TournamentConfig
 from tricktable.tournament.engine import ThreadDispatcher, Tournament
+from tricktable.tournament.entrants import EntrantSpec
 from tricktable.tournament.runner import MatchOutcome
 from tricktable.tournament.schedule import MatchSpec
 from tricktable.tournament.sqlite_store import FileUnwritableError, SqliteTournamentDatabase
