@@ -10,6 +10,10 @@ the space coming back.
 - Never freed within ``database_patience_s``: the run stops with an error that says the disk is
   full and how to go on; the matches stored before are kept, and once there is space a resume
   stores the rest, every match once.
+- The exports' disk full (``tricktable tournament`` on the command line; the records file
+  written onto ``/dev/full``, which fails every write with ``ENOSPC``): one ``error:`` line,
+  exit status 2, the export written before left whole, no file cut short; ``--resume`` writes
+  them once there is room.
 
 No verdict on speed: the waits are the engine's own, bounded by the patience.
 """
@@ -24,8 +28,10 @@ from typing import Any
 
 import pytest
 import structlog
+from typer.testing import CliRunner
 
 from tests.tournament.helpers import RiggedRunner, config
+from tricktable.cli.main import app
 from tricktable.tournament.config import TournamentConfig
 from tricktable.tournament.engine import ThreadDispatcher, Tournament
 from tricktable.tournament.entrants import EntrantSpec
@@ -132,3 +138,30 @@ def test_a_disk_full_past_the_patience_stops_saying_so_and_resume_stores_the_res
         assert store.status(cfg.name) == "finished"
     finally:
         store.close()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (a device every write to fails: ENOSPC)")
+def test_exports_on_a_full_disk_fail_with_one_line_and_leave_no_file_cut_short(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    command = ["tournament", "--game", "all_fives", "--bots", "random,first-legal", "--games", "2", "--name",
+               "exports-full", "--runner", "local", "--db", str(tmp_path / "t.sqlite3"), "--out", str(out),
+               "--no-progress"]
+    first = CliRunner().invoke(app, command)
+    assert first.exit_code == 0, first.output
+    records = out / "records.jsonl"
+    whole = records.read_bytes()
+    assert whole.count(b"\n") == 2
+
+    (out / "records.jsonl.partial").symlink_to("/dev/full")  # where the next records file is written: no room
+    full = CliRunner().invoke(app, [*command, "--resume"])
+    assert full.exit_code == 2, full.output
+    assert full.exception is None or isinstance(full.exception, SystemExit)
+    errors = [line for line in full.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "No space left on device" in errors[0] and "--resume" in errors[0], full.output
+    assert "Traceback" not in full.output
+    assert records.read_bytes() == whole  # the earlier export, whole
+    assert not list(out.glob("*.partial"))
+
+    again = CliRunner().invoke(app, [*command, "--resume"])
+    assert again.exit_code == 0, again.output
+    assert records.read_bytes().count(b"\n") == 2 and (out / "matches.csv").is_file()

@@ -226,7 +226,12 @@ def tournament_command(
         reporting = True
         summary = summarize(config, store)
         print_report(summary, console, stats)
-        written = export(summary, store, target, stats)
+        try:
+            written = export(summary, store, target, stats)
+        except OSError as exc:  # a full disk: the matches are stored, only their export is missing
+            typer.echo(f"error: the exports could not be written to {target}: {exc}; every match is stored in "
+                       f"{store.where}: the same command with --resume writes them once there is room", err=True)
+            raise typer.Exit(2) from None
         played = [outcome.status for _spec, outcome in stored_games(store, config.name)]
     except (StoreError, SdkError, SandboxUnavailable) as exc:
         after = ("; the report could not be read: every match stored is kept, and the same command with --resume "

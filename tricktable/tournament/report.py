@@ -23,14 +23,16 @@ report of the whole tournament. Exports (in the output directory):
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
+import os
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from rich import box
 from rich.console import Console
@@ -277,8 +279,25 @@ def print_report(summary: Summary, console: Console, stats: RunStats | None = No
 # --- exports ----------------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def _whole(path: Path, *, newline: str | None = None) -> Iterator[TextIO]:
+    """A text file for ``path`` that appears there only once all of it is written.
+
+    Why: an export the disk had no room for must not be left behind cut short, to be read as the whole
+    tournament; the file written so far is removed and the one ``path`` had (an earlier export) stays.
+    """
+    partial = path.with_name(path.name + ".partial")
+    try:
+        with partial.open("w", newline=newline, encoding="utf-8") as fh:
+            yield fh
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+
+
 def _write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    with path.open("w", newline="", encoding="utf-8") as fh:
+    with _whole(path, newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(header)
         writer.writerows(rows)
@@ -293,13 +312,20 @@ def read_csv_rows(path: Path) -> list[dict[str, str]]:
 
 
 def export(summary: Summary, store: TournamentStore, out: Path, stats: RunStats | None = None) -> list[Path]:
-    """Write the exports into ``out``; returns the files written."""
+    """Write the exports into ``out``; returns the files written.
+
+    Each file is written whole or not at all (:func:`_whole`).
+
+    Raises:
+        OSError: a file could not be written (a full disk): the files written before it are complete.
+    """
     out.mkdir(parents=True, exist_ok=True)
     written = []
     path = out / "summary.json"
     data = summary.to_json(stats)
     data["exported_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    with _whole(path) as fh:
+        fh.write(json.dumps(data, indent=2) + "\n")
     written.append(path)
     path = out / "leaderboard.csv"
     keys = list(Standing(name="", mu=0, sigma=0).to_json())
@@ -325,7 +351,7 @@ def export(summary: Summary, store: TournamentStore, out: Path, stats: RunStats 
     match_rows = []
     fault_rows: list[list[Any]] = []
     records, stderr = out / "records.jsonl", out / "stderr.jsonl"
-    with records.open("w", encoding="utf-8") as fh, stderr.open("w", encoding="utf-8") as err:
+    with _whole(records) as fh, _whole(stderr) as err:
         for m in store.iter_matches(summary.config.name, with_records=True):
             s, o = m.spec, m.outcome
             faults = "; ".join(f"{name}: {describe(dict(kinds))}" for name, kinds in o.fault_kinds.items() if kinds)
