@@ -15,6 +15,7 @@ from typing import Any
 
 import grpc
 import pytest
+import structlog
 
 from tests.server.restarts import CLI, ROOT, killed_at_exit, running_tables, serve
 from tests.tournament.conftest import SHARED_DECK_KEY
@@ -338,7 +339,11 @@ def test_an_unreachable_server_is_never_taken_for_a_table_that_has_not_ended(mon
 
     monkeypatch.setattr(server_runner, "get_record", get_record)
     dispatcher = ServerDispatcher(CFG, "127.0.0.1:1")
-    assert asyncio.run(dispatcher._has_ended("t1", "owner")) == ("{}", True)
+    with structlog.testing.capture_logs() as logs:
+        assert asyncio.run(dispatcher._has_ended("t1", "owner")) == ("{}", True)
+    # The wait says why, once (not at every question asked again).
+    waits = [entry for entry in logs if entry["event"] == "tournament server away; waiting"]
+    assert len(waits) == 1 and "down" in waits[0]["error"] and waits[0]["server"] == "127.0.0.1:1"
 
 
 def test_a_server_away_past_the_dispatchers_patience_is_not_stored_and_the_match_is_played_again(tmp_path):

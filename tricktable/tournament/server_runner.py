@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import structlog
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tricktable.bots.first_legal import FirstLegalBot
@@ -92,6 +93,8 @@ from tricktable.tournament.seat import LIFELINE_ENV, PARENT_ENV, WEBHOOK_SOCKET_
 
 #: How much of a crashed bot's stderr goes into the reason (the end of it is stored with the match).
 STDERR_IN_REASON = 400
+log = structlog.get_logger("tricktable.tournament")
+
 #: The server's reason for a table cancelled because seats did not join (server/tables.py).
 _JOIN_MISSED = re.compile(r"cancelled: seat\(s\) ([\d, ]+) did not join")
 #: What :meth:`_Seat.finished` says of a seat whose entrant made the faults that forfeit the match.
@@ -116,12 +119,17 @@ class ServerAway(ConnectionLost):
 
 
 class _Patience:
-    """How the dispatcher asks an away server again: at most a second apart, for :data:`SERVER_PATIENCE_S` in all."""
+    """How the dispatcher asks an away server again: at most a second apart, for :data:`SERVER_PATIENCE_S` in all.
+
+    The first wait is logged (a warning, with what the server answered), so a tournament that waits, for
+    a server restarting or one whose disk is full, says why instead of going quiet.
+    """
 
     def __init__(self, address: str) -> None:
         self.address = address
         self.give_up = asyncio.get_running_loop().time() + SERVER_PATIENCE_S
         self.delay = 0.1
+        self.said = False
 
     async def wait(self, exc: SdkError) -> None:
         """Wait before the next question.
@@ -129,6 +137,10 @@ class _Patience:
         Raises:
             ServerAway: the patience has run out (``exc`` was the last answer).
         """
+        if not self.said:
+            self.said = True
+            log.warning("tournament server away; waiting", server=self.address, error=str(exc),
+                        gives_up_in_s=SERVER_PATIENCE_S)
         if asyncio.get_running_loop().time() >= self.give_up:
             raise ServerAway(f"the server at {self.address} did not answer for {SERVER_PATIENCE_S:g} s: "
                              f"{exc}") from exc
