@@ -65,6 +65,8 @@ NO_TRUMP = DENOMINATIONS.index(Denomination.NO_TRUMP.value)
 _BIDDING, _DISCARD, _PLAY, _OVER = 0, 1, 2, 3
 #: The 46-card deck by index (docs/games.md 3.1).
 DECK: tuple[int, ...] = tuple(sorted(c.index for c in cinq_cents_deck()))
+#: ``random()`` calls a shuffled deal draws (a Fisher-Yates shuffle of the whole deck).
+SHUFFLE_DRAWS = len(DECK) - 1
 
 
 class DenominationTables:
@@ -161,8 +163,9 @@ class CinqCentsFast(FastMatch):
         else:
             deck = self._deck
             rnd = self.rng.random  # type: ignore[union-attr]
-            for i in range(45):
-                j = i + int(rnd() * (46 - i))
+            size = len(deck)
+            for i in range(SHUFFLE_DRAWS):
+                j = i + int(rnd() * (size - i))
                 deck[i], deck[j] = deck[j], deck[i]
         hands = [0, 0, 0, 0]
         kitty = 0
@@ -195,6 +198,22 @@ class CinqCentsFast(FastMatch):
         self.best = self.best_seat = -1
         self._row_led: tuple[int, ...] = ()
         self.tables = TABLES[NO_TRUMP]
+
+    def draw_as_dealt(self, deals: int) -> None:
+        """Draw from the generator what dealing the next deal ``deals`` times draws, without dealing.
+
+        A search that plays a deal's ends without this state's copies (the
+        exact solver) keeps the generator where the copies would have left it:
+        each shuffled deal (:meth:`_start_deal`) draws :data:`SHUFFLE_DRAWS`
+        ``random()`` calls, and ``getrandbits(64 * k)`` advances the Mersenne
+        Twister by exactly the two words each of ``k`` such calls takes (a test
+        checks it). Nothing is drawn when the next deal's deck is given.
+        """
+        if deals <= 0 or self.rng is None:
+            return
+        if self.decks is not None and self.decks(self.deal_index + 1) is not None:
+            return
+        self.rng.getrandbits(64 * deals * SHUFFLE_DRAWS)
 
     # --- the state API -----------------------------------------------------------
 
@@ -302,28 +321,45 @@ class CinqCentsFast(FastMatch):
 
     def _end_deal(self, *, void: bool) -> None:
         contract = None if void else self.contract
+        winners: tuple[int, ...] = ()
         if contract is not None:
-            declarer, tricks, denomination = contract
-            ours = declarer & 1
-            value = self.values[tricks - 6][denomination]
-            points = [0, 0]
-            points[ours] = value if self.won[ours] >= tricks else -value
-            points[1 - ours] = 10 * self.won[1 - ours]
+            points, winners = self.deal_result(self.won, self.scores)
             self.deal_points = points
             self.scores[0] += points[0]
             self.scores[1] += points[1]
         self.last_deal = (tuple(self.deal_points), tuple(self.trick_winners), void)
         if contract is not None:
-            reached = tuple(side for side in (0, 1) if self.scores[side] >= self.target)
-            if reached:
+            if winners:
                 self.over = True
-                self.winners = reached if len(reached) == 1 else (contract[0] & 1,)
+                self.winners = winners
                 self.phase = _OVER
                 self.to_act = -1
                 return
             self.dealer = (self.dealer + 1) % 4
         self.deal_index += 1
         self._start_deal()
+
+    def deal_result(self, won: Sequence[int], scores: Sequence[int]) -> tuple[list[int], tuple[int, ...]]:
+        """The contract's scoring of a played deal (docs/games.md 3.6): each side's points, and the winners if it
+        ends the match (empty if not).
+
+        ``won``: the tricks each side took; ``scores``: the side totals before
+        the deal's points. Made, the contract's value to the declarer's side,
+        failed, minus it; the other side 10 a trick; a side at the target
+        wins, both at it the declarer's. The state is not changed, so an exact
+        search can score the deal ends it reaches without playing them on a copy.
+        """
+        contract = self.contract
+        if contract is None:
+            raise ValueError("no contract: the deal was not bid")
+        declarer, tricks, denomination = contract
+        ours = declarer & 1
+        value = self.values[tricks - 6][denomination]
+        points = [0, 0]
+        points[ours] = value if won[ours] >= tricks else -value
+        points[1 - ours] = 10 * won[1 - ours]
+        reached = tuple(side for side in (0, 1) if scores[side] + points[side] >= self.target)
+        return points, reached if len(reached) <= 1 else (ours,)
 
     # --- simulation -------------------------------------------------------------
 
