@@ -29,7 +29,8 @@ tested rules as every playout), with
   the last move tried on the position itself instead of a copy.
 
 Twenty-Five and Forty-Five card play, the ladder yardstick's every solve,
-goes through :mod:`tricktable.bots.solver_spoil_five`: the same search
+goes through :mod:`tricktable.bots.solver_spoil_five`, and Cinq Cents card
+play through :mod:`tricktable.bots.solver_cinq_cents`: the same search
 position for position (same values, table and cutoffs) on its own copy of
 the hands, several times cheaper than copying the state at every node.
 """
@@ -40,6 +41,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from tricktable.bots import solver_cinq_cents as cinq_cents
 from tricktable.bots import solver_spoil_five as spoil_five
 from tricktable.bots.playout import greedy_card, greedy_playout
 from tricktable.rules.fast import FastState
@@ -99,17 +101,23 @@ class DealSolver:
         """The exact value of ``state`` (not changed) with best play by every seat to the end of the deal.
 
         Twenty-Five and Forty-Five card play is searched by
-        :mod:`tricktable.bots.solver_spoil_five` (the same search, several times
+        :mod:`tricktable.bots.solver_spoil_five`, Cinq Cents card play by
+        :mod:`tricktable.bots.solver_cinq_cents` (the same search, several times
         cheaper); everything else by :meth:`generic_value`.
         """
-        if self.dedicated and spoil_five.can_solve(state):
+        if not self.dedicated:
+            return self.generic_value(state)
+        # The generic search's copies dealt a next deal at every deal end: the rest of the decision draws after them.
+        if spoil_five.can_solve(state):
             value, nodes, dealt = spoil_five.solve(state, self.sides, self.side, self.before, self.bonus, self.table)
-            self.nodes += nodes
-            # The generic search's copies dealt a next deal at every deal end: the rest of the decision draws after
-            # them.
             state.draw_as_dealt(dealt)
-            return value
-        return self.generic_value(state)
+        elif cinq_cents.can_solve(state):
+            value, nodes, dealt = cinq_cents.solve(state, self.sides, self.side, self.before, self.bonus, self.table)
+            state.draw_as_dealt(dealt)
+        else:
+            return self.generic_value(state)
+        self.nodes += nodes
+        return value
 
     def generic_value(self, state: FastState) -> float:
         """:meth:`value` by the state's own API (``legal_actions``, ``apply``, ``clone``): any game, any phase."""
