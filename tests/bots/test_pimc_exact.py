@@ -6,17 +6,19 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
 from tests.bots.support import ENDGAME_OPTIONS, ENDGAME_TRICKS, GAMES, advance, endgame_deck
 from tests.live_server import running_server
-from tricktable.bots import BOTS, make_bot
+from tricktable.bots import BOTS, make_bot, solver_cinq_cents
 from tricktable.bots.fast_worlds import WorldStream, decision_rng, win_bonus
 from tricktable.bots.heuristic import HeuristicBot
 from tricktable.bots.ladder import play_match
 from tricktable.bots.pimc_exact import SOLVED_PER_HAND, WORLDS, PimcExactBot
 from tricktable.bots.solver import DealSolver
+from tricktable.bots.world_rate import decision_points
 from tricktable.client_sdk.bot import Bot
 from tricktable.client_sdk.runner import Backoff, create_table, get_record, run_bot_async
 from tricktable.rules.actions import Play
@@ -167,3 +169,16 @@ def test_pimc_exact_plays_whole_matches_as_it_always_has(game: str, seed: str) -
     assert record["result"]["status"] == "finished"
     played = [encode(game, action_from_json(entry)) for deal in record["deals"] for entry in deal["actions"]]
     assert " ".join(map(str, played)) == MATCH_DECISIONS[game, seed]
+
+
+def test_a_cinq_cents_decision_is_the_same_whichever_search_solves_its_worlds() -> None:
+    """First-trick card decisions (every candidate solved from three cards a hand in each of 40 worlds): the same
+    action and the same values with the dedicated Cinq Cents solver as with the generic search."""
+    for view in decision_points("cinq_cents", "card", 3, seed="same"):
+        dedicated = PimcExactBot("same")
+        action = dedicated.choose_action(view)
+        generic = PimcExactBot("same")
+        with mock.patch.object(solver_cinq_cents, "can_solve", return_value=False) as declined:
+            assert generic.choose_action(view) == action
+        assert declined.called, "the worlds were solved, by the generic search"
+        assert generic.last_values == dedicated.last_values and generic.last_worlds == dedicated.last_worlds == WORLDS

@@ -5,18 +5,24 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from typing import Any
+from unittest import mock
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tests.bots.support import ENDGAME_OPTIONS, ENDGAME_TRICKS, GAMES, endgame_deck
+from tricktable.bots.bid_fit import bid_fit
+from tricktable.bots.fast_worlds import WorldStream, win_bonus
 from tricktable.bots.playout import cards_left
 from tricktable.bots.search import SearchBot
 from tricktable.bots.solver import DealSolver, deal_value, solved_value
+from tricktable.bots.world_rate import decision_points
 from tricktable.client_sdk.bot import action_of
 from tricktable.rules.actions import Play
 from tricktable.rules.cards import card
 from tricktable.rules.fast import FastState, new_fast
+from tricktable.rules.fast.cinq_cents import DENOMINATIONS, JOKER_LEAD, PASS, SHUFFLE_DRAWS, CinqCentsFast
+from tricktable.rules.fast.codec import encode
 from tricktable.rules.fast.spoil_five import SpoilFiveFast
 from tricktable.rules.registry import new_match
 from tricktable.rules.shuffle import RecordedDecks
@@ -138,6 +144,97 @@ def test_the_dedicated_spoil_five_search_is_the_generic_search_position_for_posi
         assert copies[True].rng.getstate() == copies[False].rng.getstate()  # type: ignore[attr-defined]
 
 
+def _solve_every_candidate_both_ways(state: FastState, sides: Sequence[int], side: int, bonus: float,
+                                     rng: random.Random) -> bool:
+    """Every candidate of ``state`` solved in turn by one dedicated and one generic solver, as a world's are: they
+    agree on each value, on the positions searched, on the table they leave and on what they drew from the
+    generator (each drawing from its own copy of ``rng``). True when the searches drew from it (dealt again)."""
+    before = list(state.scores)
+    solvers = {kind: DealSolver(sides, side, before, bonus, dedicated=kind) for kind in (True, False)}
+    copies = {kind: _with_generator(state, rng) for kind in solvers}
+    for act in state.legal_actions():
+        values = {}
+        for kind, solver in solvers.items():
+            child = copies[kind].clone()
+            child.apply(act)
+            assert child.position_key() is not None, "the candidate leaves card play to solve"
+            values[kind] = solver.value(child)
+        assert values[True] == values[False]
+        assert solvers[True].nodes == solvers[False].nodes
+        assert solvers[True].table == solvers[False].table
+        assert copies[True].rng.getstate() == copies[False].rng.getstate()  # type: ignore[attr-defined]
+    return bool(copies[True].rng.getstate() != rng.getstate())  # type: ignore[attr-defined]
+
+
+def _cinq_cents_position(seed: int, left: int, target: int) -> CinqCentsFast | None:
+    """A random Cinq Cents match's card play with ``left`` cards or fewer in the hands (at least two, so that no
+    candidate ends the deal), the match's target ``target``."""
+    state = _position("cinq_cents", {"target": target}, seed, max(2, left))
+    assert state is None or isinstance(state, CinqCentsFast)
+    return state
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), side=st.integers(0, 1), bonus=st.sampled_from([0.0, 10.0]),
+       left=st.integers(2, 16), target=st.sampled_from([1000, 200]), near_target=st.booleans())
+def test_the_dedicated_cinq_cents_search_is_the_generic_search_position_for_position(
+        seed: int, side: int, bonus: float, left: int, target: int, near_target: bool) -> None:
+    """Random bids reach every denomination (no-trump most often); ``left`` not a multiple of four starts the
+    solve inside a trick; scores near the target give lines that end the match."""
+    state = _cinq_cents_position(seed, left, target)
+    assume(state is not None)
+    assert state is not None
+    rng = random.Random(seed)
+    if near_target:
+        state.scores[:] = [rng.randrange(-200, state.target) for _ in state.scores]
+    _solve_every_candidate_both_ways(state, (0, 1, 0, 1), side, bonus, rng)
+
+
+def test_the_cinq_cents_comparison_covers_every_denomination_joker_leads_and_match_ends() -> None:
+    """The same comparison over fixed seeds, counting what it covered: each denomination, a joker to lead naming a
+    suit at no-trump, positions inside a trick, deal ends that deal again and deal ends that end the match."""
+    scored = CinqCentsFast.deal_result
+    match_ends = 0
+
+    def counting(self: CinqCentsFast, won: Sequence[int], scores: Sequence[int]) -> tuple[list[int], tuple[int, ...]]:
+        nonlocal match_ends
+        points, winners = scored(self, won, scores)
+        match_ends += bool(winners)
+        return points, winners
+
+    denominations: set[int] = set()
+    joker_leads = inside_trick = dealt_again = 0
+    with mock.patch.object(CinqCentsFast, "deal_result", counting):
+        for seed in range(240):
+            state = _cinq_cents_position(seed, 16 - seed % 15, (1000, 200)[seed % 2])
+            if state is None:
+                continue
+            rng = random.Random(seed)
+            if seed % 3:
+                state.scores[:] = [rng.randrange(state.target - 150, state.target) for _ in state.scores]
+            dealt_again += _solve_every_candidate_both_ways(state, (0, 1, 0, 1), seed % 2, 10.0, rng)
+            assert state.contract is not None
+            denominations.add(state.contract[2])
+            joker_leads += any(act >= JOKER_LEAD for act in state.legal_actions())
+            inside_trick += state.trick_len > 0
+    assert denominations == set(range(len(DENOMINATIONS)))
+    assert joker_leads >= 3 and inside_trick >= 100 and dealt_again >= 100 and match_ends >= 100
+
+
+def test_the_dedicated_cinq_cents_search_is_the_generic_one_on_the_worlds_of_real_matches() -> None:
+    """Worlds as `pimc-exact` draws them (fitting the bids) at the last four tricks of heuristic matches."""
+    views = [view for view in decision_points("cinq_cents", "card", 120, seed="solver")
+             if len(view.legal_actions) > 1 and sum(view.hand_sizes) <= 16]
+    assert len(views) >= 10
+    bonus = win_bonus("cinq_cents")
+    for i, view in enumerate(views):
+        sides = tuple(view.side_of(s) for s in range(view.players))
+        for state in WorldStream(view, random.Random(i), 3, fit=bid_fit(view)):
+            assert isinstance(state, CinqCentsFast)
+            assert {encode("cinq_cents", a) for a in view.legal_actions} == set(state.legal_actions())
+            _solve_every_candidate_both_ways(state, sides, sides[view.seat], bonus, random.Random(i))
+
+
 def test_the_dedicated_search_draws_as_many_numbers_as_the_deals_the_generic_one_dealt() -> None:
     """The generic search deals the next deal at every deal end it reaches; the dedicated one draws the same."""
     state = _position("twenty_five", {}, 11, 8)
@@ -223,3 +320,28 @@ def test_drawing_as_dealt_leaves_the_generator_where_dealing_leaves_it() -> None
     skipped.draw_as_dealt(3)
     assert skipped.rng is not None and dealt.rng is not None
     assert skipped.rng.getstate() == dealt.rng.getstate()
+
+
+def test_drawing_as_dealt_leaves_a_cinq_cents_generator_where_dealing_leaves_it() -> None:
+    """Three shuffled deals' draws (each voided by four passes: dealing is the only draw), skipped in one call."""
+    dealt = CinqCentsFast(rng=random.Random(5))
+    skipped = _with_generator(dealt, random.Random(5))
+    assert isinstance(skipped, CinqCentsFast)
+    dealt.rng = random.Random(5)
+    while dealt.deal_index < 3:
+        dealt.apply(PASS)
+    skipped.draw_as_dealt(3)
+    assert skipped.rng is not None and dealt.rng is not None
+    assert skipped.rng.getstate() == dealt.rng.getstate()
+    one = random.Random(5)
+    for _ in range(3 * SHUFFLE_DRAWS):
+        one.random()
+    assert one.getstate() == dealt.rng.getstate()
+
+
+def test_drawing_as_dealt_draws_nothing_when_the_next_deck_is_given() -> None:
+    deck = list(range(46))
+    given = CinqCentsFast(decks=lambda i: deck, rng=random.Random(5))
+    start = random.Random(5).getstate()
+    given.draw_as_dealt(4)
+    assert given.rng is not None and given.rng.getstate() == start
