@@ -1,10 +1,11 @@
-"""What a `pimc-exact` decision costs with the dedicated Spoil Five solver and with the generic one, in one run.
+"""What a `pimc-exact` decision costs with the dedicated solvers and with the generic one, in one run.
 
 `pimc-exact` solves the last three tricks of every candidate in every one of
 its 40 worlds (:mod:`tricktable.bots.solver`). Twenty-Five and Forty-Five
-card play is solved by :mod:`tricktable.bots.solver_spoil_five`; the generic
-search (the fast state's own API, one state copy a position) is the same
-search position for position. This bench measures both on the same
+card play is solved by :mod:`tricktable.bots.solver_spoil_five`, Cinq Cents
+card play by :mod:`tricktable.bots.solver_cinq_cents`; the generic search
+(the fast state's own API, one state copy a position) is the same search
+position for position. This bench measures both on the same
 decisions, in alternating rounds, and checks that they decide alike:
 
 - **first tricks**: the first ``--points`` card decisions of heuristic
@@ -16,7 +17,9 @@ decisions, in alternating rounds, and checks that they decide alike:
 Figures are CPU milliseconds a decision (``time.process_time``, so the
 machine's other load changes them less than wall time; the ratio inside one
 run is the figure to compare). Run ``python -m bench.pimc_exact_cost``
-(JSON to ``bench/results/pimc_exact_cost.json``).
+(JSON to ``bench/results/pimc_exact_cost.json``); ``--games cinq_cents``
+measures Cinq Cents (not among the defaults: its matches are several times
+longer).
 """
 
 from __future__ import annotations
@@ -31,20 +34,23 @@ from typing import Any
 from unittest import mock
 
 from bench import cli
-from tricktable.bots import solver_spoil_five
+from tricktable.bots import solver_cinq_cents, solver_spoil_five
 from tricktable.bots.ladder import play_match
 from tricktable.bots.pimc_exact import PimcExactBot
 from tricktable.bots.world_rate import decision_points
 
 RESULTS = Path(__file__).resolve().parent / "results" / "pimc_exact_cost.json"
 GAMES = ("twenty_five", "forty_five")
+#: The games a dedicated solver searches (the generic search is measured against it).
+DEDICATED = (*GAMES, "cinq_cents")
 PATHS = ("generic", "dedicated")
 
 
 @contextmanager
 def generic_solver() -> Iterator[None]:
-    """Every world solved by the generic search (the dedicated one declines every position)."""
-    with mock.patch.object(solver_spoil_five, "can_solve", return_value=False):
+    """Every world solved by the generic search (each dedicated one declines every position)."""
+    with mock.patch.object(solver_spoil_five, "can_solve", return_value=False), \
+            mock.patch.object(solver_cinq_cents, "can_solve", return_value=False):
         yield
 
 
@@ -123,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         "games": {},
     }
     for game in args.games.split(","):
+        if game not in DEDICATED:
+            parser.error(f"no dedicated solver for {game!r}: --games takes {', '.join(DEDICATED)}")
         report["games"][game] = {
             "first_tricks": measure(first_tricks(game, args.points), args.rounds),
             "whole_matches": measure(whole_matches(game, args.matches), args.rounds),
