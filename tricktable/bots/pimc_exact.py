@@ -25,8 +25,9 @@ times this bot's budget. Cinq Cents worlds are drawn, as the search bot's
 are, to fit the bids made (:mod:`tricktable.bots.bid_fit`).
 
 Over whole matches it takes 16-20 ms of CPU a decision in Twenty-Five and
-Forty-Five (docs/strength.md gives the measured figures and conditions), so
-it is a yardstick at a fifth of the search's default 100 ms;
+Forty-Five, and about 70 ms in Cinq Cents (docs/strength.md gives the
+measured figures and conditions), so it is a yardstick at a fifth of the
+search's default 100 ms in the Spoil Five games;
 ``simulations`` changes the worlds, ``budget`` with ``simulations=None``
 gives it a time budget instead.
 """
