@@ -15,12 +15,9 @@ from tricktable.bots.ladder_results import read_results
 from tricktable.cli.main import app
 
 runner = CliRunner()
-PAIRS = 8
-#: A reproducible run: fixed worlds a decision, so two runs of it have the same outcomes. Twenty worlds make a
-#: pair last long enough (about half a second, as long on a loaded machine as the poll that watches it) that a
-#: run signalled once two pairs have ended has pairs left to play: with two worlds the whole run could end
-#: before the signal came, and the test would see a run that was never interrupted.
-RUN = ["ladder", "--game", "all_fives", "--games", str(PAIRS), "--sims", "20", "--pair", "pimc,heuristic",
+PAIRS = 12
+#: A reproducible run: fixed worlds a decision, so two runs of it have the same outcomes.
+RUN = ["ladder", "--game", "all_fives", "--games", str(PAIRS), "--sims", "2", "--pair", "pimc,heuristic",
        "--seed", "long"]
 
 
@@ -85,7 +82,7 @@ def test_a_results_file_of_other_settings_is_refused(tmp_path: Path) -> None:
     other = runner.invoke(app, [*first, "--results", str(path), "--sims", "3"])
     assert other.exit_code == 2
     assert other.output.startswith(f"error: {path} holds a run with other settings "
-                                   "(steps[0].stronger.simulations: 20 in the file, 3 here)")
+                                   "(steps[0].stronger.simulations: 2 in the file, 3 here)")
     assert path.read_bytes() == before, "nothing played, nothing written"
 
 
