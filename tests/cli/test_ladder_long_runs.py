@@ -21,6 +21,13 @@ RUN = ["ladder", "--game", "all_fives", "--games", str(PAIRS), "--sims", "2", "-
        "--seed", "long"]
 
 
+#: The command line with Ctrl-C raising KeyboardInterrupt, as at a terminal. Why not ``python -m``: a process
+#: started with SIGINT ignored (a test suite run as a background job of a shell without job control) keeps it
+#: ignored, and Python then installs no handler of its own, so the run would never see the test's SIGINT.
+_INTERRUPTIBLE = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                  "sys.argv[0] = 'tricktable'; from tricktable.cli.main import main; main()")
+
+
 def _pairs_in(path: Path) -> int:
     """Finished pair lines in a results file (the header and an unfinished last line do not count)."""
     if not path.exists():
@@ -30,7 +37,7 @@ def _pairs_in(path: Path) -> int:
 
 def _signal_after_two_pairs(path: Path, sent: signal.Signals) -> subprocess.CompletedProcess[str]:
     """Run the ladder as its own process, keeping its pairs in ``path``, and send it ``sent`` after two pairs."""
-    process = subprocess.Popen([sys.executable, "-m", "tricktable.cli.main", *RUN, "--results", str(path)],
+    process = subprocess.Popen([sys.executable, "-c", _INTERRUPTIBLE, *RUN, "--results", str(path)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
