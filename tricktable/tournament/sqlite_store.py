@@ -11,6 +11,7 @@ finds what it needs already there and leaves it.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -178,21 +179,23 @@ class SqliteTournamentDatabase:
         Raises:
             FileUnwritableError: the file can not take it now (a full disk): the statement changed nothing.
         """
-        try:
+        with self._for_now():
             return self._db.execute(sql, params).rowcount
-        except sqlite3.OperationalError as error:
-            raise _for_now(error, self.where) from error
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        try:
+        with self._for_now():
             return list(self._db.execute(sql, params))
-        except sqlite3.OperationalError as error:
-            raise _for_now(error, self.where) from error
 
     def iterate(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]:
         """The rows one at a time, read as they are asked for (records are large)."""
-        try:
+        with self._for_now():
             yield from self._db.execute(sql, params)
+
+    @contextlib.contextmanager
+    def _for_now(self) -> Iterator[None]:
+        """The one place a call's SQLite error becomes :class:`FileUnwritableError` when it may pass."""
+        try:
+            yield
         except sqlite3.OperationalError as error:
             raise _for_now(error, self.where) from error
 
